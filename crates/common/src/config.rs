@@ -1,0 +1,60 @@
+//! Session options set with `SET 'key' = 'value'`.
+//!
+//! Options are stored as strings, as Flink stores them; typed readers
+//! validate them when a query is planned, so a bad value is an error that
+//! names the key.
+
+use crate::error::{Error, Result};
+use crate::span::Span;
+use std::collections::BTreeMap;
+
+/// Rows per batch read from a source, unless `tidemark.batch-size` says
+/// otherwise.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+#[derive(Clone, Debug, Default)]
+pub struct SessionOptions {
+    values: BTreeMap<String, String>,
+}
+
+impl SessionOptions {
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        self.values.insert(key.into(), value.into());
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// `tidemark.batch-size`: how many rows a source puts in one batch.
+    /// Results never depend on it; tests vary it to prove that.
+    pub fn batch_size(&self) -> Result<usize> {
+        match self.get("tidemark.batch-size") {
+            None => Ok(DEFAULT_BATCH_SIZE),
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(Error::plan(
+                    format!("'tidemark.batch-size' must be a positive integer, got '{v}'"),
+                    Span::default(),
+                )),
+            },
+        }
+    }
+
+    /// `table.local-time-zone`: the zone `TIMESTAMP_LTZ` values are shown
+    /// and windowed in; UTC by default.
+    pub fn local_time_zone(&self) -> Result<chrono_tz::Tz> {
+        let name = self.get("table.local-time-zone").unwrap_or("UTC");
+        name.parse::<chrono_tz::Tz>().map_err(|_| {
+            Error::plan(
+                format!("'table.local-time-zone' is not a known time zone: '{name}'"),
+                Span::default(),
+            )
+            .with_hint("use an IANA zone name such as 'UTC' or 'Asia/Shanghai'")
+        })
+    }
+}

@@ -1,0 +1,307 @@
+//! Bound scalar expressions and aggregate calls.
+//!
+//! The SQL front end binds sqlparser's AST into these trees (columns by
+//! index, every node typed with Flink's result-type rules); the engine
+//! evaluates them over whole Arrow batches with arrow's kernels. They live
+//! here because both sides speak them.
+
+use crate::types::SqlType;
+use datafusion_common::ScalarValue;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Column {
+        index: usize,
+        name: String,
+        ty: SqlType,
+    },
+    Literal {
+        value: ScalarValue,
+        ty: SqlType,
+    },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        ty: SqlType,
+    },
+    Not(Box<Expr>),
+    Negate(Box<Expr>),
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
+    /// `CAST` (errors on a value that does not convert) or `TRY_CAST`
+    /// (gives NULL instead).
+    Cast {
+        expr: Box<Expr>,
+        to: SqlType,
+        try_cast: bool,
+    },
+    /// `CASE WHEN c THEN v ... ELSE e END`; a `CASE x WHEN y` is bound to
+    /// `x = y` conditions.
+    Case {
+        branches: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+        ty: SqlType,
+    },
+    Coalesce {
+        args: Vec<Expr>,
+        ty: SqlType,
+    },
+    /// A timestamp shifted by a constant number of milliseconds
+    /// (`ts - INTERVAL '5' SECOND`).
+    TimestampAdd {
+        expr: Box<Expr>,
+        millis: i64,
+    },
+    Function {
+        func: ScalarFunction,
+        args: Vec<Expr>,
+        ty: SqlType,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Plus,
+    Minus,
+    Multiply,
+    Divide,
+    Modulo,
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    And,
+    Or,
+    Concat,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Plus => "+",
+            BinaryOp::Minus => "-",
+            BinaryOp::Multiply => "*",
+            BinaryOp::Divide => "/",
+            BinaryOp::Modulo => "%",
+            BinaryOp::Eq => "=",
+            BinaryOp::NotEq => "<>",
+            BinaryOp::Lt => "<",
+            BinaryOp::LtEq => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::GtEq => ">=",
+            BinaryOp::And => "AND",
+            BinaryOp::Or => "OR",
+            BinaryOp::Concat => "||",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+        )
+    }
+
+    pub fn is_arithmetic(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Plus | BinaryOp::Minus | BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Modulo
+        )
+    }
+}
+
+/// Scalar functions beyond operators, CAST, CASE and COALESCE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarFunction {
+    Upper,
+    Lower,
+    CharLength,
+    Abs,
+    /// `TO_TIMESTAMP_LTZ(epoch, precision)`: precision 0 reads seconds,
+    /// 3 reads milliseconds.
+    ToTimestampLtz { millis: bool },
+}
+
+impl ScalarFunction {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarFunction::Upper => "UPPER",
+            ScalarFunction::Lower => "LOWER",
+            ScalarFunction::CharLength => "CHAR_LENGTH",
+            ScalarFunction::Abs => "ABS",
+            ScalarFunction::ToTimestampLtz { .. } => "TO_TIMESTAMP_LTZ",
+        }
+    }
+}
+
+impl Expr {
+    pub fn ty(&self) -> SqlType {
+        match self {
+            Expr::Column { ty, .. }
+            | Expr::Literal { ty, .. }
+            | Expr::Binary { ty, .. }
+            | Expr::Case { ty, .. }
+            | Expr::Coalesce { ty, .. }
+            | Expr::Function { ty, .. } => ty.clone(),
+            Expr::Not(_) | Expr::IsNull { .. } => SqlType::Boolean,
+            Expr::Negate(e) => e.ty(),
+            Expr::Cast { to, .. } => to.clone(),
+            Expr::TimestampAdd { expr, .. } => expr.ty(),
+        }
+    }
+
+    pub fn column(index: usize, name: impl Into<String>, ty: SqlType) -> Expr {
+        Expr::Column {
+            index,
+            name: name.into(),
+            ty,
+        }
+    }
+
+    /// The column this expression is, if it is a bare column reference.
+    pub fn as_column(&self) -> Option<usize> {
+        match self {
+            Expr::Column { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` on every column index this expression reads.
+    pub fn visit_columns(&self, f: &mut impl FnMut(usize)) {
+        match self {
+            Expr::Column { index, .. } => f(*index),
+            Expr::Literal { .. } => {}
+            Expr::Binary { left, right, .. } => {
+                left.visit_columns(f);
+                right.visit_columns(f);
+            }
+            Expr::Not(e) | Expr::Negate(e) => e.visit_columns(f),
+            Expr::IsNull { expr, .. } | Expr::Cast { expr, .. } | Expr::TimestampAdd { expr, .. } => {
+                expr.visit_columns(f)
+            }
+            Expr::Case {
+                branches, otherwise, ..
+            } => {
+                for (c, v) in branches {
+                    c.visit_columns(f);
+                    v.visit_columns(f);
+                }
+                if let Some(o) = otherwise {
+                    o.visit_columns(f);
+                }
+            }
+            Expr::Coalesce { args, .. } | Expr::Function { args, .. } => {
+                args.iter().for_each(|a| a.visit_columns(f))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Column { name, .. } => write!(f, "{name}"),
+            Expr::Literal { value, ty } => {
+                if value.is_null() {
+                    write!(f, "NULL")
+                } else if ty.is_string() {
+                    write!(f, "'{value}'")
+                } else {
+                    write!(f, "{value}")
+                }
+            }
+            Expr::Binary { op, left, right, .. } => write!(f, "({left} {} {right})", op.symbol()),
+            Expr::Not(e) => write!(f, "NOT {e}"),
+            Expr::Negate(e) => write!(f, "-{e}"),
+            Expr::IsNull { expr, negated } => {
+                write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" })
+            }
+            Expr::Cast { expr, to, try_cast } => {
+                write!(f, "{}({expr} AS {to})", if *try_cast { "TRY_CAST" } else { "CAST" })
+            }
+            Expr::Case {
+                branches, otherwise, ..
+            } => {
+                write!(f, "CASE")?;
+                for (c, v) in branches {
+                    write!(f, " WHEN {c} THEN {v}")?;
+                }
+                if let Some(o) = otherwise {
+                    write!(f, " ELSE {o}")?;
+                }
+                write!(f, " END")
+            }
+            Expr::Coalesce { args, .. } => write!(f, "COALESCE({})", join(args)),
+            Expr::TimestampAdd { expr, millis } => {
+                if *millis < 0 {
+                    write!(f, "{expr} - {} ms", millis.unsigned_abs())
+                } else {
+                    write!(f, "{expr} + {millis} ms")
+                }
+            }
+            Expr::Function { func, args, .. } => write!(f, "{}({})", func.name(), join(args)),
+        }
+    }
+}
+
+fn join(args: &[Expr]) -> String {
+    args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The aggregate functions of a window aggregation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggregateFunction {
+    CountStar,
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    ListAgg,
+    FirstValue,
+    LastValue,
+}
+
+impl AggregateFunction {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateFunction::CountStar | AggregateFunction::Count => "COUNT",
+            AggregateFunction::Sum => "SUM",
+            AggregateFunction::Min => "MIN",
+            AggregateFunction::Max => "MAX",
+            AggregateFunction::Avg => "AVG",
+            AggregateFunction::ListAgg => "LISTAGG",
+            AggregateFunction::FirstValue => "FIRST_VALUE",
+            AggregateFunction::LastValue => "LAST_VALUE",
+        }
+    }
+}
+
+/// One aggregate of a window aggregation. Its arguments are columns of the
+/// aggregation's input (the planner projects expressions into columns
+/// first), and `separator` is LISTAGG's constant separator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateCall {
+    pub func: AggregateFunction,
+    pub arg: Option<usize>,
+    pub arg_type: Option<SqlType>,
+    pub distinct: bool,
+    pub separator: Option<String>,
+    pub ty: SqlType,
+}
+
+impl fmt::Display for AggregateCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let distinct = if self.distinct { "DISTINCT " } else { "" };
+        match self.arg {
+            None => write!(f, "{}(*)", self.func.name()),
+            Some(a) => write!(f, "{}({distinct}${a})", self.func.name()),
+        }
+    }
+}

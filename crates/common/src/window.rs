@@ -1,0 +1,58 @@
+//! The window kinds of the window table-valued functions, as one closed
+//! enum: the front end validates and normalises them in one place, the
+//! planner matches on them exhaustively to choose an operator.
+
+use std::fmt;
+
+/// A window TVF's shape; all lengths are milliseconds, validated positive
+/// and (for HOP and CUMULATE) integral multiples by the front end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowKind {
+    Tumble { size: i64, offset: i64 },
+    Hop { slide: i64, size: i64, offset: i64 },
+    Cumulate { step: i64, max_size: i64, offset: i64 },
+    Session { gap: i64 },
+}
+
+impl WindowKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            WindowKind::Tumble { .. } => "TUMBLE",
+            WindowKind::Hop { .. } => "HOP",
+            WindowKind::Cumulate { .. } => "CUMULATE",
+            WindowKind::Session { .. } => "SESSION",
+        }
+    }
+}
+
+impl fmt::Display for WindowKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WindowKind::Tumble { size, offset } => write!(f, "TUMBLE(size={}, offset={})", ms(*size), ms(*offset)),
+            WindowKind::Hop { slide, size, offset } => {
+                write!(f, "HOP(slide={}, size={}, offset={})", ms(*slide), ms(*size), ms(*offset))
+            }
+            WindowKind::Cumulate { step, max_size, offset } => write!(
+                f,
+                "CUMULATE(step={}, max_size={}, offset={})",
+                ms(*step),
+                ms(*max_size),
+                ms(*offset)
+            ),
+            WindowKind::Session { gap } => write!(f, "SESSION(gap={})", ms(*gap)),
+        }
+    }
+}
+
+/// A duration the way people write it: `5 s`, `1 min`, `250 ms`.
+pub fn ms(v: i64) -> String {
+    const UNITS: [(i64, &str); 4] = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1_000, "s")];
+    if v != 0 {
+        for (unit, name) in UNITS {
+            if v % unit == 0 {
+                return format!("{} {name}", v / unit);
+            }
+        }
+    }
+    format!("{v} ms")
+}

@@ -1,0 +1,441 @@
+//! Binds a query's AST to a [`LogicalPlan`]: resolves tables and columns,
+//! types expressions, recognises window TVFs and window aggregations, and
+//! rejects with a pointed error what a stream cannot run.
+
+use crate::catalog::Catalog;
+use crate::expr_binder::{contains_aggregate, spanned, AggregateScope, ExprBinder};
+use crate::plan::{LogicalPlan, WindowSpec};
+use crate::statement::span_of;
+use crate::window_tvf::split_call;
+use sqlparser::ast::{self, GroupByExpr, SelectItem, SetExpr, Spanned, TableFactor};
+use tidemark_common::expr::{AggregateCall, Expr};
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
+
+/// How deep subqueries may nest.
+const MAX_DEPTH: usize = 16;
+
+pub struct QueryBinder<'a> {
+    pub catalog: &'a Catalog,
+    depth: usize,
+}
+
+/// A FROM item: its plan, and the window TVF it is, if it is one.
+struct Relation {
+    plan: LogicalPlan,
+    /// For a window TVF: the plan under it and the window.
+    tvf: Option<(LogicalPlan, WindowSpec)>,
+}
+
+impl<'a> QueryBinder<'a> {
+    pub fn new(catalog: &'a Catalog) -> Self {
+        QueryBinder { catalog, depth: 0 }
+    }
+
+    pub fn bind_query(&mut self, query: &ast::Query, span: Span) -> Result<LogicalPlan> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Error::plan("queries nest too deeply", span));
+        }
+        let result = self.bind_query_inner(query, span);
+        self.depth -= 1;
+        result.map_err(|e| e.or_span(span))
+    }
+
+    fn bind_query_inner(&mut self, query: &ast::Query, span: Span) -> Result<LogicalPlan> {
+        if let Some(with) = &query.with {
+            return Err(Error::plan("WITH clauses are not supported yet", span_of(with.span())));
+        }
+        if let Some(order) = &query.order_by {
+            return Err(Error::plan(
+                "ORDER BY is not supported on a streaming query",
+                span_of(order.span()),
+            )
+            .with_hint("results come out in event-time order of window firing"));
+        }
+        if let Some(limit) = &query.limit_clause {
+            return Err(Error::plan("LIMIT is not supported yet", span_of(limit.span())));
+        }
+        match query.body.as_ref() {
+            SetExpr::Select(select) => self.bind_select(select, span),
+            SetExpr::Query(inner) => self.bind_query(inner, span),
+            other => Err(Error::plan(
+                format!("{} is not supported yet", first_word(&other.to_string())),
+                span_of(other.span()),
+            )),
+        }
+    }
+
+    fn bind_select(&mut self, select: &ast::Select, span: Span) -> Result<LogicalPlan> {
+        if select.distinct.is_some() {
+            return Err(Error::plan("SELECT DISTINCT is not supported on a stream", span)
+                .with_hint("aggregate over a window TVF instead"));
+        }
+        let relation = match select.from.as_slice() {
+            [] => return Err(Error::plan("a query needs a FROM clause", span)),
+            [one] => {
+                if let Some(join) = one.joins.first() {
+                    return Err(Error::plan(
+                        "joins are not supported yet",
+                        span_of(join.relation.span()),
+                    )
+                    .with_hint("tidemark runs window aggregations: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end"));
+                }
+                self.bind_relation(&one.relation)?
+            }
+            [_, second, ..] => {
+                return Err(Error::plan("joins are not supported yet", span_of(second.relation.span()))
+                    .with_hint("tidemark runs window aggregations over a single table"))
+            }
+        };
+        let group_exprs = match &select.group_by {
+            GroupByExpr::Expressions(exprs, modifiers) => {
+                if !modifiers.is_empty() {
+                    return Err(Error::plan("GROUP BY modifiers are not supported", span));
+                }
+                exprs.clone()
+            }
+            GroupByExpr::All(_) => return Err(Error::plan("GROUP BY ALL is not supported", span)),
+        };
+        let has_aggregates = select.projection.iter().any(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => contains_aggregate(e),
+            _ => false,
+        }) || select.having.as_ref().is_some_and(contains_aggregate);
+        if group_exprs.is_empty() && !has_aggregates {
+            if let Some(h) = &select.having {
+                return Err(Error::plan("HAVING needs GROUP BY", spanned(h)));
+            }
+            return self.bind_projection(select, relation);
+        }
+        self.bind_window_aggregate(select, relation, &group_exprs, span)
+    }
+
+    fn bind_relation(&mut self, factor: &TableFactor) -> Result<Relation> {
+        match factor {
+            TableFactor::Table { name, args: None, .. } => {
+                let plan = self.scan(name)?;
+                Ok(Relation { plan, tvf: None })
+            }
+            TableFactor::Table { name, args: Some(_), .. } => Err(Error::plan(
+                format!("table functions must be wrapped in TABLE(...): FROM TABLE({name}(...))"),
+                span_of(factor.span()),
+            )),
+            TableFactor::TableFunction { expr, .. } => {
+                let call = split_call(expr)?;
+                let input = self.scan(&call.table).map_err(|e| e.or_span(call.table_span))?;
+                let time_column = call.time_column(input.schema())?;
+                let kind = call.kind()?;
+                let window = WindowSpec { kind, time_column };
+                let schema = tvf_schema(input.schema(), &window);
+                Ok(Relation {
+                    plan: LogicalPlan::WindowTvf {
+                        input: Box::new(input.clone()),
+                        window: window.clone(),
+                        schema,
+                    },
+                    tvf: Some((input, window)),
+                })
+            }
+            TableFactor::Derived { subquery, .. } => {
+                let plan = self.bind_query(subquery, span_of(subquery.span()))?;
+                Ok(Relation { plan, tvf: None })
+            }
+            other => Err(Error::plan(
+                format!("'{}' is not supported in FROM", other),
+                span_of(other.span()),
+            )),
+        }
+    }
+
+    fn scan(&self, name: &ast::ObjectName) -> Result<LogicalPlan> {
+        let span = span_of(name.span());
+        let last = name
+            .0
+            .last()
+            .and_then(|p| p.as_ident())
+            .map(|i| i.value.clone())
+            .ok_or_else(|| Error::plan("bad table name", span))?;
+        let table = self.catalog.table(&last, span)?;
+        let schema = table.schema.clone();
+        Ok(LogicalPlan::Scan { table, schema })
+    }
+
+    /// A SELECT without aggregation: filter, then project.
+    fn bind_projection(&mut self, select: &ast::Select, relation: Relation) -> Result<LogicalPlan> {
+        let mut plan = relation.plan;
+        if let Some(w) = &select.selection {
+            let predicate = ExprBinder::new(plan.schema(), "WHERE").bind(w)?;
+            plan = filter(plan, predicate, spanned(w))?;
+        }
+        let (exprs, fields) = {
+            let schema = plan.schema().clone();
+            let mut binder = ExprBinder::new(&schema, "SELECT");
+            select_list(&select.projection, &schema, &mut binder)?
+        };
+        Ok(LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs,
+            schema: Schema::new(fields),
+        })
+    }
+
+    fn bind_window_aggregate(
+        &mut self,
+        select: &ast::Select,
+        relation: Relation,
+        group_exprs: &[ast::Expr],
+        span: Span,
+    ) -> Result<LogicalPlan> {
+        let group_span = group_exprs.iter().map(spanned).fold(Span::default(), Span::union);
+        let Some((input, window)) = relation.tvf else {
+            return Err(Error::plan(
+                "aggregation without a window is not supported on a stream",
+                if group_span.is_known() { group_span } else { span },
+            )
+            .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
+        };
+        if let WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } = window.kind {
+            return Err(Error::plan(
+                format!("{} windows are not supported yet; use TUMBLE", window.kind.name()),
+                span,
+            ));
+        }
+        let tvf_schema = relation.plan.schema().clone();
+        let n_in = input.schema().len();
+        let (ws, we, wt) = (n_in, n_in + 1, n_in + 2);
+
+        // WHERE over a TVF may only read the TVF's input columns: it then
+        // filters the input before windows are assigned.
+        let mut input = input;
+        if let Some(w) = &select.selection {
+            let predicate = ExprBinder::new(&tvf_schema, "WHERE").bind(w)?;
+            let mut reads_window = false;
+            predicate.visit_columns(&mut |c| reads_window |= c >= n_in);
+            if reads_window {
+                return Err(Error::plan(
+                    "a WHERE before a window aggregation cannot read window_start, window_end or window_time",
+                    spanned(w),
+                )
+                .with_hint("filter on the aggregated result with HAVING"));
+            }
+            input = filter(input, predicate, spanned(w))?;
+        }
+
+        let mut keys: Vec<(Expr, Span)> = Vec::new();
+        let mut window_columns = [false; 3];
+        for g in group_exprs {
+            let bound = ExprBinder::new(&tvf_schema, "GROUP BY").bind(g)?;
+            match bound.as_column() {
+                Some(c) if c >= n_in => window_columns[c - n_in] = true,
+                _ => {
+                    let mut reads_window = false;
+                    bound.visit_columns(&mut |c| reads_window |= c >= n_in);
+                    if reads_window {
+                        return Err(Error::plan(
+                            "group by window_start, window_end or window_time as plain columns",
+                            spanned(g),
+                        ));
+                    }
+                    if !keys.iter().any(|(k, _)| *k == bound) {
+                        keys.push((bound, spanned(g)));
+                    }
+                }
+            }
+        }
+        if !(window_columns[0] && window_columns[1]) {
+            return Err(Error::plan(
+                "a window aggregation must GROUP BY window_start, window_end",
+                if group_span.is_known() { group_span } else { span },
+            )
+            .with_hint("add window_start, window_end to GROUP BY"));
+        }
+
+        // Output of the aggregation: keys, window columns, aggregates.
+        let n_keys = keys.len();
+        let mut groups: Vec<(Expr, Expr)> = Vec::new();
+        let mut out_fields = Vec::new();
+        for (i, (k, _)) in keys.iter().enumerate() {
+            let name = match k {
+                Expr::Column { name, .. } => name.clone(),
+                _ => format!("$key{i}"),
+            };
+            out_fields.push(Field::new(name.clone(), k.ty()));
+            groups.push((k.clone(), Expr::column(i, name, k.ty())));
+        }
+        let time_ty = tvf_schema.field(wt).ty.clone();
+        for (j, (col, name, ty)) in [
+            (ws, "window_start", SqlType::Timestamp(3)),
+            (we, "window_end", SqlType::Timestamp(3)),
+            (wt, "window_time", time_ty),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // window_time is a rowtime attribute of the result only when it
+            // is not grouped on explicitly; either way it can be read.
+            out_fields.push(Field::new(name, ty.clone()).rowtime(j == 2));
+            groups.push((Expr::column(col, name, ty.clone()), Expr::column(n_keys + j, name, ty)));
+        }
+        let mut scope = AggregateScope {
+            groups,
+            calls: Vec::new(),
+            first_aggregate_column: n_keys + 3,
+        };
+
+        let having = match &select.having {
+            None => None,
+            Some(h) => {
+                let mut binder = ExprBinder::new(&tvf_schema, "HAVING");
+                binder.aggregate = Some(&mut scope);
+                Some((binder.bind(h)?, spanned(h)))
+            }
+        };
+        let (select_exprs, select_fields) = {
+            let mut binder = ExprBinder::new(&tvf_schema, "SELECT");
+            binder.aggregate = Some(&mut scope);
+            select_list(&select.projection, &tvf_schema, &mut binder)?
+        };
+
+        // Project the aggregation's input: the rowtime, the keys, then one
+        // column per distinct aggregate argument.
+        let mut pre_exprs: Vec<Expr> = vec![input.schema().field(window.time_column).ty.clone()]
+            .into_iter()
+            .map(|ty| Expr::column(window.time_column, input.schema().field(window.time_column).name.clone(), ty))
+            .collect();
+        let mut pre_fields = vec![input.schema().field(window.time_column).clone()];
+        for (k, _) in &keys {
+            pre_exprs.push(k.clone());
+            pre_fields.push(Field::new(k.to_string(), k.ty()));
+        }
+        let mut aggregates = Vec::new();
+        for call in &scope.calls {
+            let arg = match &call.arg {
+                None => None,
+                Some(a) => Some(match pre_exprs.iter().position(|e| e == a) {
+                    Some(i) => i,
+                    None => {
+                        pre_exprs.push(a.clone());
+                        pre_fields.push(Field::new(a.to_string(), a.ty()));
+                        pre_exprs.len() - 1
+                    }
+                }),
+            };
+            aggregates.push(AggregateCall {
+                func: call.func,
+                arg,
+                arg_type: call.arg.as_ref().map(Expr::ty),
+                distinct: call.distinct,
+                separator: call.separator.clone(),
+                ty: call.ty.clone(),
+            });
+            out_fields.push(Field::new(format!("EXPR${}", aggregates.len() - 1), call.ty.clone()));
+        }
+        let pre = LogicalPlan::Project {
+            input: Box::new(input),
+            exprs: pre_exprs,
+            schema: Schema::new(pre_fields),
+        };
+        let mut plan = LogicalPlan::WindowAggregate {
+            input: Box::new(pre),
+            window: WindowSpec {
+                kind: window.kind,
+                time_column: 0,
+            },
+            keys: (1..=n_keys).collect(),
+            aggregates,
+            schema: Schema::new(out_fields),
+        };
+        if let Some((predicate, h_span)) = having {
+            plan = filter(plan, predicate, h_span)?;
+        }
+        Ok(LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs: select_exprs,
+            schema: Schema::new(select_fields),
+        })
+    }
+}
+
+fn filter(plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan> {
+    match predicate.ty() {
+        SqlType::Boolean => Ok(LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate,
+        }),
+        other => Err(Error::plan(format!("a filter must be a BOOLEAN expression, not {other}"), span)),
+    }
+}
+
+/// The schema of a window TVF: its input's columns, then `window_start`,
+/// `window_end` (TIMESTAMP(3)) and `window_time` (the rowtime's type, a
+/// rowtime attribute). The input's own rowtime stays readable but is no
+/// longer a time attribute, as in Flink.
+pub fn tvf_schema(input: &Schema, window: &WindowSpec) -> Schema {
+    let mut fields: Vec<Field> = input.fields.iter().cloned().map(|f| f.rowtime(false)).collect();
+    let time_ty = input.field(window.time_column).ty.clone();
+    fields.push(Field::new("window_start", SqlType::Timestamp(3)));
+    fields.push(Field::new("window_end", SqlType::Timestamp(3)));
+    fields.push(Field::new("window_time", time_ty).rowtime(true));
+    Schema::new(fields)
+}
+
+fn select_list(
+    items: &[SelectItem],
+    schema: &Schema,
+    binder: &mut ExprBinder<'_>,
+) -> Result<(Vec<Expr>, Vec<Field>)> {
+    let mut exprs = Vec::new();
+    let mut fields = Vec::new();
+    for item in items {
+        match item {
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
+                for (i, f) in schema.fields.iter().enumerate() {
+                    let col = ast::Expr::Identifier(ast::Ident::new(f.name.clone()));
+                    let e = match binder.bind(&col) {
+                        Ok(e) => e,
+                        Err(_) if binder.aggregate.is_some() => {
+                            return Err(Error::plan(
+                                "SELECT * is not allowed in an aggregation",
+                                span_of(item.span()),
+                            ))
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    let _ = i;
+                    fields.push(Field::new(f.name.clone(), e.ty()).rowtime(f.rowtime));
+                    exprs.push(e);
+                }
+            }
+            SelectItem::UnnamedExpr(e) => {
+                let bound = binder.bind(e)?;
+                let name = match e {
+                    ast::Expr::Identifier(id) => id.value.clone(),
+                    ast::Expr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+                    _ => format!("EXPR${}", exprs.len()),
+                };
+                fields.push(output_field(name, &bound, schema));
+                exprs.push(bound);
+            }
+            SelectItem::ExprWithAlias { expr, alias } => {
+                let bound = binder.bind(expr)?;
+                fields.push(output_field(alias.value.clone(), &bound, schema));
+                exprs.push(bound);
+            }
+            other => {
+                return Err(Error::plan(format!("'{other}' is not supported in SELECT"), span_of(other.span())))
+            }
+        }
+    }
+    Ok((exprs, fields))
+}
+
+/// A projected column keeps its rowtime attribute when it is a plain
+/// reference to one.
+fn output_field(name: String, e: &Expr, schema: &Schema) -> Field {
+    let _ = schema;
+    Field::new(name, e.ty())
+}
+
+fn first_word(s: &str) -> String {
+    s.split_whitespace().next().unwrap_or("this").to_string()
+}

@@ -1,0 +1,176 @@
+//! The session's declared tables: `CREATE TABLE` checked and stored.
+
+use crate::expr_binder::{nearest, ExprBinder};
+use crate::statement::{options_map, ColumnDef, CreateTable};
+use crate::types::sql_type;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use tidemark_common::catalog::{TableDef, Watermark};
+use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
+
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    tables: BTreeMap<String, Arc<TableDef>>,
+}
+
+impl Catalog {
+    pub fn table(&self, name: &str, span: Span) -> Result<Arc<TableDef>> {
+        let key = name.to_ascii_lowercase();
+        self.tables.get(&key).cloned().ok_or_else(|| {
+            let mut err = Error::plan(format!("unknown table '{name}'"), span);
+            if let Some(near) = nearest(name, self.tables.values().map(|t| t.name.as_str())) {
+                err = err.with_hint(format!("did you mean '{near}'?"));
+            } else if self.tables.is_empty() {
+                err = err.with_hint("declare it first with CREATE TABLE");
+            }
+            err
+        })
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = &Arc<TableDef>> {
+        self.tables.values()
+    }
+
+    /// Checks a `CREATE TABLE` and stores it; `base_dir` is the folder a
+    /// relative `'path'` is read from.
+    pub fn create_table(&mut self, create: &CreateTable, base_dir: &Path) -> Result<()> {
+        let key = create.name.value.to_ascii_lowercase();
+        if self.tables.contains_key(&key) {
+            if create.if_not_exists {
+                return Ok(());
+            }
+            return Err(Error::plan(
+                format!("table '{}' already exists", create.name.value),
+                crate::statement::span_of(create.name.span),
+            ));
+        }
+        let mut physical = Vec::new();
+        for col in &create.columns {
+            if let ColumnDef::Physical {
+                name,
+                data_type,
+                not_null,
+                span,
+            } = col
+            {
+                let mut field = Field::new(name.value.clone(), sql_type(data_type, *span)?);
+                field.nullable = !not_null;
+                physical.push(field);
+            }
+        }
+        let physical_schema = Schema::new(physical.clone());
+        let mut fields = physical;
+        let mut computed = Vec::new();
+        for col in &create.columns {
+            if let ColumnDef::Computed { name, expr, .. } = col {
+                let bound = ExprBinder::new(&physical_schema, "a computed column").bind(expr)?;
+                fields.push(Field::new(name.value.clone(), bound.ty()));
+                computed.push(bound);
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for col in &create.columns {
+            if !seen.insert(col.name().value.to_ascii_lowercase()) {
+                return Err(Error::plan(
+                    format!("column '{}' is declared twice", col.name().value),
+                    crate::statement::span_of(col.name().span),
+                ));
+            }
+        }
+        let mut schema = Schema::new(fields);
+        let watermark = match &create.watermark {
+            None => None,
+            Some(w) => {
+                let column_span = crate::statement::span_of(w.column.span);
+                let Some(column) = schema.index_of(&w.column.value) else {
+                    let mut err = Error::plan(format!("WATERMARK FOR unknown column '{}'", w.column.value), column_span);
+                    if let Some(near) = nearest(&w.column.value, schema.names()) {
+                        err = err.with_hint(format!("did you mean '{near}'?"));
+                    }
+                    return Err(err);
+                };
+                let ty = schema.field(column).ty.clone();
+                if !ty.is_timestamp() {
+                    return Err(Error::plan(
+                        format!("the rowtime column '{}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {ty}", w.column.value),
+                        column_span,
+                    ));
+                }
+                let expr = ExprBinder::new(&schema, "a WATERMARK expression").bind(&w.expr)?;
+                if expr.ty() != ty {
+                    return Err(Error::plan(
+                        format!("the watermark expression must have the rowtime's type {ty}, not {}", expr.ty()),
+                        crate::expr_binder::spanned(&w.expr),
+                    ));
+                }
+                schema.fields[column].rowtime = true;
+                Some(Watermark { column, expr })
+            }
+        };
+        let options = options_map(&create.options);
+        validate_connector(&options, create)?;
+        let primary_key = create.primary_key.iter().map(|i| i.value.clone()).collect();
+        self.tables.insert(
+            key,
+            Arc::new(TableDef {
+                name: create.name.value.clone(),
+                physical: physical_schema.len(),
+                schema,
+                computed,
+                watermark,
+                options,
+                base_dir: base_dir.to_path_buf(),
+                primary_key,
+            }),
+        );
+        Ok(())
+    }
+}
+
+/// Checks the connector options early, so a typo fails at CREATE TABLE
+/// rather than when the first query runs.
+fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) -> Result<()> {
+    let option_span = |key: &str| {
+        create
+            .options
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, s)| *s)
+            .unwrap_or(create.span)
+    };
+    let Some(connector) = options.get("connector") else {
+        return Err(Error::plan(
+            format!("table '{}' needs a 'connector' option", create.name.value),
+            create.span,
+        )
+        .with_hint("e.g. WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')"));
+    };
+    match connector.as_str() {
+        "filesystem" => {
+            if !options.contains_key("path") {
+                return Err(Error::plan("the filesystem connector needs a 'path' option", option_span("connector")));
+            }
+            match options.get("format").map(String::as_str) {
+                Some("csv") => {}
+                Some(other) => {
+                    return Err(Error::plan(format!("format '{other}' is not supported; use 'csv'"), option_span("format")))
+                }
+                None => return Err(Error::plan("the filesystem connector needs a 'format' option", option_span("connector"))),
+            }
+        }
+        other => {
+            return Err(Error::plan(format!("connector '{other}' is not supported"), option_span("connector"))
+                .with_hint("use 'filesystem'"))
+        }
+    }
+    Ok(())
+}
+
+/// SQL types of a table's physical columns, in file order.
+pub fn physical_columns(table: &TableDef) -> Vec<(String, SqlType)> {
+    table.schema.fields[..table.physical]
+        .iter()
+        .map(|f| (f.name.clone(), f.ty.clone()))
+        .collect()
+}

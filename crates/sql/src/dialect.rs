@@ -1,0 +1,73 @@
+//! The Flink SQL dialect on top of sqlparser.
+//!
+//! sqlparser does not know `TABLE t` as a table-valued function argument
+//! (`TUMBLE(TABLE t, ...)`); the [`Dialect::parse_prefix`] hook parses it
+//! into a call of the marker function [`TABLE_ARG`] so that the binder can
+//! recognise it. Everything else is sqlparser's generic dialect, with
+//! backquoted identifiers as Flink writes them (`` `OFFSET` ``).
+
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    ObjectName, ObjectNamePart,
+};
+use sqlparser::dialect::Dialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+/// The name of the marker function a `TABLE t` argument is parsed into.
+pub const TABLE_ARG: &str = "$table";
+
+#[derive(Debug, Default)]
+pub struct FlinkDialect;
+
+impl Dialect for FlinkDialect {
+    fn is_identifier_start(&self, ch: char) -> bool {
+        ch.is_alphabetic() || ch == '_' || ch == '$'
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        ch.is_alphanumeric() || ch == '_' || ch == '$'
+    }
+
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        ch == '`' || ch == '"'
+    }
+
+    fn supports_named_fn_args_with_rarrow_operator(&self) -> bool {
+        true
+    }
+
+    fn supports_filter_during_aggregation(&self) -> bool {
+        true
+    }
+
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let is_table_arg = matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::TABLE)
+            && matches!(&parser.peek_nth_token(1).token, Token::Word(_));
+        if !is_table_arg {
+            return None;
+        }
+        let table_token = parser.next_token();
+        Some(parser.parse_object_name(false).map(|name| {
+            let mut marker = Ident::new(TABLE_ARG);
+            marker.span = table_token.span;
+            Expr::Function(Function {
+                name: ObjectName(vec![ObjectNamePart::Identifier(marker)]),
+                uses_odbc_syntax: false,
+                parameters: FunctionArguments::None,
+                args: FunctionArguments::List(FunctionArgumentList {
+                    duplicate_treatment: None,
+                    args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(
+                        Expr::CompoundIdentifier(name.0.into_iter().filter_map(|p| p.as_ident().cloned()).collect()),
+                    ))],
+                    clauses: vec![],
+                }),
+                filter: None,
+                null_treatment: None,
+                over: None,
+                within_group: vec![],
+            })
+        }))
+    }
+}

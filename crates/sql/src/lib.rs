@@ -1,0 +1,22 @@
+//! tidemark's SQL front end.
+//!
+//! - [`parse_script`] turns SQL text into [`Statement`]s: sqlparser with the
+//!   [`FlinkDialect`], plus tidemark's own parsing of `CREATE TABLE ...
+//!   WATERMARK FOR` and `SET`.
+//! - [`Catalog`] checks and stores declared tables.
+//! - [`QueryBinder`] binds a query to a [`LogicalPlan`].
+
+mod binder;
+mod catalog;
+mod dialect;
+mod expr_binder;
+mod plan;
+mod statement;
+mod types;
+mod window_tvf;
+
+pub use binder::QueryBinder;
+pub use catalog::{physical_columns, Catalog};
+pub use dialect::FlinkDialect;
+pub use plan::{LogicalPlan, WindowSpec};
+pub use statement::{parse_script, ColumnDef, CreateTable, Statement};

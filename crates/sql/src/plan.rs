@@ -1,0 +1,131 @@
+//! The logical plan: what a query computes, before operators are chosen.
+//!
+//! Every node knows its output [`Schema`]; `Display` prints the tree the
+//! way `EXPLAIN` shows it.
+
+use std::fmt;
+use std::sync::Arc;
+use tidemark_common::catalog::TableDef;
+use tidemark_common::expr::{AggregateCall, Expr};
+use tidemark_common::window::WindowKind;
+use tidemark_common::Schema;
+
+#[derive(Clone, Debug)]
+pub enum LogicalPlan {
+    /// Reads a declared table: its physical columns, then its computed
+    /// columns; the table's watermark is assigned here.
+    Scan { table: Arc<TableDef>, schema: Schema },
+    Filter { input: Box<LogicalPlan>, predicate: Expr },
+    Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, schema: Schema },
+    /// A window TVF not followed by an aggregation: every input column plus
+    /// `window_start`, `window_end`, `window_time`, per window of the row.
+    WindowTvf { input: Box<LogicalPlan>, window: WindowSpec, schema: Schema },
+    /// `GROUP BY window_start, window_end, keys...` over a window TVF, fused
+    /// with the TVF so that state is kept per slice, not per window. Output:
+    /// the key columns, `window_start`, `window_end`, `window_time`, then one
+    /// column per aggregate.
+    WindowAggregate {
+        input: Box<LogicalPlan>,
+        window: WindowSpec,
+        keys: Vec<usize>,
+        aggregates: Vec<AggregateCall>,
+        schema: Schema,
+    },
+}
+
+/// A window TVF's kind and the rowtime column (of its input) it windows on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowSpec {
+    pub kind: WindowKind,
+    pub time_column: usize,
+}
+
+impl LogicalPlan {
+    pub fn schema(&self) -> &Schema {
+        match self {
+            LogicalPlan::Scan { schema, .. }
+            | LogicalPlan::Project { schema, .. }
+            | LogicalPlan::WindowTvf { schema, .. }
+            | LogicalPlan::WindowAggregate { schema, .. } => schema,
+            LogicalPlan::Filter { input, .. } => input.schema(),
+        }
+    }
+
+    fn fmt_indent(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        let pad = "  ".repeat(depth);
+        match self {
+            LogicalPlan::Scan { table, schema } => {
+                let cols: Vec<_> = schema.names().collect();
+                write!(f, "{pad}Scan: {} [{}]", table.name, cols.join(", "))?;
+                if let Some(w) = &table.watermark {
+                    write!(f, " rowtime={} watermark={}", schema.field(w.column).name, w.expr)?;
+                }
+                writeln!(f)
+            }
+            LogicalPlan::Filter { input, predicate } => {
+                writeln!(f, "{pad}Filter: {predicate}")?;
+                input.fmt_indent(f, depth + 1)
+            }
+            LogicalPlan::Project { input, exprs, schema } => {
+                let items: Vec<_> = exprs
+                    .iter()
+                    .zip(&schema.fields)
+                    .map(|(e, field)| {
+                        let text = e.to_string();
+                        if text == field.name {
+                            text
+                        } else {
+                            format!("{text} AS {}", field.name)
+                        }
+                    })
+                    .collect();
+                writeln!(f, "{pad}Project: {}", items.join(", "))?;
+                input.fmt_indent(f, depth + 1)
+            }
+            LogicalPlan::WindowTvf { input, window, .. } => {
+                writeln!(
+                    f,
+                    "{pad}WindowTvf: {} on {}",
+                    window.kind,
+                    input.schema().field(window.time_column).name
+                )?;
+                input.fmt_indent(f, depth + 1)
+            }
+            LogicalPlan::WindowAggregate {
+                input,
+                window,
+                keys,
+                aggregates,
+                ..
+            } => {
+                let in_schema = input.schema();
+                let keys: Vec<_> = keys.iter().map(|k| in_schema.field(*k).name.clone()).collect();
+                let aggs: Vec<_> = aggregates
+                    .iter()
+                    .map(|a| {
+                        let distinct = if a.distinct { "DISTINCT " } else { "" };
+                        match a.arg {
+                            None => format!("{}(*)", a.func.name()),
+                            Some(c) => format!("{}({distinct}{})", a.func.name(), in_schema.field(c).name),
+                        }
+                    })
+                    .collect();
+                writeln!(
+                    f,
+                    "{pad}WindowAggregate: {} on {} keys=[{}] aggregates=[{}]",
+                    window.kind,
+                    in_schema.field(window.time_column).name,
+                    keys.join(", "),
+                    aggs.join(", ")
+                )?;
+                input.fmt_indent(f, depth + 1)
+            }
+        }
+    }
+}
+
+impl fmt::Display for LogicalPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_indent(f, 0)
+    }
+}
