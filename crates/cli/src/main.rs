@@ -1,1 +1,119 @@
-fn main() {}
+//! The `tidemark` command: `run` a SQL script, `test` golden files.
+//!
+//! Exit codes: 0 ok, 1 a SQL, data or runtime error (or a failed test),
+//! 2 a usage error. A closed stdout (e.g. `| head`) ends the run quietly.
+
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tidemark::{script_dir, Output, Session};
+
+#[derive(Parser)]
+#[command(name = "tidemark", version, about = "Flink SQL windowing, exact and deterministic, in one binary")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the statements of a SQL script in order; each SELECT prints its
+    /// changelog on stdout and a summary on stderr.
+    Run {
+        /// The script.
+        script: PathBuf,
+        /// Set an option before the script runs, as `SET 'key' = 'value'`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Run golden-file tests: each NAME.sql is compared with NAME.out.
+    Test {
+        /// Files or folders (default: sql-tests).
+        paths: Vec<PathBuf>,
+        /// Rewrite the expected files with the actual output.
+        #[arg(long)]
+        bless: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Run { script, set } => run(script, set),
+        Command::Test { paths, bless } => test(paths, bless),
+    }
+}
+
+fn run(script: PathBuf, set: Vec<String>) -> ExitCode {
+    let sql = match std::fs::read_to_string(&script) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", script.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut session = Session::new(script_dir(&script));
+    for kv in set {
+        let Some((k, v)) = kv.split_once('=') else {
+            eprintln!("error: --set expects KEY=VALUE, got '{kv}'");
+            return ExitCode::from(2);
+        };
+        session.options.set(k.trim(), v.trim());
+    }
+    let stdout = std::io::stdout();
+    let mut rows = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut summary = std::io::stderr();
+    let result = session.execute_script(
+        &sql,
+        &mut Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: true,
+        },
+    );
+    let flushed = rows.flush();
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(tidemark_common::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            drop(flushed);
+            eprint!("{}", e.render(&script.display().to_string(), &sql));
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn test(paths: Vec<PathBuf>, bless: bool) -> ExitCode {
+    let paths = if paths.is_empty() { vec![PathBuf::from("sql-tests")] } else { paths };
+    let cases = match tidemark::golden::discover(&paths) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: cannot list test cases: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout();
+    match tidemark::golden::run_all(&cases, bless, &mut out) {
+        Ok((passed, failed)) => {
+            println!("{passed} passed, {failed} failed");
+            if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -22,6 +22,10 @@ impl SessionOptions {
         self.values.insert(key.into(), value.into());
     }
 
+    pub fn remove(&mut self, key: &str) {
+        self.values.remove(key);
+    }
+
     pub fn get(&self, key: &str) -> Option<&str> {
         self.values.get(key).map(String::as_str)
     }

@@ -29,4 +29,4 @@ pub use config::SessionOptions;
 pub use error::{Error, Result};
 pub use schema::{Field, Schema};
 pub use span::{Span, SpanRender};
-pub use types::SqlType;
+pub use types::{SqlType, LTZ_ARROW_TZ};

@@ -1,1 +1,29 @@
-//! placeholder
+//! tidemark's execution engine: Arrow-batch operators on one shared
+//! event-time service.
+//!
+//! - [`stream`]: what flows between operators — [`Chunk`]s of rows that
+//!   carry their arrival watermarks, and watermark advances.
+//! - [`time_service`]: the event-time service (watermark, timers, cutting
+//!   chunks at timer crossings) every stateful operator uses.
+//! - [`window_agg`]: window aggregation with per-slice state.
+//! - [`stateless`]: projection, filter, window labelling.
+//! - [`source`]: tables as streams (CSV files), watermark assignment.
+//! - [`format`]: Flink's print format of changelog rows.
+//! - [`pipeline`]: a runnable chain and its run summary.
+
+mod accumulators;
+mod csv_source;
+pub mod eval;
+pub mod format;
+pub mod operator;
+pub mod pipeline;
+pub mod source;
+pub mod stateless;
+pub mod stream;
+pub mod time_service;
+pub mod window_agg;
+
+pub use eval::EvalContext;
+pub use operator::{Operator, OperatorMetrics};
+pub use pipeline::{Pipeline, RunSummary};
+pub use stream::{Chunk, StreamItem};

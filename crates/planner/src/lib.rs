@@ -1,1 +1,116 @@
-//! placeholder
+//! tidemark's planner: turns a [`LogicalPlan`] into a runnable
+//! [`Pipeline`] of engine operators.
+//!
+//! The entry point is [`plan_query`]. Window kinds are matched exhaustively
+//! here to choose an operator; what the engine cannot run yet is a planning
+//! error, never a silent fallback.
+
+use std::sync::Arc;
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
+use tidemark_engine::source::TableSource;
+use tidemark_engine::stateless::{Filter, Project, TumbleLabels};
+use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
+use tidemark_engine::{EvalContext, Operator, Pipeline};
+use tidemark_sql::LogicalPlan;
+
+/// A planned query: the pipeline and what its output rows look like.
+pub struct PhysicalQuery {
+    pub pipeline: Pipeline,
+    pub output_types: Vec<SqlType>,
+    pub eval: EvalContext,
+}
+
+pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<PhysicalQuery> {
+    let eval = EvalContext {
+        time_zone: options.local_time_zone()?,
+    };
+    let batch_size = options.batch_size()?;
+    let mut operators: Vec<Box<dyn Operator>> = Vec::new();
+    let source = build(plan, &mut operators, batch_size, eval)?;
+    Ok(PhysicalQuery {
+        pipeline: Pipeline { source, operators },
+        output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
+        eval,
+    })
+}
+
+/// Builds the chain bottom-up: returns the source and appends operators in
+/// the order rows flow through them.
+fn build(
+    plan: &LogicalPlan,
+    operators: &mut Vec<Box<dyn Operator>>,
+    batch_size: usize,
+    eval: EvalContext,
+) -> Result<TableSource> {
+    match plan {
+        LogicalPlan::Scan { table, .. } => {
+            if table.watermark.as_ref().is_some_and(|w| {
+                matches!(table.schema.field(w.column).ty, SqlType::TimestampLtz(_))
+            }) && eval.time_zone != chrono_tz::UTC
+            {
+                return Err(Error::plan(
+                    "TIMESTAMP_LTZ rowtimes are only supported with 'table.local-time-zone' = 'UTC' so far",
+                    Span::default(),
+                ));
+            }
+            TableSource::open(Arc::clone(table), batch_size, eval)
+        }
+        LogicalPlan::Filter { input, predicate } => {
+            let source = build(input, operators, batch_size, eval)?;
+            operators.push(Box::new(Filter::new(predicate.clone(), eval)));
+            Ok(source)
+        }
+        LogicalPlan::Project { input, exprs, schema } => {
+            let source = build(input, operators, batch_size, eval)?;
+            operators.push(Box::new(Project::new(exprs.clone(), schema.to_arrow(), eval)?));
+            Ok(source)
+        }
+        LogicalPlan::WindowTvf { input, window, schema } => {
+            let source = build(input, operators, batch_size, eval)?;
+            match window.kind {
+                WindowKind::Tumble { .. } => operators.push(Box::new(TumbleLabels::new(
+                    window.kind,
+                    window.time_column,
+                    schema.to_arrow(),
+                )?)),
+                WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } => {
+                    return Err(Error::plan(
+                        format!("{} windows are not supported yet; use TUMBLE", window.kind.name()),
+                        Span::default(),
+                    ))
+                }
+            }
+            Ok(source)
+        }
+        LogicalPlan::WindowAggregate {
+            input,
+            window,
+            keys,
+            aggregates,
+            schema,
+        } => {
+            let source = build(input, operators, batch_size, eval)?;
+            match window.kind {
+                WindowKind::Tumble { .. } => {}
+                WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } => {
+                    return Err(Error::plan(
+                        format!("{} windows are not supported yet; use TUMBLE", window.kind.name()),
+                        Span::default(),
+                    ))
+                }
+            }
+            let in_schema = input.schema();
+            operators.push(Box::new(WindowAggregate::new(WindowAggregateSpec {
+                kind: window.kind,
+                time_column: window.time_column,
+                key_columns: keys.clone(),
+                key_types: keys.iter().map(|k| in_schema.field(*k).ty.clone()).collect(),
+                aggregates: aggregates.clone(),
+                lateness: 0,
+                output_schema: schema.to_arrow(),
+            })?));
+            Ok(source)
+        }
+    }
+}

@@ -121,7 +121,7 @@ pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
         if parser.peek_token_ref().token == Token::EOF {
             return Ok(statements);
         }
-        let statement = parse_statement(&mut parser).map_err(parser_error)?;
+        let statement = parse_statement(&mut parser).map_err(|e| parser_error(e, sql))?;
         statements.push(statement);
         let next = parser.peek_token();
         if !matches!(next.token, Token::SemiColon | Token::EOF) {
@@ -135,7 +135,7 @@ pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
 
 /// Turns sqlparser's message (which ends in " at Line: l, Column: c") into
 /// an error with a span.
-fn parser_error(e: ParserError) -> Error {
+fn parser_error(e: ParserError, sql: &str) -> Error {
     let message = match e {
         ParserError::TokenizerError(m) | ParserError::ParserError(m) => m,
         ParserError::RecursionLimitExceeded => {
@@ -150,7 +150,10 @@ fn parser_error(e: ParserError) -> Error {
             }
         }
     }
-    Error::plan(tidy_message(&message), Span::default())
+    // Errors at the end of input carry no position: point past the text.
+    let line = sql.lines().count().max(1) as u64;
+    let column = sql.lines().last().map_or(0, |l| l.chars().count()) as u64 + 1;
+    Error::plan(tidy_message(&message), Span::point(line, column))
 }
 
 fn tidy_message(m: &str) -> String {

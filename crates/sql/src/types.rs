@@ -164,7 +164,7 @@ mod tests {
     fn decimal_result_types_follow_flink() {
         let d = |p, s| SqlType::Decimal(p, s);
         let cases = [
-            (BinaryOp::Plus, d(10, 2), d(5, 1), d(12, 2)),
+            (BinaryOp::Plus, d(10, 2), d(5, 1), d(11, 2)),
             (BinaryOp::Multiply, d(10, 2), d(5, 1), d(15, 3)),
             (BinaryOp::Divide, d(10, 2), d(5, 1), d(17, 8)),
             (BinaryOp::Plus, d(10, 2), SqlType::Int, d(13, 2)),

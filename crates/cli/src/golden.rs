@@ -1,0 +1,162 @@
+//! Golden-file SQL tests: every `NAME.sql` under a folder is run and its
+//! output compared with `NAME.out` beside it.
+//!
+//! The output of a case is what `tidemark run` prints on stdout, then the
+//! run summary without timings, then — if the script fails — `-- error` and
+//! the error as the user sees it. Every case also runs at batch sizes 1 and
+//! 7 and must give the same bytes: results may never depend on batching.
+
+use crate::session::{script_dir, Output, Session};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Batch sizes every case is run again at.
+pub const CHECK_BATCH_SIZES: [usize; 2] = [1, 7];
+
+#[derive(Debug)]
+pub enum Outcome {
+    Passed,
+    Blessed,
+    Failed(String),
+}
+
+/// All `.sql` files under `paths` (files are taken as they are), sorted.
+pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut found)?;
+        } else {
+            found.push(p.clone());
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, found)?;
+        } else if path.extension().is_some_and(|e| e == "sql") {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Default)]
+struct SharedBuf(Rc<RefCell<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The output of one case at one batch size (`None`: the default).
+pub fn run_case(path: &Path, batch_size: Option<usize>) -> String {
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let sql = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => return format!("-- error\ncannot read {name}: {e}\n"),
+    };
+    let buf = SharedBuf::default();
+    let mut session = Session::new(script_dir(path));
+    if let Some(n) = batch_size {
+        session.options.set("tidemark.batch-size", n.to_string());
+    }
+    let (mut rows, mut summary) = (buf.clone(), buf.clone());
+    let result = session.execute_script(
+        &sql,
+        &mut Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: false,
+        },
+    );
+    let mut text = String::from_utf8_lossy(&buf.0.borrow()).into_owned();
+    if let Err(e) = result {
+        text.push_str("-- error\n");
+        text.push_str(&e.render(&name, &sql));
+    }
+    text
+}
+
+/// Runs one case and compares (or, with `bless`, rewrites) its `.out`.
+pub fn check_case(path: &Path, bless: bool) -> Outcome {
+    let actual = run_case(path, None);
+    for size in CHECK_BATCH_SIZES {
+        let other = run_case(path, Some(size));
+        if other != actual {
+            return Outcome::Failed(format!(
+                "output at batch size {size} differs from the default batch size:\n{}",
+                unified_diff(&actual, &other, "default batch size", &format!("batch size {size}"))
+            ));
+        }
+    }
+    let expected_path = path.with_extension("out");
+    if bless {
+        return match std::fs::write(&expected_path, &actual) {
+            Ok(()) => Outcome::Blessed,
+            Err(e) => Outcome::Failed(format!("cannot write {}: {e}", expected_path.display())),
+        };
+    }
+    match std::fs::read_to_string(&expected_path) {
+        Ok(expected) if expected == actual => Outcome::Passed,
+        Ok(expected) => Outcome::Failed(unified_diff(
+            &expected,
+            &actual,
+            &expected_path.display().to_string(),
+            "actual",
+        )),
+        Err(_) => Outcome::Failed(format!(
+            "no expected output {}; write it with `tidemark test --bless {}` and read it before committing\n--- actual:\n{actual}",
+            expected_path.display(),
+            path.display()
+        )),
+    }
+}
+
+pub fn unified_diff(expected: &str, actual: &str, from: &str, to: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .header(from, to)
+        .to_string()
+}
+
+/// Runs cases in parallel; returns (passed, failed) and writes a report
+/// line per case, and a diff per failure, to `report`.
+pub fn run_all(cases: &[PathBuf], bless: bool, report: &mut dyn Write) -> std::io::Result<(usize, usize)> {
+    let outcomes: Vec<(PathBuf, Outcome)> = cases
+        .par_iter()
+        .map(|p| (p.clone(), check_case(p, bless)))
+        .collect();
+    let (mut passed, mut failed) = (0, 0);
+    for (path, outcome) in &outcomes {
+        match outcome {
+            Outcome::Passed => {
+                passed += 1;
+                writeln!(report, "ok      {}", path.display())?;
+            }
+            Outcome::Blessed => {
+                passed += 1;
+                writeln!(report, "blessed {}", path.display())?;
+            }
+            Outcome::Failed(why) => {
+                failed += 1;
+                writeln!(report, "FAILED  {}\n{why}", path.display())?;
+            }
+        }
+    }
+    Ok((passed, failed))
+}

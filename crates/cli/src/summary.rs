@@ -1,0 +1,59 @@
+//! The run summary: what was read, emitted, late and skipped — so that no
+//! row is ever lost without a trace.
+
+use tidemark_engine::RunSummary;
+
+/// An instant as the summary shows it.
+pub fn show_instant(ms: i64) -> String {
+    match ms {
+        i64::MIN => "none".into(),
+        i64::MAX => "+inf (end of input)".into(),
+        ms => chrono::DateTime::from_timestamp_millis(ms)
+            .map(|d| d.naive_utc().format("%Y-%m-%d %H:%M:%S%.3f").to_string())
+            .unwrap_or_else(|| format!("{ms} ms")),
+    }
+}
+
+/// The summary block; with `timing` it ends with the elapsed time, which
+/// golden files leave out because it is not deterministic.
+pub fn render_summary(s: &RunSummary, timing: bool) -> String {
+    let mut out = String::from("-- summary\n");
+    for src in &s.sources {
+        out.push_str(&format!("source {}: {} rows read", src.table, src.rows_read));
+        let mut notes = Vec::new();
+        if src.rows_without_rowtime > 0 {
+            notes.push(format!("{} skipped without rowtime", src.rows_without_rowtime));
+        }
+        if src.csv.fields_nulled > 0 {
+            notes.push(format!("{} unparsable fields set to NULL", src.csv.fields_nulled));
+        }
+        if src.csv.rows_padded > 0 {
+            notes.push(format!("{} short rows padded with NULL", src.csv.rows_padded));
+        }
+        if src.csv.rows_skipped > 0 {
+            notes.push(format!("{} malformed rows skipped", src.csv.rows_skipped));
+        }
+        if !notes.is_empty() {
+            out.push_str(&format!(" ({})", notes.join(", ")));
+        }
+        out.push('\n');
+    }
+    for (name, m) in &s.operators {
+        if m.late_rows > 0 || m.windows_fired > 0 || m.partially_late_rows > 0 {
+            out.push_str(&format!(
+                "{name}: {} windows fired, {} late rows dropped",
+                m.windows_fired, m.late_rows
+            ));
+            if m.partially_late_rows > 0 {
+                out.push_str(&format!(", {} rows partially late", m.partially_late_rows));
+            }
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!("rows emitted: {}\n", s.rows_emitted));
+    out.push_str(&format!("final watermark: {}\n", show_instant(s.final_watermark)));
+    if timing {
+        out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
+    }
+    out
+}

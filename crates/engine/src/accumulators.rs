@@ -1,0 +1,551 @@
+//! Columnar aggregate state: one accumulator per aggregate call holds the
+//! values of many groups, updated a whole batch at a time.
+//!
+//! Results follow Flink's types and NULL rules: COUNT is BIGINT and never
+//! NULL; SUM, MIN, MAX, AVG, FIRST_VALUE, LAST_VALUE and LISTAGG skip NULLs
+//! and give NULL for a group that saw none; integer SUM wraps; AVG of
+//! integers truncates toward zero; AVG of DECIMAL(p, s) has scale
+//! max(6, s), rounded half up.
+
+use crate::eval::rescale;
+use arrow::array::{
+    Array, ArrayRef, ArrowPrimitiveType, AsArray, Int64Array, PrimitiveArray, StringBuilder,
+};
+use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType};
+use arrow::row::{RowConverter, SortField};
+use std::collections::HashSet;
+use std::sync::Arc;
+use tidemark_common::expr::{AggregateCall, AggregateFunction};
+use tidemark_common::{Error, Result, SqlType};
+
+/// The state of one aggregate for the groups of one slice.
+pub trait Accumulator: Send {
+    /// Adds `values[rows[i]]` to group `groups[i]`; `values` is `None` for
+    /// COUNT(*). Group ids are dense: a new group's id is the current count.
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()>;
+
+    /// The results of `groups`, in that order.
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef>;
+
+    /// Approximate bytes held.
+    fn size(&self) -> usize;
+}
+
+/// A fresh accumulator for `call`.
+pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
+    use AggregateFunction as F;
+    let arg_type = call.arg_type.clone().unwrap_or(SqlType::BigInt);
+    Ok(match call.func {
+        F::CountStar => Box::new(Count { counts: vec![], star: true }),
+        F::Count if call.distinct => Box::new(CountDistinct::new(&arg_type)?),
+        F::Count => Box::new(Count { counts: vec![], star: false }),
+        F::Sum => match arg_type {
+            SqlType::Int => Box::new(Sum::<Int32Type>::new(DataType::Int32)),
+            SqlType::BigInt => Box::new(Sum::<Int64Type>::new(DataType::Int64)),
+            SqlType::Double => Box::new(Sum::<Float64Type>::new(DataType::Float64)),
+            SqlType::Decimal(_, s) => Box::new(Sum::<Decimal128Type>::new(DataType::Decimal128(38, s))),
+            other => return Err(Error::Internal(format!("SUM over {other}"))),
+        },
+        F::Avg => Box::new(Avg::new(&arg_type)?),
+        F::Min | F::Max => {
+            let max = call.func == F::Max;
+            match arg_type {
+                SqlType::Int => Box::new(MinMax::<Int32Type>::new(max, DataType::Int32)),
+                SqlType::BigInt => Box::new(MinMax::<Int64Type>::new(max, DataType::Int64)),
+                SqlType::Double => Box::new(MinMax::<Float64Type>::new(max, DataType::Float64)),
+                SqlType::Decimal(p, s) => Box::new(MinMax::<Decimal128Type>::new(max, DataType::Decimal128(p, s))),
+                SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
+                    Box::new(MinMax::<TimestampMillisecondType>::new(max, arg_type.to_arrow()))
+                }
+                _ => Box::new(RowValue::new(&arg_type, if max { Pick::Max } else { Pick::Min })?),
+            }
+        }
+        F::FirstValue => Box::new(RowValue::new(&arg_type, Pick::First)?),
+        F::LastValue => Box::new(RowValue::new(&arg_type, Pick::Last)?),
+        F::ListAgg => Box::new(ListAgg {
+            values: vec![],
+            separator: call.separator.clone().unwrap_or_else(|| ",".into()),
+        }),
+    })
+}
+
+fn grow<T: Clone>(v: &mut Vec<T>, groups: &[u32], fill: T) {
+    if let Some(max) = groups.iter().max() {
+        if *max as usize >= v.len() {
+            v.resize(*max as usize + 1, fill);
+        }
+    }
+}
+
+struct Count {
+    counts: Vec<i64>,
+    star: bool,
+}
+
+impl Accumulator for Count {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        grow(&mut self.counts, groups, 0);
+        match values {
+            Some(v) if !self.star && v.null_count() > 0 => {
+                for (&r, &g) in rows.iter().zip(groups) {
+                    self.counts[g as usize] += v.is_valid(r as usize) as i64;
+                }
+            }
+            _ => {
+                for &g in groups {
+                    self.counts[g as usize] += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        Ok(Arc::new(Int64Array::from_iter_values(
+            groups.iter().map(|g| self.counts.get(*g as usize).copied().unwrap_or(0)),
+        )))
+    }
+
+    fn size(&self) -> usize {
+        self.counts.len() * 8
+    }
+}
+
+/// Distinct values are kept in arrow's row format, which any type has.
+struct CountDistinct {
+    converter: RowConverter,
+    seen: Vec<HashSet<Box<[u8]>>>,
+    bytes: usize,
+}
+
+impl CountDistinct {
+    fn new(ty: &SqlType) -> Result<Self> {
+        Ok(CountDistinct {
+            converter: RowConverter::new(vec![SortField::new(ty.to_arrow())])?,
+            seen: vec![],
+            bytes: 0,
+        })
+    }
+}
+
+impl Accumulator for CountDistinct {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let Some(v) = values else {
+            return Err(Error::Internal("COUNT(DISTINCT) without argument".into()));
+        };
+        grow(&mut self.seen, groups, HashSet::new());
+        let encoded = self.converter.convert_columns(std::slice::from_ref(v))?;
+        for (&r, &g) in rows.iter().zip(groups) {
+            if v.is_valid(r as usize) {
+                let bytes = encoded.row(r as usize);
+                let set = &mut self.seen[g as usize];
+                if !set.contains(bytes.as_ref()) {
+                    self.bytes += bytes.as_ref().len() + 16;
+                    set.insert(bytes.as_ref().into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        Ok(Arc::new(Int64Array::from_iter_values(
+            groups.iter().map(|g| self.seen.get(*g as usize).map_or(0, |s| s.len() as i64)),
+        )))
+    }
+
+    fn size(&self) -> usize {
+        self.bytes + self.seen.len() * 48
+    }
+}
+
+/// Addition as Flink does it for each type: integers wrap.
+trait SumNative: Copy + Default + Send + 'static {
+    fn add(self, other: Self) -> Self;
+}
+impl SumNative for i32 {
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+}
+impl SumNative for i64 {
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+}
+impl SumNative for i128 {
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+}
+impl SumNative for f64 {
+    fn add(self, o: Self) -> Self {
+        self + o
+    }
+}
+
+struct Sum<T: ArrowPrimitiveType> {
+    sums: Vec<T::Native>,
+    seen: Vec<bool>,
+    data_type: DataType,
+}
+
+impl<T: ArrowPrimitiveType> Sum<T> {
+    fn new(data_type: DataType) -> Self {
+        Sum {
+            sums: vec![],
+            seen: vec![],
+            data_type,
+        }
+    }
+}
+
+impl<T: ArrowPrimitiveType> Accumulator for Sum<T>
+where
+    T::Native: SumNative,
+{
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let Some(v) = values else {
+            return Err(Error::Internal("SUM without argument".into()));
+        };
+        grow(&mut self.sums, groups, T::Native::default());
+        grow(&mut self.seen, groups, false);
+        let v = v.as_primitive::<T>();
+        let vals = v.values();
+        let has_nulls = v.null_count() > 0;
+        for (&r, &g) in rows.iter().zip(groups) {
+            if has_nulls && v.is_null(r as usize) {
+                continue;
+            }
+            let g = g as usize;
+            self.sums[g] = self.sums[g].add(vals[r as usize]);
+            self.seen[g] = true;
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let out: PrimitiveArray<T> = groups
+            .iter()
+            .map(|g| {
+                let g = *g as usize;
+                (self.seen.get(g).copied().unwrap_or(false)).then(|| self.sums[g])
+            })
+            .collect();
+        Ok(Arc::new(out.with_data_type(self.data_type.clone())))
+    }
+
+    fn size(&self) -> usize {
+        self.sums.len() * (std::mem::size_of::<T::Native>() + 1)
+    }
+}
+
+/// AVG keeps a sum and a count; integers and decimals sum exactly in i128.
+struct Avg {
+    sums: Vec<f64>,
+    exact: Vec<i128>,
+    counts: Vec<i64>,
+    arg: SqlType,
+}
+
+impl Avg {
+    fn new(arg: &SqlType) -> Result<Self> {
+        if !arg.is_numeric() {
+            return Err(Error::Internal(format!("AVG over {arg}")));
+        }
+        Ok(Avg {
+            sums: vec![],
+            exact: vec![],
+            counts: vec![],
+            arg: arg.clone(),
+        })
+    }
+}
+
+impl Accumulator for Avg {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let Some(v) = values else {
+            return Err(Error::Internal("AVG without argument".into()));
+        };
+        grow(&mut self.counts, groups, 0);
+        let valid = |r: u32| v.is_valid(r as usize);
+        match &self.arg {
+            SqlType::Double => {
+                grow(&mut self.sums, groups, 0.0);
+                let vals = v.as_primitive::<Float64Type>().values();
+                for (&r, &g) in rows.iter().zip(groups) {
+                    if valid(r) {
+                        self.sums[g as usize] += vals[r as usize];
+                        self.counts[g as usize] += 1;
+                    }
+                }
+            }
+            arg => {
+                grow(&mut self.exact, groups, 0);
+                let get: Box<dyn Fn(usize) -> i128> = match arg {
+                    SqlType::Int => {
+                        let a = v.as_primitive::<Int32Type>().clone();
+                        Box::new(move |i| a.value(i) as i128)
+                    }
+                    SqlType::BigInt => {
+                        let a = v.as_primitive::<Int64Type>().clone();
+                        Box::new(move |i| a.value(i) as i128)
+                    }
+                    _ => {
+                        let a = v.as_primitive::<Decimal128Type>().clone();
+                        Box::new(move |i| a.value(i))
+                    }
+                };
+                for (&r, &g) in rows.iter().zip(groups) {
+                    if valid(r) {
+                        let e = &mut self.exact[g as usize];
+                        *e = e.wrapping_add(get(r as usize));
+                        self.counts[g as usize] += 1;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let count = |g: usize| self.counts.get(g).copied().unwrap_or(0);
+        Ok(match &self.arg {
+            SqlType::Double => Arc::new(
+                groups
+                    .iter()
+                    .map(|&g| {
+                        let g = g as usize;
+                        (count(g) > 0).then(|| self.sums[g] / count(g) as f64)
+                    })
+                    .collect::<PrimitiveArray<Float64Type>>(),
+            ),
+            SqlType::Int => Arc::new(
+                groups
+                    .iter()
+                    .map(|&g| {
+                        let g = g as usize;
+                        (count(g) > 0).then(|| (self.exact[g] / count(g) as i128) as i32)
+                    })
+                    .collect::<PrimitiveArray<Int32Type>>(),
+            ),
+            SqlType::BigInt => Arc::new(
+                groups
+                    .iter()
+                    .map(|&g| {
+                        let g = g as usize;
+                        (count(g) > 0).then(|| (self.exact[g] / count(g) as i128) as i64)
+                    })
+                    .collect::<PrimitiveArray<Int64Type>>(),
+            ),
+            SqlType::Decimal(_, s) => {
+                let out_scale = (*s).max(6);
+                let values: PrimitiveArray<Decimal128Type> = groups
+                    .iter()
+                    .map(|&g| {
+                        let g = g as usize;
+                        let c = count(g);
+                        if c == 0 {
+                            return None;
+                        }
+                        // sum / count at the output scale, one extra digit
+                        // then rounded half up.
+                        let num = rescale(self.exact[g], *s, out_scale + 1)?;
+                        rescale(num / c as i128, out_scale + 1, out_scale)
+                    })
+                    .collect();
+                Arc::new(values.with_precision_and_scale(38, out_scale)?)
+            }
+            other => return Err(Error::Internal(format!("AVG over {other}"))),
+        })
+    }
+
+    fn size(&self) -> usize {
+        self.counts.len() * 8 + self.sums.len() * 8 + self.exact.len() * 16
+    }
+}
+
+struct MinMax<T: ArrowPrimitiveType> {
+    values: Vec<Option<T::Native>>,
+    max: bool,
+    data_type: DataType,
+}
+
+impl<T: ArrowPrimitiveType> MinMax<T> {
+    fn new(max: bool, data_type: DataType) -> Self {
+        MinMax {
+            values: vec![],
+            max,
+            data_type,
+        }
+    }
+}
+
+impl<T: ArrowPrimitiveType> Accumulator for MinMax<T>
+where
+    T::Native: PartialOrd,
+{
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let Some(v) = values else {
+            return Err(Error::Internal("MIN/MAX without argument".into()));
+        };
+        grow(&mut self.values, groups, None);
+        let v = v.as_primitive::<T>();
+        let vals = v.values();
+        let has_nulls = v.null_count() > 0;
+        for (&r, &g) in rows.iter().zip(groups) {
+            if has_nulls && v.is_null(r as usize) {
+                continue;
+            }
+            let x = vals[r as usize];
+            let slot = &mut self.values[g as usize];
+            let better = match slot {
+                None => true,
+                Some(cur) => {
+                    if self.max {
+                        x > *cur
+                    } else {
+                        x < *cur
+                    }
+                }
+            };
+            if better {
+                *slot = Some(x);
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let out: PrimitiveArray<T> = groups
+            .iter()
+            .map(|g| self.values.get(*g as usize).copied().flatten())
+            .collect();
+        Ok(Arc::new(out.with_data_type(self.data_type.clone())))
+    }
+
+    fn size(&self) -> usize {
+        self.values.len() * std::mem::size_of::<Option<T::Native>>()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    Min,
+    Max,
+    First,
+    Last,
+}
+
+/// MIN/MAX of non-numeric types and FIRST_VALUE/LAST_VALUE of any type,
+/// kept in arrow's row format (whose byte order is the values' order).
+struct RowValue {
+    converter: RowConverter,
+    data_type: DataType,
+    values: Vec<Option<Vec<u8>>>,
+    pick: Pick,
+}
+
+impl RowValue {
+    fn new(ty: &SqlType, pick: Pick) -> Result<Self> {
+        Ok(RowValue {
+            converter: RowConverter::new(vec![SortField::new(ty.to_arrow())])?,
+            data_type: ty.to_arrow(),
+            values: vec![],
+            pick,
+        })
+    }
+}
+
+impl Accumulator for RowValue {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let Some(v) = values else {
+            return Err(Error::Internal("value aggregate without argument".into()));
+        };
+        grow(&mut self.values, groups, None);
+        let encoded = self.converter.convert_columns(std::slice::from_ref(v))?;
+        for (&r, &g) in rows.iter().zip(groups) {
+            if v.is_null(r as usize) {
+                continue;
+            }
+            let bytes = encoded.row(r as usize);
+            let bytes = bytes.as_ref();
+            let slot = &mut self.values[g as usize];
+            let replace = match (slot.as_deref(), self.pick) {
+                (None, _) => true,
+                (Some(_), Pick::First) => false,
+                (Some(_), Pick::Last) => true,
+                (Some(cur), Pick::Min) => bytes < cur,
+                (Some(cur), Pick::Max) => bytes > cur,
+            };
+            if replace {
+                let buf = slot.get_or_insert_with(Vec::new);
+                buf.clear();
+                buf.extend_from_slice(bytes);
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        // Groups without a value get a NULL row, encoded once.
+        let parser = self.converter.parser();
+        let null_rows = self
+            .converter
+            .convert_columns(&[arrow::array::new_null_array(&self.data_type, 1)])?;
+        let null_row = null_rows.row(0);
+        let rows: Vec<_> = groups
+            .iter()
+            .map(|g| match self.values.get(*g as usize).and_then(|v| v.as_deref()) {
+                Some(bytes) => parser.parse(bytes),
+                None => null_row,
+            })
+            .collect();
+        let mut cols = self.converter.convert_rows(rows)?;
+        cols.pop().ok_or_else(|| Error::Internal("row conversion gave no column".into()))
+    }
+
+    fn size(&self) -> usize {
+        self.values.iter().map(|v| v.as_ref().map_or(8, |b| b.len() + 24)).sum()
+    }
+}
+
+struct ListAgg {
+    values: Vec<Option<String>>,
+    separator: String,
+}
+
+impl Accumulator for ListAgg {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let Some(v) = values else {
+            return Err(Error::Internal("LISTAGG without argument".into()));
+        };
+        grow(&mut self.values, groups, None);
+        let s = v.as_string::<i32>();
+        for (&r, &g) in rows.iter().zip(groups) {
+            if s.is_null(r as usize) {
+                continue;
+            }
+            match &mut self.values[g as usize] {
+                Some(acc) => {
+                    acc.push_str(&self.separator);
+                    acc.push_str(s.value(r as usize));
+                }
+                slot @ None => *slot = Some(s.value(r as usize).to_string()),
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let mut b = StringBuilder::new();
+        for g in groups {
+            b.append_option(self.values.get(*g as usize).and_then(|v| v.as_deref()));
+        }
+        Ok(Arc::new(b.finish()))
+    }
+
+    fn size(&self) -> usize {
+        self.values.iter().map(|v| v.as_ref().map_or(8, |s| s.len() + 24)).sum()
+    }
+}

@@ -1,0 +1,363 @@
+//! Evaluates bound expressions over whole Arrow batches with arrow's
+//! compute kernels.
+//!
+//! Runtime errors follow Flink: a CAST that cannot convert a value and an
+//! integer division by zero stop the query with an error naming the value;
+//! integer overflow wraps; `TRY_CAST` gives NULL.
+
+use crate::format::format_value;
+use arrow::array::{
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int32Array, Int64Array, RecordBatch,
+    StringArray, TimestampMillisecondArray,
+};
+use arrow::compute::kernels::{boolean, cmp, numeric, zip::zip};
+use arrow::compute::{cast_with_options, prep_null_mask_filter, CastOptions};
+use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimeUnit};
+use std::sync::Arc;
+use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction};
+use tidemark_common::{Error, Result, SqlType};
+
+/// What evaluation needs besides the batch: the zone `TIMESTAMP_LTZ`
+/// values are rendered in when cast to strings.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalContext {
+    pub time_zone: chrono_tz::Tz,
+}
+
+impl Default for EvalContext {
+    fn default() -> Self {
+        EvalContext {
+            time_zone: chrono_tz::UTC,
+        }
+    }
+}
+
+pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<ArrayRef> {
+    let n = batch.num_rows();
+    match expr {
+        Expr::Column { index, .. } => Ok(batch.column(*index).clone()),
+        Expr::Literal { value, ty } => {
+            if value.is_null() {
+                return Ok(new_null_array(&ty.to_arrow(), n));
+            }
+            Ok(value.to_array_of_size(n).map_err(|e| Error::Internal(e.to_string()))?)
+        }
+        Expr::Binary { op, left, right, ty } => {
+            let l = evaluate(left, batch, ctx)?;
+            let r = evaluate(right, batch, ctx)?;
+            binary(*op, &l, &r, ty, ctx)
+        }
+        Expr::Not(e) => Ok(Arc::new(boolean::not(evaluate(e, batch, ctx)?.as_boolean())?)),
+        Expr::Negate(e) => Ok(numeric::neg_wrapping(&evaluate(e, batch, ctx)?)?),
+        Expr::IsNull { expr, negated } => {
+            let v = evaluate(expr, batch, ctx)?;
+            Ok(Arc::new(if *negated {
+                boolean::is_not_null(&v)?
+            } else {
+                boolean::is_null(&v)?
+            }))
+        }
+        Expr::Cast { expr, to, try_cast } => {
+            let v = evaluate(expr, batch, ctx)?;
+            cast(&v, &expr.ty(), to, *try_cast, ctx)
+        }
+        Expr::Case {
+            branches, otherwise, ty,
+        } => {
+            let mut result = match otherwise {
+                Some(o) => evaluate(o, batch, ctx)?,
+                None => new_null_array(&ty.to_arrow(), n),
+            };
+            for (cond, value) in branches.iter().rev() {
+                let c = evaluate(cond, batch, ctx)?;
+                let mask = prep_null_mask_filter(c.as_boolean());
+                let v = evaluate(value, batch, ctx)?;
+                result = zip(&mask, &v, &result)?;
+            }
+            Ok(result)
+        }
+        Expr::Coalesce { args, ty } => {
+            let mut result: Option<ArrayRef> = None;
+            for a in args.iter().rev() {
+                let v = evaluate(a, batch, ctx)?;
+                result = Some(match result {
+                    None => v,
+                    Some(rest) => zip(&boolean::is_not_null(&v)?, &v, &rest)?,
+                });
+            }
+            Ok(result.unwrap_or_else(|| new_null_array(&ty.to_arrow(), n)))
+        }
+        Expr::TimestampAdd { expr, millis } => {
+            let v = evaluate(expr, batch, ctx)?;
+            let ts = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+            let shifted: TimestampMillisecondArray = ts.unary(|t| t.saturating_add(*millis));
+            Ok(Arc::new(shifted.with_timezone_opt(ts.timezone())))
+        }
+        Expr::Function { func, args, .. } => {
+            let values = args
+                .iter()
+                .map(|a| evaluate(a, batch, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            function(*func, &values)
+        }
+    }
+}
+
+fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
+    let arg = &args[0];
+    Ok(match func {
+        ScalarFunction::Upper | ScalarFunction::Lower => {
+            let s = arg.as_string::<i32>();
+            let upper = func == ScalarFunction::Upper;
+            Arc::new(
+                s.iter()
+                    .map(|v| v.map(|v| if upper { v.to_uppercase() } else { v.to_lowercase() }))
+                    .collect::<StringArray>(),
+            )
+        }
+        ScalarFunction::CharLength => {
+            let s = arg.as_string::<i32>();
+            Arc::new(s.iter().map(|v| v.map(|v| v.chars().count() as i32)).collect::<Int32Array>())
+        }
+        ScalarFunction::Abs => match arg.data_type() {
+            DataType::Int32 => Arc::new(arg.as_primitive::<Int32Type>().unary::<_, Int32Type>(|v| v.wrapping_abs())),
+            DataType::Int64 => Arc::new(arg.as_primitive::<Int64Type>().unary::<_, Int64Type>(|v| v.wrapping_abs())),
+            DataType::Float64 => Arc::new(arg.as_primitive::<Float64Type>().unary::<_, Float64Type>(f64::abs)),
+            DataType::Decimal128(p, s) => Arc::new(
+                arg.as_primitive::<Decimal128Type>()
+                    .unary::<_, Decimal128Type>(|v| v.wrapping_abs())
+                    .with_precision_and_scale(*p, *s)?,
+            ),
+            other => return Err(Error::Internal(format!("ABS over {other}"))),
+        },
+        ScalarFunction::ToTimestampLtz { millis } => {
+            let v = arg.as_primitive::<Int64Type>();
+            let factor = if millis { 1 } else { 1_000 };
+            let ts: TimestampMillisecondArray = v.unary(|x| x.saturating_mul(factor));
+            Arc::new(ts.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+    })
+}
+
+fn binary(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, ty: &SqlType, ctx: &EvalContext) -> Result<ArrayRef> {
+    let _ = ctx;
+    Ok(match op {
+        BinaryOp::And => Arc::new(boolean::and_kleene(l.as_boolean(), r.as_boolean())?),
+        BinaryOp::Or => Arc::new(boolean::or_kleene(l.as_boolean(), r.as_boolean())?),
+        BinaryOp::Eq => Arc::new(cmp::eq(l, r)?),
+        BinaryOp::NotEq => Arc::new(cmp::neq(l, r)?),
+        BinaryOp::Lt => Arc::new(cmp::lt(l, r)?),
+        BinaryOp::LtEq => Arc::new(cmp::lt_eq(l, r)?),
+        BinaryOp::Gt => Arc::new(cmp::gt(l, r)?),
+        BinaryOp::GtEq => Arc::new(cmp::gt_eq(l, r)?),
+        BinaryOp::Concat => Arc::new(arrow::compute::kernels::concat_elements::concat_elements_utf8(
+            l.as_string::<i32>(),
+            r.as_string::<i32>(),
+        )?),
+        _ => match ty {
+            SqlType::Decimal(p, s) => decimal_arithmetic(op, l, r, *p, *s)?,
+            SqlType::Double => match op {
+                BinaryOp::Plus => numeric::add(l, r)?,
+                BinaryOp::Minus => numeric::sub(l, r)?,
+                BinaryOp::Multiply => numeric::mul(l, r)?,
+                BinaryOp::Divide => numeric::div(l, r)?,
+                _ => numeric::rem(l, r)?,
+            },
+            _ => match op {
+                BinaryOp::Plus => numeric::add_wrapping(l, r)?,
+                BinaryOp::Minus => numeric::sub_wrapping(l, r)?,
+                BinaryOp::Multiply => numeric::mul_wrapping(l, r)?,
+                _ => integer_division(op, l, r)?,
+            },
+        },
+    })
+}
+
+/// Integer `/` and `%`: truncating, and an error naming the dividend on a
+/// zero divisor, as Flink raises it.
+fn integer_division(op: BinaryOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
+    let zero_at = (0..r.len()).find(|&i| {
+        r.is_valid(i)
+            && l.is_valid(i)
+            && match r.data_type() {
+                DataType::Int32 => r.as_primitive::<Int32Type>().value(i) == 0,
+                _ => r.as_primitive::<Int64Type>().value(i) == 0,
+            }
+    });
+    if let Some(i) = zero_at {
+        let mut dividend = String::new();
+        format_value(l.as_ref(), &int_type(l.data_type()), i, chrono_tz::UTC, &mut dividend)?;
+        return Err(Error::Execution(format!("division by zero: {dividend} {} 0", if op == BinaryOp::Divide { "/" } else { "%" })));
+    }
+    // i32::MIN / -1 overflows: wrap as the JVM does.
+    Ok(match r.data_type() {
+        DataType::Int32 => Arc::new(arrow::compute::binary::<_, _, _, Int32Type>(
+            l.as_primitive::<Int32Type>(),
+            r.as_primitive::<Int32Type>(),
+            |a, b| if b == 0 { 0 } else if op == BinaryOp::Divide { a.wrapping_div(b) } else { a.wrapping_rem(b) },
+        )?) as ArrayRef,
+        _ => Arc::new(arrow::compute::binary::<_, _, _, Int64Type>(
+            l.as_primitive::<Int64Type>(),
+            r.as_primitive::<Int64Type>(),
+            |a, b| if b == 0 { 0 } else if op == BinaryOp::Divide { a.wrapping_div(b) } else { a.wrapping_rem(b) },
+        )?),
+    })
+}
+
+fn int_type(dt: &DataType) -> SqlType {
+    match dt {
+        DataType::Int32 => SqlType::Int,
+        _ => SqlType::BigInt,
+    }
+}
+
+const POW10: [i128; 39] = {
+    let mut t = [1i128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// `v / 10^digits`, rounded half away from zero (Flink's HALF_UP).
+fn div_pow10_half_up(v: i128, digits: u32) -> i128 {
+    if digits == 0 {
+        return v;
+    }
+    if digits as usize >= POW10.len() {
+        return 0;
+    }
+    let d = POW10[digits as usize];
+    let q = v / d;
+    let rem = v % d;
+    if rem.abs() * 2 >= d {
+        q + v.signum()
+    } else {
+        q
+    }
+}
+
+/// Rescales a decimal from scale `from` to scale `to`; `None` on overflow.
+pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
+    if to >= from {
+        POW10.get((to - from) as usize).and_then(|f| v.checked_mul(*f))
+    } else {
+        Some(div_pow10_half_up(v, (from - to) as u32))
+    }
+}
+
+fn decimal_arithmetic(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, p: u8, s: i8) -> Result<ArrayRef> {
+    let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (l.data_type(), r.data_type()) else {
+        return Err(Error::Internal(format!(
+            "decimal arithmetic over {} and {}",
+            l.data_type(),
+            r.data_type()
+        )));
+    };
+    let (s1, s2) = (*s1, *s2);
+    let la = l.as_primitive::<Decimal128Type>();
+    let ra = r.as_primitive::<Decimal128Type>();
+    let limit = POW10[p as usize];
+    let mut division_by_zero = false;
+    let out: Decimal128Array = la
+        .iter()
+        .zip(ra.iter())
+        .map(|(a, b)| {
+            let (a, b) = (a?, b?);
+            let v = match op {
+                BinaryOp::Plus => rescale(a, s1, s)?.checked_add(rescale(b, s2, s)?),
+                BinaryOp::Minus => rescale(a, s1, s)?.checked_sub(rescale(b, s2, s)?),
+                BinaryOp::Multiply => rescale(a.checked_mul(b)?, s1 + s2, s),
+                BinaryOp::Divide => {
+                    if b == 0 {
+                        division_by_zero = true;
+                        return None;
+                    }
+                    // a / b at scale s: (a * 10^(s - s1 + s2 + 1) / b), then
+                    // round the extra digit half up.
+                    let shift = (s as i32 - s1 as i32 + s2 as i32 + 1) as i8;
+                    let num = rescale(a, 0, shift)?;
+                    Some(div_pow10_half_up(num / b, 1))
+                }
+                _ => {
+                    if b == 0 {
+                        division_by_zero = true;
+                        return None;
+                    }
+                    let m = s1.max(s2);
+                    let v = rescale(a, s1, m)?.checked_rem(rescale(b, s2, m)?)?;
+                    rescale(v, m, s)
+                }
+            }?;
+            // A result that does not fit the type is NULL, as in Flink.
+            (v.abs() < limit).then_some(v)
+        })
+        .collect();
+    if division_by_zero {
+        return Err(Error::Execution("division by zero".into()));
+    }
+    Ok(Arc::new(out.with_precision_and_scale(p, s)?))
+}
+
+/// CAST with Flink's semantics on top of arrow's cast kernel.
+pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &EvalContext) -> Result<ArrayRef> {
+    if from == to {
+        return Ok(v.clone());
+    }
+    if *from == SqlType::Null {
+        return Ok(new_null_array(&to.to_arrow(), v.len()));
+    }
+    // To STRING, values print as Flink prints them (`1.0E7`, `TRUE`,
+    // `2020-01-01 00:00:00.000`), not as arrow's display does.
+    if *to == SqlType::String {
+        let mut buf = String::new();
+        let mut out = arrow::array::StringBuilder::with_capacity(v.len(), v.len() * 8);
+        for i in 0..v.len() {
+            if v.is_null(i) {
+                out.append_null();
+            } else {
+                buf.clear();
+                format_value(v.as_ref(), from, i, ctx.time_zone, &mut buf)?;
+                out.append_value(&buf);
+            }
+        }
+        return Ok(Arc::new(out.finish()));
+    }
+    let source = if from.is_string() && !to.is_string() {
+        // Flink trims surrounding whitespace before parsing a string.
+        let s = v.as_string::<i32>();
+        Arc::new(s.iter().map(|x| x.map(str::trim)).collect::<StringArray>()) as ArrayRef
+    } else {
+        v.clone()
+    };
+    let options = CastOptions {
+        safe: true,
+        ..Default::default()
+    };
+    let out = match (from, to) {
+        // DOUBLE to an integer truncates toward zero, as Java's casts do.
+        (SqlType::Double, SqlType::Int | SqlType::BigInt) => {
+            let f = source.as_primitive::<Float64Type>();
+            let truncated: Int64Array = f.unary(|x| x.trunc() as i64);
+            cast_with_options(&truncated, &to.to_arrow(), &options)?
+        }
+        _ => cast_with_options(&source, &to.to_arrow(), &options)?,
+    };
+    if !try_cast && out.null_count() > v.null_count() {
+        if let Some(i) = (0..v.len()).find(|&i| v.is_valid(i) && out.is_null(i)) {
+            let mut shown = String::new();
+            format_value(v.as_ref(), from, i, ctx.time_zone, &mut shown)?;
+            return Err(Error::Execution(format!("cannot cast '{shown}' to {to}")));
+        }
+    }
+    let _ = TimeUnit::Millisecond;
+    Ok(out)
+}
+
+/// Evaluates a predicate to a filter mask: NULL counts as false.
+pub fn predicate_mask(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<BooleanArray> {
+    let v = evaluate(expr, batch, ctx)?;
+    Ok(prep_null_mask_filter(v.as_boolean()))
+}

@@ -1,0 +1,59 @@
+//! A running query: a source, a chain of operators, and a sink that
+//! receives the changelog, plus the numbers of the run summary.
+
+use crate::operator::{Operator, OperatorMetrics};
+use crate::source::{SourceMetrics, TableSource};
+use crate::stream::{Chunk, StreamItem};
+use std::time::{Duration, Instant};
+use tidemark_common::Result;
+
+pub struct Pipeline {
+    pub source: TableSource,
+    pub operators: Vec<Box<dyn Operator>>,
+}
+
+/// The numbers a run ends with.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    pub sources: Vec<SourceMetrics>,
+    pub operators: Vec<(String, OperatorMetrics)>,
+    pub rows_emitted: u64,
+    pub final_watermark: i64,
+    pub elapsed: Duration,
+}
+
+impl Pipeline {
+    /// Runs to the end of input, handing every output chunk to `sink`.
+    pub fn run(&mut self, sink: &mut dyn FnMut(&Chunk) -> Result<()>) -> Result<RunSummary> {
+        let started = Instant::now();
+        let mut items = Vec::new();
+        let mut next = Vec::new();
+        let mut rows_emitted = 0u64;
+        let mut final_watermark = tidemark_common::time::NO_WATERMARK;
+        while self.source.next_items(&mut items)? {
+            for op in &mut self.operators {
+                for item in items.drain(..) {
+                    op.process(item, &mut next)?;
+                }
+                std::mem::swap(&mut items, &mut next);
+            }
+            for item in items.drain(..) {
+                match item {
+                    StreamItem::Chunk(chunk) => {
+                        rows_emitted += chunk.num_rows() as u64;
+                        sink(&chunk)?;
+                    }
+                    StreamItem::Watermark(w) => final_watermark = final_watermark.max(w),
+                    StreamItem::End => {}
+                }
+            }
+        }
+        Ok(RunSummary {
+            sources: vec![self.source.metrics()],
+            operators: self.operators.iter().map(|o| (o.name(), o.metrics())).collect(),
+            rows_emitted,
+            final_watermark,
+            elapsed: started.elapsed(),
+        })
+    }
+}

@@ -1,0 +1,182 @@
+//! Operators that keep no state: projection, filter, and a window TVF that
+//! only labels rows with their window.
+
+use crate::eval::{evaluate, predicate_mask, EvalContext};
+use crate::operator::{Operator, OperatorMetrics};
+use crate::stream::{Chunk, StreamItem};
+use arrow::array::{ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::compute::filter_record_batch;
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use std::sync::Arc;
+use tidemark_common::expr::Expr;
+use tidemark_common::time::window_start;
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Result};
+
+pub struct Project {
+    exprs: Vec<Expr>,
+    schema: SchemaRef,
+    ctx: EvalContext,
+    metrics: OperatorMetrics,
+}
+
+impl Project {
+    pub fn new(exprs: Vec<Expr>, schema: SchemaRef, ctx: EvalContext) -> Result<Self> {
+        if exprs.len() != schema.fields().len() {
+            return Err(Error::Internal("projection and schema differ in width".into()));
+        }
+        Ok(Project {
+            exprs,
+            schema,
+            ctx,
+            metrics: OperatorMetrics::default(),
+        })
+    }
+}
+
+impl Operator for Project {
+    fn name(&self) -> String {
+        "Project".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                let columns = self
+                    .exprs
+                    .iter()
+                    .map(|e| evaluate(e, &chunk.batch, &self.ctx))
+                    .collect::<Result<Vec<ArrayRef>>>()?;
+                let batch = RecordBatch::try_new_with_options(
+                    self.schema.clone(),
+                    columns,
+                    &arrow::array::RecordBatchOptions::new().with_row_count(Some(chunk.num_rows())),
+                )?;
+                self.metrics.rows_in += chunk.num_rows() as u64;
+                self.metrics.rows_out += chunk.num_rows() as u64;
+                out.push(StreamItem::Chunk(chunk.with_batch(batch)));
+            }
+            other => out.push(other),
+        }
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+}
+
+pub struct Filter {
+    predicate: Expr,
+    ctx: EvalContext,
+    metrics: OperatorMetrics,
+}
+
+impl Filter {
+    pub fn new(predicate: Expr, ctx: EvalContext) -> Self {
+        Filter {
+            predicate,
+            ctx,
+            metrics: OperatorMetrics::default(),
+        }
+    }
+}
+
+impl Operator for Filter {
+    fn name(&self) -> String {
+        "Filter".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                let mask = predicate_mask(&self.predicate, &chunk.batch, &self.ctx)?;
+                self.metrics.rows_in += chunk.num_rows() as u64;
+                let kept = mask.true_count();
+                if kept == 0 {
+                    return Ok(());
+                }
+                self.metrics.rows_out += kept as u64;
+                if kept == chunk.num_rows() {
+                    out.push(StreamItem::Chunk(chunk));
+                    return Ok(());
+                }
+                let batch = filter_record_batch(&chunk.batch, &mask)?;
+                let keep = |i: usize| mask.value(i);
+                let watermarks = chunk.watermarks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, w)| *w).collect();
+                let kinds = chunk
+                    .kinds
+                    .as_ref()
+                    .map(|k| k.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, k)| *k).collect());
+                out.push(StreamItem::Chunk(Chunk {
+                    batch,
+                    watermarks,
+                    kinds,
+                }));
+            }
+            other => out.push(other),
+        }
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+}
+
+/// A TUMBLE TVF without aggregation: each row gets the three window
+/// columns of its one window. Rows pass through at once, as in Flink.
+pub struct TumbleLabels {
+    size: i64,
+    offset: i64,
+    time_column: usize,
+    schema: SchemaRef,
+    metrics: OperatorMetrics,
+}
+
+impl TumbleLabels {
+    pub fn new(kind: WindowKind, time_column: usize, schema: SchemaRef) -> Result<Self> {
+        let WindowKind::Tumble { size, offset } = kind else {
+            return Err(Error::Internal(format!("TumbleLabels for {}", kind.name())));
+        };
+        Ok(TumbleLabels {
+            size,
+            offset,
+            time_column,
+            schema,
+            metrics: OperatorMetrics::default(),
+        })
+    }
+}
+
+impl Operator for TumbleLabels {
+    fn name(&self) -> String {
+        "WindowTvf".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                let ts = chunk.batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+                let (size, offset) = (self.size, self.offset);
+                let start: TimestampMillisecondArray = ts.unary(|t| window_start(t, offset, size));
+                let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));
+                let time: TimestampMillisecondArray = end.unary(|e| e.saturating_sub(1));
+                let mut columns = chunk.batch.columns().to_vec();
+                columns.push(Arc::new(start));
+                columns.push(Arc::new(end));
+                columns.push(Arc::new(time.with_timezone_opt(ts.timezone())));
+                let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+                self.metrics.rows_in += chunk.num_rows() as u64;
+                self.metrics.rows_out += chunk.num_rows() as u64;
+                out.push(StreamItem::Chunk(chunk.with_batch(batch)));
+            }
+            other => out.push(other),
+        }
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+}

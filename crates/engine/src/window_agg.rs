@@ -1,0 +1,371 @@
+//! Window aggregation over a window TVF, on the shared event-time service.
+//!
+//! State is kept per slice and key: a slice is the stretch of time all of
+//! whose rows share their windows (for TUMBLE, the window itself). Each
+//! slice holds a hash table from the key (in arrow's row format) to a dense
+//! group id, and one columnar [`Accumulator`] per aggregate. A window fires
+//! when the watermark reaches `window_end - 1`: it emits one row per key, in
+//! the order of each key's first row in the window, then its state is
+//! freed once it can no longer change (`window_end - 1 + lateness`).
+
+use crate::accumulators::{new_accumulator, Accumulator};
+use crate::operator::{Operator, OperatorMetrics};
+use crate::stream::{Chunk, StreamItem};
+use crate::time_service::{EventTime, TimerHandler};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::{RowConverter, Rows, SortField};
+use hashbrown::HashTable;
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::expr::AggregateCall;
+use tidemark_common::time::window_start;
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Result, SqlType};
+
+/// What an aggregation's configuration says, checked by [`WindowAggregate::new`].
+pub struct WindowAggregateSpec {
+    pub kind: WindowKind,
+    pub time_column: usize,
+    pub key_columns: Vec<usize>,
+    pub key_types: Vec<SqlType>,
+    pub aggregates: Vec<AggregateCall>,
+    pub lateness: i64,
+    /// Output: keys, window_start, window_end, window_time, aggregates.
+    pub output_schema: SchemaRef,
+}
+
+/// The timers of a window aggregation, keyed by window end. At equal
+/// times a fire comes before the cleanup of the same window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WindowTimer {
+    Fire(i64),
+    Cleanup(i64),
+}
+
+pub struct WindowAggregate {
+    time: EventTime<WindowTimer>,
+    state: WindowState,
+    emitter: Emitter,
+}
+
+/// Fired results waiting to go downstream, and the watermark downstream
+/// has been told.
+struct Emitter {
+    pending: Vec<RecordBatch>,
+    forwarded: i64,
+    out: Vec<StreamItem>,
+}
+
+impl Emitter {
+    /// Sends pending results, then the watermark that fired them: the rows
+    /// carry the watermark in force before it, as they would one by one.
+    fn flush(&mut self, watermark: i64) {
+        for batch in self.pending.drain(..) {
+            let n = batch.num_rows();
+            if n > 0 {
+                self.out
+                    .push(StreamItem::Chunk(Chunk::new(batch, vec![self.forwarded; n])));
+            }
+        }
+        if watermark > self.forwarded {
+            self.forwarded = watermark;
+            self.out.push(StreamItem::Watermark(watermark));
+        }
+    }
+}
+
+struct Slice {
+    /// Keys in arrow's row format, one per group.
+    keys: Option<Rows>,
+    table: HashTable<u32>,
+    hashes: Vec<u64>,
+    accumulators: Vec<Box<dyn Accumulator>>,
+    groups: u32,
+}
+
+struct WindowState {
+    size: i64,
+    offset: i64,
+    lateness: i64,
+    time_column: usize,
+    key_columns: Vec<usize>,
+    key_converter: Option<RowConverter>,
+    aggregates: Vec<AggregateCall>,
+    output_schema: SchemaRef,
+    window_time_zone: Option<Arc<str>>,
+    slices: BTreeMap<i64, Slice>,
+    hasher: foldhash::fast::FixedState,
+    metrics: OperatorMetrics,
+    /// Scratch buffers reused across chunks.
+    scratch_rows: Vec<(i64, Vec<u32>)>,
+}
+
+impl WindowAggregate {
+    pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
+        let WindowKind::Tumble { size, offset } = spec.kind else {
+            return Err(Error::Internal(format!("{} aggregation is not built yet", spec.kind.name())));
+        };
+        if size <= 0 || spec.lateness < 0 {
+            return Err(Error::Internal("window size must be positive".into()));
+        }
+        for call in &spec.aggregates {
+            new_accumulator(call)?;
+        }
+        let key_converter = if spec.key_columns.is_empty() {
+            None
+        } else {
+            Some(RowConverter::new(
+                spec.key_types.iter().map(|t| SortField::new(t.to_arrow())).collect(),
+            )?)
+        };
+        let n_keys = spec.key_columns.len();
+        let window_time_zone = match spec.output_schema.field(n_keys + 2).data_type() {
+            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
+            other => return Err(Error::Internal(format!("window_time of type {other}"))),
+        };
+        Ok(WindowAggregate {
+            time: EventTime::new(),
+            state: WindowState {
+                size,
+                offset,
+                lateness: spec.lateness,
+                time_column: spec.time_column,
+                key_columns: spec.key_columns,
+                key_converter,
+                aggregates: spec.aggregates,
+                output_schema: spec.output_schema,
+                window_time_zone,
+                slices: BTreeMap::new(),
+                hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
+                metrics: OperatorMetrics::default(),
+                scratch_rows: Vec::new(),
+            },
+            emitter: Emitter {
+                pending: Vec::new(),
+                forwarded: tidemark_common::time::NO_WATERMARK,
+                out: Vec::new(),
+            },
+        })
+    }
+}
+
+impl Operator for WindowAggregate {
+    fn name(&self) -> String {
+        "WindowAggregate".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                self.state.metrics.rows_in += chunk.num_rows() as u64;
+                self.time
+                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| e.flush(wm))?;
+            }
+            StreamItem::Watermark(wm) => {
+                self.time.advance(wm, &mut self.state, &mut self.emitter)?;
+                self.emitter.flush(wm);
+            }
+            StreamItem::End => {
+                self.emitter.flush(self.time.watermark());
+                self.emitter.out.push(StreamItem::End);
+            }
+        }
+        for item in &self.emitter.out {
+            if let StreamItem::Chunk(c) = item {
+                self.state.metrics.rows_out += c.num_rows() as u64;
+            }
+        }
+        out.append(&mut self.emitter.out);
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.state.metrics.clone()
+    }
+}
+
+impl WindowState {
+    fn cleanup_time(&self, window_end: i64) -> i64 {
+        window_end.saturating_sub(1).saturating_add(self.lateness)
+    }
+
+    fn new_slice(&self) -> Result<Slice> {
+        Ok(Slice {
+            keys: self.key_converter.as_ref().map(|c| c.empty_rows(0, 0)),
+            table: HashTable::new(),
+            hashes: Vec::new(),
+            accumulators: self
+                .aggregates
+                .iter()
+                .map(new_accumulator)
+                .collect::<Result<Vec<_>>>()?,
+            groups: 0,
+        })
+    }
+
+    fn emit_window(&mut self, window_end: i64, emitter: &mut Emitter) -> Result<()> {
+        let Some(slice) = self.slices.get(&window_end) else {
+            return Ok(());
+        };
+        let n = slice.groups as usize;
+        if n == 0 {
+            return Ok(());
+        }
+        // Groups were numbered in the order of their first row.
+        let order: Vec<u32> = (0..slice.groups).collect();
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
+        if let (Some(conv), Some(keys)) = (&self.key_converter, &slice.keys) {
+            columns.extend(conv.convert_rows(keys.iter())?);
+        }
+        let start = window_end.saturating_sub(self.size);
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(start, n)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(window_end, n)));
+        columns.push(Arc::new(
+            TimestampMillisecondArray::from_value(window_end.saturating_sub(1), n)
+                .with_timezone_opt(self.window_time_zone.clone()),
+        ));
+        for acc in &slice.accumulators {
+            columns.push(acc.evaluate(&order)?);
+        }
+        emitter
+            .pending
+            .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
+        self.metrics.windows_fired += 1;
+        Ok(())
+    }
+}
+
+impl TimerHandler for WindowState {
+    type Key = WindowTimer;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<WindowTimer>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        _out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ts = batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+        let ts_values = ts.values();
+        let keys = match &self.key_converter {
+            Some(conv) => {
+                let cols: Vec<ArrayRef> = self.key_columns.iter().map(|c| batch.column(*c).clone()).collect();
+                Some(conv.convert_columns(&cols)?)
+            }
+            None => None,
+        };
+
+        // Rows per slice, in arrival order; late rows are counted and left
+        // out. Consecutive rows usually share a slice, so the last one used
+        // is checked first.
+        let mut per_slice = std::mem::take(&mut self.scratch_rows);
+        per_slice.iter_mut().for_each(|(_, rows)| rows.clear());
+        let mut used = 0usize;
+        let mut last: Option<usize> = None;
+        for i in 0..len {
+            if ts.is_null(i) {
+                continue;
+            }
+            let end = window_start(ts_values[i], self.offset, self.size).saturating_add(self.size);
+            if self.cleanup_time(end) <= watermarks[i] {
+                self.metrics.late_rows += 1;
+                continue;
+            }
+            let slot = match last {
+                Some(s) if per_slice[s].0 == end => s,
+                _ => match per_slice[..used].iter().position(|(e, _)| *e == end) {
+                    Some(s) => s,
+                    None => {
+                        if used == per_slice.len() {
+                            per_slice.push((end, Vec::new()));
+                        } else {
+                            per_slice[used].0 = end;
+                        }
+                        used += 1;
+                        used - 1
+                    }
+                },
+            };
+            last = Some(slot);
+            per_slice[slot].1.push(i as u32);
+        }
+
+        let mut groups: Vec<u32> = Vec::new();
+        for (end, rows) in &per_slice[..used] {
+            let end = *end;
+            if !self.slices.contains_key(&end) {
+                let slice = self.new_slice()?;
+                self.slices.insert(end, slice);
+                time.register(end.saturating_sub(1), WindowTimer::Fire(end));
+                if self.lateness > 0 {
+                    time.register(self.cleanup_time(end), WindowTimer::Cleanup(end));
+                }
+            }
+            let slice = self
+                .slices
+                .get_mut(&end)
+                .ok_or_else(|| Error::Internal("slice vanished".into()))?;
+            groups.clear();
+            match (&keys, &mut slice.keys) {
+                (Some(keys), Some(slice_keys)) => {
+                    for &r in rows {
+                        let row = keys.row(r as usize);
+                        let hash = self.hasher.hash_one(row.as_ref());
+                        let hashes = &slice.hashes;
+                        let found = slice
+                            .table
+                            .find(hash, |&g| hashes[g as usize] == hash && slice_keys.row(g as usize) == row)
+                            .copied();
+                        let g = match found {
+                            Some(g) => g,
+                            None => {
+                                let g = slice.groups;
+                                slice.groups += 1;
+                                slice_keys.push(row);
+                                slice.hashes.push(hash);
+                                let hashes = &slice.hashes;
+                                slice.table.insert_unique(hash, g, |&x| hashes[x as usize]);
+                                g
+                            }
+                        };
+                        groups.push(g);
+                    }
+                }
+                _ => {
+                    if slice.groups == 0 {
+                        slice.groups = 1;
+                    }
+                    groups.resize(rows.len(), 0);
+                }
+            }
+            for (acc, call) in slice.accumulators.iter_mut().zip(&self.aggregates) {
+                let values = call.arg.map(|c| batch.column(c));
+                acc.update(values, rows, &groups)?;
+            }
+        }
+        self.scratch_rows = per_slice;
+        Ok(len)
+    }
+
+    fn on_timer(&mut self, _time: &mut EventTime<WindowTimer>, _at: i64, key: WindowTimer, out: &mut Emitter) -> Result<()> {
+        match key {
+            WindowTimer::Fire(end) => {
+                self.emit_window(end, out)?;
+                if self.lateness == 0 {
+                    self.slices.remove(&end);
+                }
+            }
+            WindowTimer::Cleanup(end) => {
+                self.slices.remove(&end);
+            }
+        }
+        Ok(())
+    }
+}
