@@ -296,10 +296,16 @@ impl Accumulator for Avg {
                         Box::new(move |i| a.value(i))
                     }
                 };
+                // Flink sums integers for AVG in a BIGINT, which wraps.
+                let integer = matches!(arg, SqlType::Int | SqlType::BigInt);
                 for (&r, &g) in rows.iter().zip(groups) {
                     if valid(r) {
                         let e = &mut self.exact[g as usize];
-                        *e = e.wrapping_add(get(r as usize));
+                        *e = if integer {
+                            (*e as i64).wrapping_add(get(r as usize) as i64) as i128
+                        } else {
+                            e.wrapping_add(get(r as usize))
+                        };
                         self.counts[g as usize] += 1;
                     }
                 }

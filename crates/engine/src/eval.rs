@@ -70,7 +70,7 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             };
             for (cond, value) in branches.iter().rev() {
                 let c = evaluate(cond, batch, ctx)?;
-                let mask = prep_null_mask_filter(c.as_boolean());
+                let mask = null_as_false(c.as_boolean());
                 let v = evaluate(value, batch, ctx)?;
                 result = zip(&mask, &v, &result)?;
             }
@@ -359,5 +359,14 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
 /// Evaluates a predicate to a filter mask: NULL counts as false.
 pub fn predicate_mask(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<BooleanArray> {
     let v = evaluate(expr, batch, ctx)?;
-    Ok(prep_null_mask_filter(v.as_boolean()))
+    Ok(null_as_false(v.as_boolean()))
+}
+
+/// A boolean array with NULL read as false, as WHERE and CASE read it.
+fn null_as_false(b: &BooleanArray) -> BooleanArray {
+    if b.null_count() > 0 {
+        prep_null_mask_filter(b)
+    } else {
+        b.clone()
+    }
 }
