@@ -3,6 +3,10 @@
 
 use tidemark_engine::RunSummary;
 
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// An instant as the summary shows it.
 pub fn show_instant(ms: i64) -> String {
     match ms {
@@ -19,7 +23,7 @@ pub fn show_instant(ms: i64) -> String {
 pub fn render_summary(s: &RunSummary, timing: bool) -> String {
     let mut out = String::from("-- summary\n");
     for src in &s.sources {
-        out.push_str(&format!("source {}: {} rows read", src.table, src.rows_read));
+        out.push_str(&format!("source {}: {} read", src.table, count(src.rows_read, "row", "rows")));
         let mut notes = Vec::new();
         if src.rows_without_rowtime > 0 {
             notes.push(format!("{} skipped without rowtime", src.rows_without_rowtime));
@@ -41,11 +45,12 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
     for (name, m) in &s.operators {
         if m.late_rows > 0 || m.windows_fired > 0 || m.partially_late_rows > 0 {
             out.push_str(&format!(
-                "{name}: {} windows fired, {} late rows dropped",
-                m.windows_fired, m.late_rows
+                "operator {name}: {}, {} dropped",
+                count(m.windows_fired, "window fired", "windows fired"),
+                count(m.late_rows, "late row", "late rows")
             ));
             if m.partially_late_rows > 0 {
-                out.push_str(&format!(", {} rows partially late", m.partially_late_rows));
+                out.push_str(&format!(", {}", count(m.partially_late_rows, "row partially late", "rows partially late")));
             }
             out.push('\n');
         }

@@ -30,11 +30,24 @@ impl Pipeline {
         let mut next = Vec::new();
         let mut rows_emitted = 0u64;
         let mut final_watermark = tidemark_common::time::NO_WATERMARK;
-        while self.source.next_items(&mut items)? {
+        // A failing operator may first have passed on the rows before the
+        // failing one (so output does not depend on batching); they travel
+        // on to the sink before the error ends the run.
+        let mut failure = None;
+        while failure.is_none() {
+            match self.source.next_items(&mut items) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => failure = Some(e),
+            }
             for op in &mut self.operators {
                 for item in items.drain(..) {
-                    op.process(item, &mut next)?;
+                    if let Err(e) = op.process(item, &mut next) {
+                        failure.get_or_insert(e);
+                        break;
+                    }
                 }
+                items.clear();
                 std::mem::swap(&mut items, &mut next);
             }
             for item in items.drain(..) {
@@ -47,6 +60,9 @@ impl Pipeline {
                     StreamItem::End => {}
                 }
             }
+        }
+        if let Some(e) = failure {
+            return Err(e);
         }
         Ok(RunSummary {
             sources: vec![self.source.metrics()],

@@ -34,6 +34,73 @@ impl Project {
     }
 }
 
+impl Project {
+    fn project(&self, chunk: &Chunk) -> Result<Chunk> {
+        let columns = self
+            .exprs
+            .iter()
+            .map(|e| evaluate(e, &chunk.batch, &self.ctx).map_err(|err| in_expression(err, e)))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let batch = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(chunk.num_rows())),
+        )?;
+        Ok(chunk.with_batch(batch))
+    }
+}
+
+/// Names the expression a runtime error came from.
+fn in_expression(err: Error, expr: &Expr) -> Error {
+    match err {
+        Error::Execution(m) => Error::Execution(format!("{m}, in {expr}")),
+        other => other,
+    }
+}
+
+/// Applies `f` to `chunk`; if it fails, applies it to the rows before the
+/// first row that fails on its own and passes those on before the error,
+/// so that what comes out before a runtime error is the same at every
+/// batch size. Only the error path pays for the row-by-row search.
+pub fn rows_before_failure(
+    chunk: &Chunk,
+    out: &mut Vec<StreamItem>,
+    f: impl Fn(&Chunk) -> Result<Chunk>,
+) -> Result<()> {
+    let err = match f(chunk) {
+        Ok(done) => {
+            if done.num_rows() > 0 {
+                out.push(StreamItem::Chunk(done));
+            }
+            return Ok(());
+        }
+        Err(e) => e,
+    };
+    // The error reported is the first failing row's own, which may differ
+    // from the one the whole batch hit first.
+    for i in 0..chunk.num_rows() {
+        if let Err(row_err) = f(&slice_chunk(chunk, i, 1)) {
+            if i > 0 {
+                let done = f(&slice_chunk(chunk, 0, i))?;
+                if done.num_rows() > 0 {
+                    out.push(StreamItem::Chunk(done));
+                }
+            }
+            return Err(row_err);
+        }
+    }
+    Err(err)
+}
+
+/// Rows `start .. start + len` of a chunk.
+pub fn slice_chunk(chunk: &Chunk, start: usize, len: usize) -> Chunk {
+    Chunk {
+        batch: chunk.batch.slice(start, len),
+        watermarks: chunk.watermarks[start..start + len].to_vec(),
+        kinds: chunk.kinds.as_ref().map(|k| k[start..start + len].to_vec()),
+    }
+}
+
 impl Operator for Project {
     fn name(&self) -> String {
         "Project".into()
@@ -42,19 +109,12 @@ impl Operator for Project {
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
         match item {
             StreamItem::Chunk(chunk) => {
-                let columns = self
-                    .exprs
-                    .iter()
-                    .map(|e| evaluate(e, &chunk.batch, &self.ctx))
-                    .collect::<Result<Vec<ArrayRef>>>()?;
-                let batch = RecordBatch::try_new_with_options(
-                    self.schema.clone(),
-                    columns,
-                    &arrow::array::RecordBatchOptions::new().with_row_count(Some(chunk.num_rows())),
-                )?;
                 self.metrics.rows_in += chunk.num_rows() as u64;
-                self.metrics.rows_out += chunk.num_rows() as u64;
-                out.push(StreamItem::Chunk(chunk.with_batch(batch)));
+                let result = rows_before_failure(&chunk, out, |c| self.project(c));
+                if let Some(StreamItem::Chunk(c)) = out.last() {
+                    self.metrics.rows_out += c.num_rows() as u64;
+                }
+                result?;
             }
             other => out.push(other),
         }
@@ -82,6 +142,28 @@ impl Filter {
     }
 }
 
+impl Filter {
+    fn filter(&self, chunk: &Chunk) -> Result<Chunk> {
+        let mask = predicate_mask(&self.predicate, &chunk.batch, &self.ctx)
+            .map_err(|e| in_expression(e, &self.predicate))?;
+        if mask.true_count() == chunk.num_rows() {
+            return Ok(chunk.clone());
+        }
+        let batch = filter_record_batch(&chunk.batch, &mask)?;
+        let keep = |i: usize| mask.value(i);
+        let watermarks = chunk.watermarks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, w)| *w).collect();
+        let kinds = chunk
+            .kinds
+            .as_ref()
+            .map(|k| k.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, k)| *k).collect());
+        Ok(Chunk {
+            batch,
+            watermarks,
+            kinds,
+        })
+    }
+}
+
 impl Operator for Filter {
     fn name(&self) -> String {
         "Filter".into()
@@ -90,29 +172,15 @@ impl Operator for Filter {
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
         match item {
             StreamItem::Chunk(chunk) => {
-                let mask = predicate_mask(&self.predicate, &chunk.batch, &self.ctx)?;
                 self.metrics.rows_in += chunk.num_rows() as u64;
-                let kept = mask.true_count();
-                if kept == 0 {
-                    return Ok(());
+                let before = out.len();
+                let result = rows_before_failure(&chunk, out, |c| self.filter(c));
+                if out.len() > before {
+                    if let Some(StreamItem::Chunk(c)) = out.last() {
+                        self.metrics.rows_out += c.num_rows() as u64;
+                    }
                 }
-                self.metrics.rows_out += kept as u64;
-                if kept == chunk.num_rows() {
-                    out.push(StreamItem::Chunk(chunk));
-                    return Ok(());
-                }
-                let batch = filter_record_batch(&chunk.batch, &mask)?;
-                let keep = |i: usize| mask.value(i);
-                let watermarks = chunk.watermarks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, w)| *w).collect();
-                let kinds = chunk
-                    .kinds
-                    .as_ref()
-                    .map(|k| k.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, k)| *k).collect());
-                out.push(StreamItem::Chunk(Chunk {
-                    batch,
-                    watermarks,
-                    kinds,
-                }));
+                result?;
             }
             other => out.push(other),
         }
