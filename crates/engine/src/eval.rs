@@ -42,6 +42,21 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             }
             Ok(value.to_array_of_size(n).map_err(|e| Error::Internal(e.to_string()))?)
         }
+        Expr::Binary {
+            op: op @ (BinaryOp::And | BinaryOp::Or),
+            left,
+            right,
+            ..
+        } => {
+            // Short-circuit as Flink does: the right side is computed only
+            // where the left one does not decide the result.
+            let l = evaluate(left, batch, ctx)?;
+            let decided = if *op == BinaryOp::And { false } else { true };
+            let lb = l.as_boolean();
+            let undecided: BooleanArray = (0..n).map(|i| Some(!(lb.is_valid(i) && lb.value(i) == decided))).collect();
+            let r = evaluate_where(right, batch, &undecided, ctx)?;
+            binary(*op, &l, &r, &SqlType::Boolean, ctx)
+        }
         Expr::Binary { op, left, right, ty } => {
             let l = evaluate(left, batch, ctx)?;
             let r = evaluate(right, batch, ctx)?;
@@ -64,15 +79,24 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
         Expr::Case {
             branches, otherwise, ty,
         } => {
+            // Like Flink's generated code, a branch's value is computed only
+            // for the rows that take it: `CASE WHEN x = 0 THEN 0 ELSE 10 / x
+            // END` must not divide by zero.
+            let mut remaining = BooleanArray::from(vec![true; n]);
+            let mut taken = Vec::with_capacity(branches.len());
+            for (cond, value) in branches {
+                let c = evaluate_where(cond, batch, &remaining, ctx)?;
+                let take = boolean::and(&remaining, &null_as_false(c.as_boolean()))?;
+                let v = evaluate_where(value, batch, &take, ctx)?;
+                remaining = boolean::and(&remaining, &boolean::not(&take)?)?;
+                taken.push((take, v));
+            }
             let mut result = match otherwise {
-                Some(o) => evaluate(o, batch, ctx)?,
+                Some(o) => evaluate_where(o, batch, &remaining, ctx)?,
                 None => new_null_array(&ty.to_arrow(), n),
             };
-            for (cond, value) in branches.iter().rev() {
-                let c = evaluate(cond, batch, ctx)?;
-                let mask = null_as_false(c.as_boolean());
-                let v = evaluate(value, batch, ctx)?;
-                result = zip(&mask, &v, &result)?;
+            for (take, v) in taken.iter().rev() {
+                result = zip(take, v, &result)?;
             }
             Ok(result)
         }
@@ -354,6 +378,34 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
     }
     let _ = TimeUnit::Millisecond;
     Ok(out)
+}
+
+/// Evaluates `expr` only for the rows where `rows` is true; the others are
+/// NULL. Whole-batch evaluation when every row is selected.
+pub fn evaluate_where(expr: &Expr, batch: &RecordBatch, rows: &BooleanArray, ctx: &EvalContext) -> Result<ArrayRef> {
+    let n = batch.num_rows();
+    let selected = rows.true_count();
+    if selected == n {
+        return evaluate(expr, batch, ctx);
+    }
+    let null = new_null_array(&expr.ty().to_arrow(), 1);
+    if selected == 0 {
+        return Ok(arrow::compute::take(&null, &arrow::array::UInt32Array::from(vec![0u32; n]), None)?);
+    }
+    let subset = arrow::compute::filter_record_batch(batch, rows)?;
+    let values = evaluate(expr, &subset, ctx)?;
+    let mut next = 0usize;
+    let indices: Vec<(usize, usize)> = (0..n)
+        .map(|i| {
+            if rows.value(i) {
+                next += 1;
+                (0, next - 1)
+            } else {
+                (1, 0)
+            }
+        })
+        .collect();
+    Ok(arrow::compute::interleave(&[values.as_ref(), null.as_ref()], &indices)?)
 }
 
 /// Evaluates a predicate to a filter mask: NULL counts as false.
