@@ -37,8 +37,23 @@ impl Session {
         }
     }
 
-    /// Runs every statement of `sql` in order.
+    /// Runs every statement of `sql` in order. A panic — always a bug —
+    /// is caught and reported as an internal error rather than a crash.
     pub fn execute_script(&mut self, sql: &str, out: &mut Output<'_>) -> Result<Vec<RunSummary>> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.execute_script_inner(sql, out))) {
+            Ok(result) => result,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                Err(Error::Internal(message))
+            }
+        }
+    }
+
+    fn execute_script_inner(&mut self, sql: &str, out: &mut Output<'_>) -> Result<Vec<RunSummary>> {
         let statements = parse_script(sql)?;
         let mut summaries = Vec::new();
         for statement in &statements {

@@ -555,3 +555,83 @@ impl Accumulator for ListAgg {
         self.values.iter().map(|v| v.as_ref().map_or(8, |s| s.len() + 24)).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Decimal128Array, Int32Array, StringArray};
+
+    fn call(func: AggregateFunction, ty: SqlType, result: SqlType) -> AggregateCall {
+        AggregateCall {
+            func,
+            arg: Some(0),
+            arg_type: Some(ty),
+            distinct: false,
+            separator: Some(" ".into()),
+            ty: result,
+        }
+    }
+
+    /// Feeds `values` to groups `groups` (one row each) and shows the
+    /// results of groups 0 and 1.
+    fn run(call: &AggregateCall, values: ArrayRef, groups: &[u32]) -> Result<Vec<String>> {
+        let mut acc = new_accumulator(call)?;
+        let rows: Vec<u32> = (0..values.len() as u32).collect();
+        // Two updates, as two runs of rows would give.
+        let half = rows.len() / 2;
+        acc.update(Some(&values), &rows[..half], &groups[..half])?;
+        acc.update(Some(&values), &rows[half..], &groups[half..])?;
+        let out = acc.evaluate(&[0, 1])?;
+        (0..2)
+            .map(|i| {
+                let mut s = String::new();
+                crate::format::format_value(out.as_ref(), &call.ty, i, chrono_tz::UTC, &mut s)?;
+                Ok(s)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn null_handling_and_flink_result_types() -> Result<()> {
+        let ints: ArrayRef = Arc::new(Int32Array::from(vec![Some(-3), None, Some(-4), None, Some(2)]));
+        let groups = [0, 1, 0, 1, 0];
+        let cases = [
+            (AggregateFunction::Sum, SqlType::Int, ["-5", "<NULL>"]),
+            (AggregateFunction::Avg, SqlType::Int, ["-1", "<NULL>"]),
+            (AggregateFunction::Count, SqlType::BigInt, ["3", "0"]),
+            (AggregateFunction::Min, SqlType::Int, ["-4", "<NULL>"]),
+            (AggregateFunction::Max, SqlType::Int, ["2", "<NULL>"]),
+            (AggregateFunction::FirstValue, SqlType::Int, ["-3", "<NULL>"]),
+            (AggregateFunction::LastValue, SqlType::Int, ["2", "<NULL>"]),
+        ];
+        for (func, result, want) in cases {
+            let c = call(func, SqlType::Int, result);
+            assert_eq!(run(&c, ints.clone(), &groups)?, want, "{}", func.name());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn decimal_average_has_scale_six_rounded_half_up() -> Result<()> {
+        let d: ArrayRef = Arc::new(
+            Decimal128Array::from(vec![Some(100), Some(100), Some(101), Some(5)]).with_precision_and_scale(10, 2)?,
+        );
+        let c = call(AggregateFunction::Avg, SqlType::Decimal(10, 2), SqlType::Decimal(38, 6));
+        // (1.00 + 1.00 + 1.01) / 3 = 1.003333..; 0.05 alone.
+        assert_eq!(run(&c, d, &[0, 0, 0, 1])?, ["1.003333", "0.050000"]);
+        Ok(())
+    }
+
+    #[test]
+    fn strings_min_max_and_listagg_skip_nulls() -> Result<()> {
+        let s: ArrayRef = Arc::new(StringArray::from(vec![Some("b"), None, Some("a"), Some("c")]));
+        let groups = [0, 0, 0, 1];
+        let min = call(AggregateFunction::Min, SqlType::String, SqlType::String);
+        assert_eq!(run(&min, s.clone(), &groups)?, ["a", "c"]);
+        let max = call(AggregateFunction::Max, SqlType::String, SqlType::String);
+        assert_eq!(run(&max, s.clone(), &groups)?, ["b", "c"]);
+        let list = call(AggregateFunction::ListAgg, SqlType::String, SqlType::String);
+        assert_eq!(run(&list, s, &groups)?, ["b a", "c"]);
+        Ok(())
+    }
+}

@@ -422,3 +422,85 @@ fn null_as_false(b: &BooleanArray) -> BooleanArray {
         b.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion_common::ScalarValue;
+
+    fn lit(value: ScalarValue, ty: SqlType) -> Expr {
+        Expr::Literal { value, ty }
+    }
+
+    fn dec(v: i128, p: u8, s: i8) -> Expr {
+        lit(ScalarValue::Decimal128(Some(v), p, s), SqlType::Decimal(p, s))
+    }
+
+    fn one_row() -> RecordBatch {
+        RecordBatch::try_from_iter([("x", Arc::new(Int32Array::from(vec![1])) as ArrayRef)]).expect("valid batch")
+    }
+
+    fn show(expr: &Expr) -> Result<String> {
+        let v = evaluate(expr, &one_row(), &EvalContext::default())?;
+        let mut out = String::new();
+        format_value(v.as_ref(), &expr.ty(), 0, chrono_tz::UTC, &mut out)?;
+        Ok(out)
+    }
+
+    fn bin(op: BinaryOp, l: Expr, r: Expr, ty: SqlType) -> Expr {
+        Expr::Binary {
+            op,
+            left: Box::new(l),
+            right: Box::new(r),
+            ty,
+        }
+    }
+
+    #[test]
+    fn decimal_arithmetic_rounds_half_up_at_the_result_scale() -> Result<()> {
+        let cases = [
+            // 1.00 / 3.0 at DECIMAL(17, 8)
+            (bin(BinaryOp::Divide, dec(100, 10, 2), dec(30, 5, 1), SqlType::Decimal(17, 8)), "0.33333333"),
+            // 2.00 / 3.0 rounds the last digit up
+            (bin(BinaryOp::Divide, dec(200, 10, 2), dec(30, 5, 1), SqlType::Decimal(17, 8)), "0.66666667"),
+            (bin(BinaryOp::Plus, dec(150, 10, 2), dec(25, 5, 1), SqlType::Decimal(11, 2)), "4.00"),
+            (bin(BinaryOp::Multiply, dec(-150, 10, 2), dec(25, 5, 1), SqlType::Decimal(15, 3)), "-3.750"),
+            (bin(BinaryOp::Minus, dec(-150, 10, 2), dec(25, 5, 1), SqlType::Decimal(11, 2)), "-4.00"),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(show(&expr)?, want, "{expr}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn integer_arithmetic_wraps_and_division_by_zero_names_the_value() -> Result<()> {
+        let int = |v| lit(ScalarValue::Int32(Some(v)), SqlType::Int);
+        assert_eq!(show(&bin(BinaryOp::Plus, int(i32::MAX), int(1), SqlType::Int))?, "-2147483648");
+        assert_eq!(show(&bin(BinaryOp::Divide, int(-7), int(2), SqlType::Int))?, "-3");
+        match show(&bin(BinaryOp::Divide, int(7), int(0), SqlType::Int)) {
+            Err(Error::Execution(m)) => assert_eq!(m, "division by zero: 7 / 0"),
+            other => panic!("expected a division-by-zero error, got {other:?}"),
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn casts_fail_with_the_value_and_try_cast_gives_null() -> Result<()> {
+        let s = |v: &str| lit(ScalarValue::Utf8(Some(v.into())), SqlType::String);
+        let cast = |e: Expr, to: SqlType, try_cast: bool| Expr::Cast {
+            expr: Box::new(e),
+            to,
+            try_cast,
+        };
+        assert_eq!(show(&cast(s(" 42 "), SqlType::Int, false))?, "42");
+        assert_eq!(show(&cast(s("abc"), SqlType::Int, true))?, "<NULL>");
+        match show(&cast(s("abc"), SqlType::Int, false)) {
+            Err(Error::Execution(m)) => assert_eq!(m, "cannot cast 'abc' to INT"),
+            other => panic!("expected a cast error, got {other:?}"),
+        }
+        let double = lit(ScalarValue::Float64(Some(-2.7)), SqlType::Double);
+        assert_eq!(show(&cast(double, SqlType::Int, false))?, "-2");
+        Ok(())
+    }
+}

@@ -21,10 +21,11 @@ pub trait TimerHandler {
     type Output;
 
     /// Processes rows `range` of `chunk`. No timer at or before
-    /// `chunk.watermarks[range.start]` is pending; the rows may register
-    /// timers. A row that registers a timer at or before its own watermark
-    /// (an immediate re-fire) must end the range it is in: the handler
-    /// returns how many rows of `range` it consumed.
+    /// `chunk.watermarks[range.start]` is pending, and no pending timer is
+    /// reached before `range.end`. The rows may register timers; the
+    /// handler must stop before the first row whose watermark reaches a
+    /// timer registered by an earlier row of the range (that timer fires
+    /// between the two rows), and returns how many rows it consumed.
     fn on_rows(
         &mut self,
         time: &mut EventTime<Self::Key>,
@@ -151,12 +152,14 @@ mod tests {
         type Output = ();
         fn on_rows(&mut self, time: &mut EventTime<u32>, chunk: &Chunk, range: Range<usize>, _: &mut ()) -> Result<usize> {
             let col = chunk.batch.column(0).as_any().downcast_ref::<Int64Array>().expect("test column is Int64");
+            let mut earliest_new = i64::MAX;
             for i in range.clone() {
+                if chunk.watermarks[i] >= earliest_new {
+                    return Ok(i - range.start);
+                }
                 self.log.push(format!("row {}", col.value(i)));
                 time.register(col.value(i), 0);
-                if col.value(i) <= chunk.watermarks[i] {
-                    return Ok(i + 1 - range.start);
-                }
+                earliest_new = earliest_new.min(col.value(i));
             }
             Ok(range.len())
         }

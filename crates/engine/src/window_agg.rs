@@ -269,7 +269,15 @@ impl TimerHandler for WindowState {
         per_slice.iter_mut().for_each(|(_, rows)| rows.clear());
         let mut used = 0usize;
         let mut last: Option<usize> = None;
+        // The run ends before the first row whose watermark reaches the
+        // fire time of a window an earlier row of the run opened.
+        let mut earliest_new_fire = i64::MAX;
+        let mut consumed = len;
         for i in 0..len {
+            if watermarks[i] >= earliest_new_fire {
+                consumed = i;
+                break;
+            }
             if ts.is_null(i) {
                 continue;
             }
@@ -287,6 +295,9 @@ impl TimerHandler for WindowState {
                             per_slice.push((end, Vec::new()));
                         } else {
                             per_slice[used].0 = end;
+                        }
+                        if !self.slices.contains_key(&end) {
+                            earliest_new_fire = earliest_new_fire.min(end.saturating_sub(1));
                         }
                         used += 1;
                         used - 1
@@ -351,7 +362,7 @@ impl TimerHandler for WindowState {
             }
         }
         self.scratch_rows = per_slice;
-        Ok(len)
+        Ok(consumed)
     }
 
     fn on_timer(&mut self, _time: &mut EventTime<WindowTimer>, _at: i64, key: WindowTimer, out: &mut Emitter) -> Result<()> {
