@@ -26,9 +26,6 @@ pub trait Accumulator: Send {
 
     /// The results of `groups`, in that order.
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef>;
-
-    /// Approximate bytes held.
-    fn size(&self) -> usize;
 }
 
 /// A fresh accumulator for `call`.
@@ -106,9 +103,6 @@ impl Accumulator for Count {
         )))
     }
 
-    fn size(&self) -> usize {
-        self.counts.len() * 8
-    }
 }
 
 /// Distinct values are kept in arrow's row format, which any type has.
@@ -154,9 +148,6 @@ impl Accumulator for CountDistinct {
         )))
     }
 
-    fn size(&self) -> usize {
-        self.bytes + self.seen.len() * 48
-    }
 }
 
 /// Addition as Flink does it for each type: integers wrap.
@@ -235,9 +226,6 @@ where
         Ok(Arc::new(out.with_data_type(self.data_type.clone())))
     }
 
-    fn size(&self) -> usize {
-        self.sums.len() * (std::mem::size_of::<T::Native>() + 1)
-    }
 }
 
 /// AVG keeps a sum and a count; integers and decimals sum exactly in i128.
@@ -366,9 +354,6 @@ impl Accumulator for Avg {
         })
     }
 
-    fn size(&self) -> usize {
-        self.counts.len() * 8 + self.sums.len() * 8 + self.exact.len() * 16
-    }
 }
 
 struct MinMax<T: ArrowPrimitiveType> {
@@ -430,9 +415,6 @@ where
         Ok(Arc::new(out.with_data_type(self.data_type.clone())))
     }
 
-    fn size(&self) -> usize {
-        self.values.len() * std::mem::size_of::<Option<T::Native>>()
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -511,9 +493,6 @@ impl Accumulator for RowValue {
         cols.pop().ok_or_else(|| Error::Internal("row conversion gave no column".into()))
     }
 
-    fn size(&self) -> usize {
-        self.values.iter().map(|v| v.as_ref().map_or(8, |b| b.len() + 24)).sum()
-    }
 }
 
 struct ListAgg {
@@ -551,9 +530,6 @@ impl Accumulator for ListAgg {
         Ok(Arc::new(b.finish()))
     }
 
-    fn size(&self) -> usize {
-        self.values.iter().map(|v| v.as_ref().map_or(8, |s| s.len() + 24)).sum()
-    }
 }
 
 #[cfg(test)]

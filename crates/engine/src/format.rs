@@ -1,42 +1,555 @@
-//! Placeholder print format, replaced by the full Flink print format.
-use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::*;
-use tidemark_common::{Result, RowKind, SqlType};
+//! Flink's print format: how a changelog row and each SQL value look on
+//! stdout, byte for byte as Flink's print connector and SQL client show them
+//! (`+I[k, 1970-01-01 00:00:05.000, 4, 1.0E7, <NULL>]`).
+//!
+//! This module owns the text form of values: NULL as `<NULL>`, BOOLEAN as
+//! `TRUE`/`FALSE`, DECIMAL with exactly its scale, TIMESTAMP(p) with exactly
+//! p fractional digits, TIMESTAMP_LTZ as the wall-clock time in the session
+//! zone, and DOUBLE as Java's `Double.toString` (shortest digits, the layout
+//! of Java 19 and later). Error messages that name a value use it too.
 
-pub fn format_value(array: &dyn Array, ty: &SqlType, row: usize, tz: chrono_tz::Tz, out: &mut String) -> Result<()> {
-    let _ = tz;
-    if array.is_null(row) {
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{
+    Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+};
+use chrono::{Datelike, NaiveDate, Offset, TimeZone};
+use std::fmt::Write;
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+/// Appends one line per row (each ending in '\n') to `out`:
+/// `{kind}[{v1}, {v2}, ...]`.
+pub fn write_changelog(
+    batch: &RecordBatch,
+    types: &[SqlType],
+    kinds: &[RowKind],
+    tz: chrono_tz::Tz,
+    out: &mut String,
+) -> Result<()> {
+    if types.len() != batch.num_columns() {
+        return Err(Error::Internal(format!(
+            "printing a batch of {} columns with {} types",
+            batch.num_columns(),
+            types.len()
+        )));
+    }
+    if kinds.len() != batch.num_rows() {
+        return Err(Error::Internal(format!(
+            "printing a batch of {} rows with {} row kinds",
+            batch.num_rows(),
+            kinds.len()
+        )));
+    }
+    for (row, kind) in kinds.iter().enumerate() {
+        out.push_str(kind.short());
+        out.push('[');
+        for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            format_value(column.as_ref(), ty, row, tz, out)?;
+        }
+        out.push_str("]\n");
+    }
+    Ok(())
+}
+
+/// One value as Flink prints it (used also for error messages naming a
+/// value).
+pub fn format_value(
+    array: &dyn Array,
+    ty: &SqlType,
+    row: usize,
+    tz: chrono_tz::Tz,
+    out: &mut String,
+) -> Result<()> {
+    if row >= array.len() {
+        return Err(Error::Internal(format!(
+            "printing row {row} of a column of {} rows",
+            array.len()
+        )));
+    }
+    // A NullArray has no validity buffer, so `is_null` alone would call its
+    // rows valid.
+    if matches!(ty, SqlType::Null) || array.is_null(row) {
         out.push_str("<NULL>");
         return Ok(());
     }
+    let mismatch = || {
+        Error::Internal(format!(
+            "printing a {ty} value from an Arrow column of type {}",
+            array.data_type()
+        ))
+    };
     match ty {
-        SqlType::Int => out.push_str(&array.as_primitive::<Int32Type>().value(row).to_string()),
-        SqlType::BigInt => out.push_str(&array.as_primitive::<Int64Type>().value(row).to_string()),
-        SqlType::Double => out.push_str(&array.as_primitive::<Float64Type>().value(row).to_string()),
-        SqlType::String => out.push_str(array.as_string::<i32>().value(row)),
-        SqlType::Boolean => out.push_str(if array.as_boolean().value(row) { "TRUE" } else { "FALSE" }),
-        SqlType::Decimal(_, _) => out.push_str(&array.as_primitive::<Decimal128Type>().value_as_string(row)),
-        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
-            let v = array.as_primitive::<TimestampMillisecondType>().value(row);
-            let dt = chrono::DateTime::from_timestamp_millis(v).map(|d| d.naive_utc());
-            out.push_str(&dt.map(|d| d.format("%Y-%m-%d %H:%M:%S%.3f").to_string()).unwrap_or_default())
+        SqlType::Boolean => {
+            let a = array.as_boolean_opt().ok_or_else(mismatch)?;
+            out.push_str(if a.value(row) { "TRUE" } else { "FALSE" });
+        }
+        SqlType::Int => {
+            let a = array.as_primitive_opt::<Int32Type>().ok_or_else(mismatch)?;
+            push_display(out, a.value(row));
+        }
+        SqlType::BigInt => {
+            let a = array.as_primitive_opt::<Int64Type>().ok_or_else(mismatch)?;
+            push_display(out, a.value(row));
+        }
+        SqlType::Double => {
+            let a = array
+                .as_primitive_opt::<Float64Type>()
+                .ok_or_else(mismatch)?;
+            write_java_double(a.value(row), out);
+        }
+        SqlType::Decimal(_, scale) => {
+            let a = array
+                .as_primitive_opt::<Decimal128Type>()
+                .ok_or_else(mismatch)?;
+            write_decimal(a.value(row), *scale, out);
+        }
+        SqlType::String => {
+            if let Some(a) = array.as_string_opt::<i32>() {
+                out.push_str(a.value(row));
+            } else if let Some(a) = array.as_string_opt::<i64>() {
+                out.push_str(a.value(row));
+            } else if let Some(a) = array.as_string_view_opt() {
+                out.push_str(a.value(row));
+            } else {
+                return Err(mismatch());
+            }
+        }
+        SqlType::Timestamp(p) => {
+            let a = array
+                .as_primitive_opt::<TimestampMillisecondType>()
+                .ok_or_else(mismatch)?;
+            write_timestamp(a.value(row), *p, out)?;
+        }
+        SqlType::TimestampLtz(p) => {
+            let a = array
+                .as_primitive_opt::<TimestampMillisecondType>()
+                .ok_or_else(mismatch)?;
+            let instant = a.value(row);
+            let local = to_wall_clock(instant, tz).ok_or_else(|| out_of_range(instant))?;
+            write_timestamp(local, *p, out)?;
         }
         SqlType::Null => out.push_str("<NULL>"),
     }
     Ok(())
 }
 
-pub fn write_changelog(batch: &RecordBatch, types: &[SqlType], kinds: &[RowKind], tz: chrono_tz::Tz, out: &mut String) -> Result<()> {
-    for row in 0..batch.num_rows() {
-        out.push_str(kinds[row].short());
-        out.push('[');
-        for (c, ty) in types.iter().enumerate() {
-            if c > 0 {
-                out.push_str(", ");
-            }
-            format_value(batch.column(c).as_ref(), ty, row, tz, out)?;
+/// Java's `Double.toString(v)`: `1.0`, `-0.0`, `1.0E7`, `1.234E-5`, `0.001`,
+/// `NaN`, `Infinity`.
+pub fn java_double_to_string(v: f64) -> String {
+    let mut out = String::new();
+    write_java_double(v, &mut out);
+    out
+}
+
+/// Writes `v` the way Java's `Double.toString` does: the shortest decimal
+/// that reads back as `v`, in plain notation for 1e-3 ≤ |v| < 1e7 and as
+/// `d.dddE±n` otherwise, always with a digit after the point.
+pub fn write_java_double(v: f64, out: &mut String) {
+    if v.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if v.is_sign_negative() {
+        out.push('-');
+    }
+    let abs = v.abs();
+    if abs.is_infinite() {
+        out.push_str("Infinity");
+        return;
+    }
+    if abs == 0.0 {
+        out.push_str("0.0");
+        return;
+    }
+    let mut ryu_buf = ryu::Buffer::new();
+    let (mut digits, mut exp) = shortest_digits(ryu_buf.format_finite(abs));
+    if digits.len() == 1 {
+        // Java picks among the decimals of length 1 *or 2* the one closest
+        // to v, so Double.MIN_VALUE is 4.9E-324 where the shortest is 5E-324.
+        let two = format!("{abs:.1e}");
+        if two.parse::<f64>() == Ok(abs) {
+            (digits, exp) = shortest_digits(&two);
         }
-        out.push_str("]\n");
+    }
+    lay_out_java(&digits, exp, out);
+}
+
+/// Splits a float's text (`123.45`, `1e-7`, `4.9e-324`) into its significant
+/// digits, without leading or trailing zeros, and the decimal exponent of
+/// the first digit: `("12345", 2)` for `123.45`.
+fn shortest_digits(text: &str) -> (Vec<u8>, i32) {
+    let (mantissa, exp10) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = int_part.bytes().chain(frac_part.bytes());
+    let leading_zeros = all.clone().take_while(|&b| b == b'0').count();
+    let mut digits: Vec<u8> = all.skip(leading_zeros).collect();
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    let exp = int_part.len() as i32 - leading_zeros as i32 - 1 + exp10;
+    (digits, exp)
+}
+
+/// Java's layout of `0.d1d2… × 10^(exp+1)`.
+fn lay_out_java(digits: &[u8], exp: i32, out: &mut String) {
+    let push = |out: &mut String, d: &[u8]| out.extend(d.iter().map(|&b| b as char));
+    if (-3..7).contains(&exp) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() > int_len {
+                push(out, &digits[..int_len]);
+                out.push('.');
+                push(out, &digits[int_len..]);
+            } else {
+                push(out, digits);
+                out.extend(std::iter::repeat_n('0', int_len - digits.len()));
+                out.push_str(".0");
+            }
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            push(out, digits);
+        }
+    } else {
+        push(out, &digits[..1]);
+        out.push('.');
+        if digits.len() > 1 {
+            push(out, &digits[1..]);
+        } else {
+            out.push('0');
+        }
+        out.push('E');
+        push_display(out, exp);
+    }
+}
+
+/// A DECIMAL with exactly `scale` fractional digits, never an exponent:
+/// `11.00`, `-0.50`, `0.000`.
+pub fn write_decimal(unscaled: i128, scale: i8, out: &mut String) {
+    if unscaled < 0 {
+        out.push('-');
+    }
+    let mut digits = String::new();
+    push_display(&mut digits, unscaled.unsigned_abs());
+    if scale <= 0 {
+        out.push_str(&digits);
+        if unscaled != 0 {
+            out.extend(std::iter::repeat_n('0', scale.unsigned_abs() as usize));
+        }
+        return;
+    }
+    let scale = scale as usize;
+    if digits.len() <= scale {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', scale - digits.len()));
+        out.push_str(&digits);
+    } else {
+        let (int_part, frac_part) = digits.split_at(digits.len() - scale);
+        out.push_str(int_part);
+        out.push('.');
+        out.push_str(frac_part);
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` and then exactly `precision` fractional digits
+/// (none for 0), as Flink prints TIMESTAMP(p); digits past milliseconds are
+/// zeros since values are kept at millisecond precision.
+pub fn write_timestamp(epoch_ms: i64, precision: u8, out: &mut String) -> Result<()> {
+    let days = epoch_ms.div_euclid(MS_PER_DAY);
+    let ms_of_day = epoch_ms.rem_euclid(MS_PER_DAY);
+    let date = i32::try_from(days)
+        .ok()
+        .and_then(|d| d.checked_add(UNIX_EPOCH_DAYS_FROM_CE))
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .ok_or_else(|| out_of_range(epoch_ms))?;
+    let year = date.year();
+    // Java's ISO layout: four digits at least, a sign past 9999 or before 0.
+    if year > 9999 {
+        let _ = write!(out, "+{year}");
+    } else if year < 0 {
+        let _ = write!(out, "-{:04}", year.unsigned_abs());
+    } else {
+        let _ = write!(out, "{year:04}");
+    }
+    let secs = ms_of_day / 1000;
+    let _ = write!(
+        out,
+        "-{:02}-{:02} {:02}:{:02}:{:02}",
+        date.month(),
+        date.day(),
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    if precision > 0 {
+        let mut frac = format!("{:03}", ms_of_day % 1000);
+        let p = usize::from(precision.min(9));
+        if p <= 3 {
+            frac.truncate(p);
+        } else {
+            frac.extend(std::iter::repeat_n('0', p - 3));
+        }
+        out.push('.');
+        out.push_str(&frac);
     }
     Ok(())
+}
+
+/// The wall-clock time in `tz` of an instant, as epoch milliseconds of a
+/// zone-less timestamp; None past chrono's range.
+pub fn to_wall_clock(instant_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
+    let utc = chrono::DateTime::from_timestamp_millis(instant_ms)?.naive_utc();
+    let offset_secs = tz.offset_from_utc_datetime(&utc).fix().local_minus_utc();
+    instant_ms.checked_add(i64::from(offset_secs) * 1000)
+}
+
+const MS_PER_DAY: i64 = 86_400_000;
+/// `NaiveDate::num_days_from_ce` of 1970-01-01.
+const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
+
+fn out_of_range(epoch_ms: i64) -> Error {
+    Error::Execution(format!(
+        "timestamp {epoch_ms} ms since 1970-01-01 is out of the printable range"
+    ))
+}
+
+fn push_display(out: &mut String, v: impl std::fmt::Display) {
+    let _ = write!(out, "{v}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{
+        ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, Int64Array, NullArray,
+        StringArray, TimestampMillisecondArray,
+    };
+    use std::sync::Arc;
+
+    #[test]
+    fn java_doubles() {
+        // Java's Double.toString, as Flink prints DOUBLE. For a few values a
+        // JVM older than 19 prints a longer, non-shortest form
+        // (2.82879384806159008E17, 9.999999999999999E22 for 1.0E23,
+        // 5.6843418860808015E-14 for 2^-44); this follows the shortest form
+        // that Java 19 and later print.
+        let cases = [
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (1e7, "1.0E7"),
+            (9_999_999.0, "9999999.0"),
+            (1.234e-5, "1.234E-5"),
+            (0.001, "0.001"),
+            (1e-4, "1.0E-4"),
+            (0.002, "0.002"),
+            (0.000_999_9, "9.999E-4"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (123_456.789, "123456.789"),
+            (4.9e-324, "4.9E-324"),
+            (2.0 * 4.9e-324, "9.9E-324"),
+            (f64::MAX, "1.7976931348623157E308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014E-308"),
+            (1e21, "1.0E21"),
+            (1e22, "1.0E22"),
+            (1e23, "1.0E23"),
+            (12_345_678.0, "1.2345678E7"),
+            (42.0, "42.0"),
+            (100.0, "100.0"),
+            (1e-5, "1.0E-5"),
+            (9.223_372_036_854_776e18, "9.223372036854776E18"),
+            (2f64.powi(-44), "5.684341886080802E-14"),
+            (2.828_793_848_061_59e17, "2.82879384806159E17"),
+            (9_999_999.999_999_998, "9999999.999999998"),
+            (123.0, "123.0"),
+            (1.185_757_55e-316, "1.18575755E-316"),
+            (-1.5, "-1.5"),
+            (-1234.5678, "-1234.5678"),
+            (0.5, "0.5"),
+            (1_000_000.0, "1000000.0"),
+            (
+                f64::from_bits(0.001f64.to_bits() - 1),
+                "9.999999999999998E-4",
+            ),
+            (f64::from_bits(1e7f64.to_bits() - 1), "9999999.999999998"),
+            (2.5e-3, "0.0025"),
+            (3.0e10, "3.0E10"),
+            (-7.5e-7, "-7.5E-7"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (2.0 / 3.0, "0.6666666666666666"),
+            (100.0 / 3.0, "33.333333333333336"),
+            (1e100, "1.0E100"),
+            (1.2e-100, "1.2E-100"),
+            (6_543_210.5, "6543210.5"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(java_double_to_string(v), want, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn decimals() {
+        let cases: &[(i128, i8, &str)] = &[
+            (1100, 2, "11.00"),
+            (-50, 2, "-0.50"),
+            (0, 3, "0.000"),
+            (5, 3, "0.005"),
+            (-5, 3, "-0.005"),
+            (123, 0, "123"),
+            (0, 0, "0"),
+            (1234567899, 2, "12345678.99"),
+            (12, -2, "1200"),
+            (i128::MIN, 0, "-170141183460469231731687303715884105728"),
+        ];
+        for &(v, s, want) in cases {
+            let mut out = String::new();
+            write_decimal(v, s, &mut out);
+            assert_eq!(out, want, "{v} scale {s}");
+        }
+    }
+
+    #[test]
+    fn timestamps() -> Result<()> {
+        let cases: &[(i64, u8, &str)] = &[
+            (0, 3, "1970-01-01 00:00:00.000"),
+            (5_000, 3, "1970-01-01 00:00:05.000"),
+            (-1, 3, "1969-12-31 23:59:59.999"),
+            (-1, 0, "1969-12-31 23:59:59"),
+            (1_577_934_245_987, 0, "2020-01-02 03:04:05"),
+            (1_577_934_245_987, 1, "2020-01-02 03:04:05.9"),
+            (1_577_934_245_987, 6, "2020-01-02 03:04:05.987000"),
+            (1_577_934_245_000, 9, "2020-01-02 03:04:05.000000000"),
+            (-2_208_988_800_000, 3, "1900-01-01 00:00:00.000"),
+            (-62_135_596_800_000, 3, "0001-01-01 00:00:00.000"),
+            (253_402_300_800_000, 3, "+10000-01-01 00:00:00.000"),
+        ];
+        for &(ms, p, want) in cases {
+            let mut out = String::new();
+            write_timestamp(ms, p, &mut out)?;
+            assert_eq!(out, want, "{ms} ms, precision {p}");
+        }
+        let mut out = String::new();
+        assert!(write_timestamp(i64::MAX, 3, &mut out).is_err());
+        assert!(write_timestamp(i64::MIN, 3, &mut out).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn ltz_is_shown_in_the_session_zone() -> Result<()> {
+        let shanghai: chrono_tz::Tz = chrono_tz::Asia::Shanghai;
+        let arr = TimestampMillisecondArray::from(vec![1_577_836_800_000, -1]).with_timezone("UTC");
+        let cases: &[(usize, chrono_tz::Tz, &str)] = &[
+            (0, chrono_tz::UTC, "2020-01-01 00:00:00.000"),
+            (0, shanghai, "2020-01-01 08:00:00.000"),
+            (1, chrono_tz::UTC, "1969-12-31 23:59:59.999"),
+            (1, chrono_tz::America::New_York, "1969-12-31 18:59:59.999"),
+        ];
+        for &(row, tz, want) in cases {
+            let mut out = String::new();
+            format_value(&arr, &SqlType::TimestampLtz(3), row, tz, &mut out)?;
+            assert_eq!(out, want);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn changelog_lines() -> Result<()> {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(vec![Some("k"), None])),
+            Arc::new(TimestampMillisecondArray::from(vec![0, 5_000])),
+            Arc::new(Int64Array::from(vec![4, -1])),
+            Arc::new(BooleanArray::from(vec![Some(true), Some(false)])),
+            Arc::new(Float64Array::from(vec![Some(1e7), None])),
+            Arc::new(Decimal128Array::from(vec![1100, -50]).with_precision_and_scale(10, 2)?),
+            Arc::new(Int32Array::from(vec![Some(7), None])),
+            Arc::new(NullArray::new(2)),
+        ];
+        let batch = RecordBatch::try_from_iter(
+            columns
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| (format!("c{i}"), c)),
+        )?;
+        let types = [
+            SqlType::String,
+            SqlType::Timestamp(3),
+            SqlType::BigInt,
+            SqlType::Boolean,
+            SqlType::Double,
+            SqlType::Decimal(10, 2),
+            SqlType::Int,
+            SqlType::Null,
+        ];
+        let mut out = String::new();
+        write_changelog(
+            &batch,
+            &types,
+            &[RowKind::Insert, RowKind::UpdateBefore],
+            chrono_tz::UTC,
+            &mut out,
+        )?;
+        assert_eq!(
+            out,
+            "+I[k, 1970-01-01 00:00:00.000, 4, TRUE, 1.0E7, 11.00, 7, <NULL>]\n\
+             -U[<NULL>, 1970-01-01 00:00:05.000, -1, FALSE, <NULL>, -0.50, <NULL>, <NULL>]\n"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn mismatches_are_errors_not_panics() -> Result<()> {
+        let ints: ArrayRef = Arc::new(Int32Array::from(vec![1]));
+        let batch = RecordBatch::try_from_iter([("a", ints.clone())])?;
+        let cases: Vec<(&str, Result<()>)> = vec![
+            (
+                "wrong type",
+                format_value(
+                    &ints,
+                    &SqlType::String,
+                    0,
+                    chrono_tz::UTC,
+                    &mut String::new(),
+                ),
+            ),
+            (
+                "row past the end",
+                format_value(&ints, &SqlType::Int, 1, chrono_tz::UTC, &mut String::new()),
+            ),
+            (
+                "too few types",
+                write_changelog(
+                    &batch,
+                    &[],
+                    &[RowKind::Insert],
+                    chrono_tz::UTC,
+                    &mut String::new(),
+                ),
+            ),
+            (
+                "too few kinds",
+                write_changelog(
+                    &batch,
+                    &[SqlType::Int],
+                    &[],
+                    chrono_tz::UTC,
+                    &mut String::new(),
+                ),
+            ),
+        ];
+        for (name, result) in cases {
+            assert!(
+                matches!(result, Err(Error::Internal(_))),
+                "{name}: {result:?}"
+            );
+        }
+        Ok(())
+    }
 }

@@ -35,6 +35,9 @@ pub struct TableSource {
     watermark: i64,
     rows_without_rowtime: u64,
     done: bool,
+    /// An error found after some rows of a batch: raised on the next call,
+    /// once those rows have gone out.
+    pending_error: Option<Error>,
 }
 
 impl TableSource {
@@ -51,7 +54,8 @@ impl TableSource {
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        let reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size)?;
+        let mut reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size)?;
+        reader.set_time_zone(ctx.time_zone);
         Ok(TableSource {
             schema: table.schema.to_arrow(),
             table,
@@ -62,11 +66,25 @@ impl TableSource {
             watermark: NO_WATERMARK,
             rows_without_rowtime: 0,
             done: false,
+            pending_error: None,
         })
     }
 
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
+    }
+
+    /// The physical columns followed by the computed ones.
+    fn with_computed(&self, physical: &RecordBatch) -> Result<RecordBatch> {
+        let mut columns: Vec<ArrayRef> = physical.columns().to_vec();
+        for expr in &self.table.computed {
+            columns.push(evaluate(expr, physical, &self.ctx)?);
+        }
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(physical.num_rows())),
+        )?)
     }
 
     pub fn metrics(&self) -> SourceMetrics {
@@ -86,6 +104,10 @@ impl TableSource {
         if self.done {
             return Ok(false);
         }
+        if let Some(e) = self.pending_error.take() {
+            self.done = true;
+            return Err(e);
+        }
         loop {
             let Some(csv) = self.reader.next_batch()? else {
                 self.done = true;
@@ -94,29 +116,48 @@ impl TableSource {
                 out.push(StreamItem::End);
                 return Ok(true);
             };
-            let mut columns: Vec<ArrayRef> = csv.batch.columns().to_vec();
-            for expr in &self.table.computed {
-                columns.push(evaluate(expr, &csv.batch, &self.ctx)?);
-            }
-            let mut batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+            let (mut batch, mut lines) = (csv.batch, csv.lines);
+            // Computed columns; on a failing row, the rows before it go out
+            // first and the error follows, whatever the batch size.
+            let full = match self.with_computed(&batch) {
+                Ok(full) => full,
+                Err(e) => {
+                    let failing = (0..batch.num_rows())
+                        .find_map(|i| self.with_computed(&batch.slice(i, 1)).err().map(|e| (i, e)));
+                    let (i, e) = failing.unwrap_or((0, e));
+                    if i == 0 {
+                        return Err(e);
+                    }
+                    self.pending_error = Some(e);
+                    lines.truncate(i);
+                    self.with_computed(&batch.slice(0, i))?
+                }
+            };
+            batch = full;
             let Some(wm) = &self.table.watermark else {
                 let n = batch.num_rows();
                 out.push(StreamItem::Chunk(Chunk::new(batch, vec![self.watermark; n])));
                 return Ok(true);
             };
-            let rowtime = batch.column(wm.column);
+            let rowtime = batch.column(wm.column).clone();
             if rowtime.null_count() > 0 {
-                if !self.ignore_parse_errors {
+                if self.ignore_parse_errors {
+                    self.rows_without_rowtime += rowtime.null_count() as u64;
+                    let mask = arrow::compute::is_not_null(&rowtime)?;
+                    batch = filter_record_batch(&batch, &mask)?;
+                } else {
                     let i = (0..rowtime.len()).find(|&i| rowtime.is_null(i)).unwrap_or(0);
                     let field = &self.table.schema.field(wm.column).name;
-                    return Err(Error::Input(format!(
+                    let err = Error::Input(format!(
                         "{}:{}: field '{field}': the rowtime is NULL, so the row cannot be placed in time",
-                        self.display_path, csv.lines[i]
-                    )));
+                        self.display_path, lines[i]
+                    ));
+                    if i == 0 {
+                        return Err(err);
+                    }
+                    self.pending_error = Some(err);
+                    batch = batch.slice(0, i);
                 }
-                self.rows_without_rowtime += rowtime.null_count() as u64;
-                let mask = arrow::compute::is_not_null(rowtime)?;
-                batch = filter_record_batch(&batch, &mask)?;
             }
             let n = batch.num_rows();
             if n == 0 {
