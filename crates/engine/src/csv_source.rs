@@ -670,7 +670,7 @@ fn digits(text: &[u8]) -> Option<u32> {
 }
 
 /// Java's `String.trim`: strips every byte up to and including space.
-fn java_trim(text: &[u8]) -> &[u8] {
+pub(crate) fn java_trim(text: &[u8]) -> &[u8] {
     let start = text.iter().position(|&b| b > b' ').unwrap_or(text.len());
     let end = text
         .iter()
@@ -694,7 +694,7 @@ fn parse_boolean(text: &[u8]) -> Option<bool> {
 }
 
 /// A decimal integer with an optional sign, trimmed; None past i64.
-fn parse_i64(text: &[u8]) -> Option<i64> {
+pub(crate) fn parse_i64(text: &[u8]) -> Option<i64> {
     let t = java_trim(text);
     let (negative, body) = match t.split_first()? {
         (b'-', rest) => (true, rest),
@@ -723,7 +723,7 @@ fn parse_i64(text: &[u8]) -> Option<i64> {
 /// Java's `Double.parseDouble` on trimmed text: `1.5`, `-2`, `.5`, `5.`,
 /// `1e3`, `1d`, `NaN`, `-Infinity`; out-of-range exponents give ±Infinity
 /// or ±0. Hexadecimal floats are not read.
-fn parse_java_double(text: &[u8]) -> Option<f64> {
+pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
     let t = java_trim(text);
     let (negative, body) = match t.split_first()? {
         (b'-', rest) => (true, rest),
@@ -776,7 +776,7 @@ fn is_java_decimal_float(t: &[u8]) -> bool {
 /// Java's `new BigDecimal(text)` (no trimming) rounded HALF_UP to `scale`,
 /// as the unscaled value; None when it does not parse or needs more than
 /// `precision` digits.
-fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Option<i128> {
+pub(crate) fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Option<i128> {
     let (negative, body) = match text.split_first()? {
         (b'-', rest) => (true, rest),
         (b'+', rest) => (false, rest),

@@ -361,6 +361,9 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
         ..Default::default()
     };
     let out = match (from, to) {
+        (SqlType::String, SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..)) => {
+            parse_strings(v.as_string::<i32>(), to)?
+        }
         // DOUBLE to an integer truncates toward zero, as Java's casts do.
         (SqlType::Double, SqlType::Int | SqlType::BigInt) => {
             let f = source.as_primitive::<Float64Type>();
@@ -378,6 +381,50 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
     }
     let _ = TimeUnit::Millisecond;
     Ok(out)
+}
+
+/// STRING to a number as Flink's CAST reads it: surrounding whitespace
+/// is ignored; an integer target takes a fraction and drops it (`'1.5'` is
+/// 1); DOUBLE takes Java's syntax; DECIMAL rounds half up. What does not
+/// parse, or does not fit, is NULL (the caller turns that into an error
+/// for CAST).
+fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef> {
+    use crate::csv_source::{java_trim, parse_decimal, parse_i64, parse_java_double};
+    let integer = |text: &str| -> Option<i64> {
+        let t = java_trim(text.as_bytes());
+        parse_i64(t).or_else(|| {
+            // `digits.digits`: the integer part, truncated toward zero.
+            let text = std::str::from_utf8(t).ok()?;
+            let (whole, frac) = text.split_once('.')?;
+            if !frac.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            match whole {
+                "" | "-" | "+" if !frac.is_empty() => Some(0),
+                _ => parse_i64(whole.as_bytes()),
+            }
+        })
+    };
+    Ok(match to {
+        SqlType::Int => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(integer).and_then(|i| i32::try_from(i).ok()))
+                .collect::<Int32Array>(),
+        ),
+        SqlType::BigInt => Arc::new(s.iter().map(|v| v.and_then(integer)).collect::<Int64Array>()),
+        SqlType::Double => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(|t| parse_java_double(t.as_bytes())))
+                .collect::<arrow::array::Float64Array>(),
+        ),
+        SqlType::Decimal(p, sc) => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(|t| parse_decimal(java_trim(t.as_bytes()), *p, *sc)))
+                .collect::<Decimal128Array>()
+                .with_precision_and_scale(*p, *sc)?,
+        ),
+        other => return Err(Error::Internal(format!("string parse to {other}"))),
+    })
 }
 
 /// Evaluates `expr` only for the rows where `rows` is true; the others are

@@ -1,0 +1,265 @@
+//! The `tumble` benchmark: prepares the data, finds (or builds) the
+//! tidemark binary, runs the plain program and `tidemark run` alternately,
+//! and prints the result table and the output-row check.
+
+use crate::data::{self, Dataset};
+use crate::measure::{measure, Measurement};
+use anyhow::{bail, Context, Result};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+pub struct TumbleArgs {
+    pub rows: u64,
+    pub keys: u64,
+    pub runs: u32,
+    pub tidemark: Option<PathBuf>,
+}
+
+/// The runs of one program.
+struct Series {
+    name: &'static str,
+    wall_s: Vec<f64>,
+    max_rss_kib: Vec<u64>,
+    rows_emitted: Vec<u64>,
+    /// The elapsed time the program reports itself, where it does.
+    reported_s: Vec<f64>,
+}
+
+impl Series {
+    fn new(name: &'static str) -> Self {
+        Series {
+            name,
+            wall_s: Vec::new(),
+            max_rss_kib: Vec::new(),
+            rows_emitted: Vec::new(),
+            reported_s: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, m: &Measurement) -> Result<()> {
+        let emitted = summary_value(&m.stderr, "rows emitted:").with_context(|| {
+            format!(
+                "{} printed no 'rows emitted' count:\n{}",
+                self.name,
+                m.stderr.trim_end()
+            )
+        })?;
+        self.rows_emitted
+            .push(emitted.parse().context("bad 'rows emitted' count")?);
+        if let Some(elapsed) = summary_value(&m.stderr, "elapsed:") {
+            let secs = elapsed.trim_end_matches('s').trim();
+            self.reported_s
+                .push(secs.parse().context("bad 'elapsed' time")?);
+        }
+        self.wall_s.push(m.wall_s);
+        self.max_rss_kib.push(m.max_rss_kib);
+        Ok(())
+    }
+
+    fn median_wall_s(&self) -> f64 {
+        median(&self.wall_s)
+    }
+
+    fn peak_rss_mib(&self) -> f64 {
+        self.max_rss_kib.iter().copied().max().unwrap_or(0) as f64 / 1024.0
+    }
+}
+
+pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
+    let exe = std::env::current_exe().context("cannot locate the running executable")?;
+    let target_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
+        .to_path_buf();
+    if cfg!(debug_assertions) {
+        eprintln!("warning: this is a debug build, so the plain program is unoptimized; use `cargo run --release`");
+    }
+    let tidemark = match &args.tidemark {
+        Some(path) if path.is_file() => path.clone(),
+        Some(path) => bail!("no tidemark binary at {}", path.display()),
+        None => locate_tidemark(&target_dir)?,
+    };
+
+    println!(
+        "preparing {} rows, {} keys under {}",
+        group(args.rows),
+        group(args.keys),
+        target_dir.join("bench-data").display()
+    );
+    let data = data::prepare(&target_dir.join("bench-data"), args.rows, args.keys)?;
+    print_setup(&data, &tidemark);
+
+    let mut baseline = Series::new("baseline");
+    let mut engine = Series::new("tidemark");
+    let csv = data.csv.as_os_str();
+    let sql = data.sql.as_os_str();
+    for run in 1..=args.runs {
+        let b = measure(exe.as_os_str(), &[OsStr::new("baseline"), csv])?;
+        baseline.push(&b)?;
+        let t = measure(tidemark.as_os_str(), &[OsStr::new("run"), sql])?;
+        engine.push(&t)?;
+        println!(
+            "run {run}/{}: baseline {:.3} s, {:.1} MiB | tidemark {:.3} s ({} reported), {:.1} MiB",
+            args.runs,
+            b.wall_s,
+            b.max_rss_kib as f64 / 1024.0,
+            t.wall_s,
+            engine
+                .reported_s
+                .last()
+                .map_or("no time".into(), |s| format!("{s:.3} s")),
+            t.max_rss_kib as f64 / 1024.0,
+        );
+    }
+
+    println!();
+    print_table(args.rows, &[&baseline, &engine]);
+    let ratio = baseline.median_wall_s() / engine.median_wall_s();
+    println!("tidemark / baseline throughput: {:.0} %", ratio * 100.0);
+    check_rows(&baseline, &engine);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `release/tidemark` in the target folder. In the source tree it is
+/// first brought up to date with `cargo build --release -p tidemark` (a
+/// no-op when it already is), so a stale binary is never measured.
+fn locate_tidemark(target_dir: &Path) -> Result<PathBuf> {
+    let bin = target_dir
+        .join("release")
+        .join(format!("tidemark{}", std::env::consts::EXE_SUFFIX));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+    if manifest.is_file() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        eprintln!("cargo build --release -p tidemark");
+        let status = Command::new(cargo)
+            .args(["build", "--release", "-p", "tidemark", "--manifest-path"])
+            .arg(&manifest)
+            .arg("--target-dir")
+            .arg(target_dir)
+            .status()
+            .context("cannot run cargo")?;
+        if !status.success() {
+            bail!("cargo build --release -p tidemark failed ({status}); pass --tidemark PATH to use a binary built earlier");
+        }
+    }
+    if !bin.is_file() {
+        bail!(
+            "no tidemark binary at {}: build it with `cargo build --release -p tidemark`, or pass --tidemark PATH",
+            bin.display()
+        );
+    }
+    Ok(bin)
+}
+
+fn print_setup(data: &Dataset, tidemark: &Path) {
+    println!(
+        "data: {} ({:.1} MiB, {})",
+        data.dir.display(),
+        data.bytes as f64 / (1024.0 * 1024.0),
+        if data.reused { "reused" } else { "generated" }
+    );
+    let built = std::fs::metadata(tidemark)
+        .and_then(|m| m.modified())
+        .map(|t| {
+            chrono::DateTime::<chrono::Utc>::from(t)
+                .format(" (built %Y-%m-%d %H:%M:%S UTC)")
+                .to_string()
+        })
+        .unwrap_or_default();
+    println!("tidemark: {}{built}", tidemark.display());
+}
+
+fn print_table(rows: u64, series: &[&Series]) {
+    let header = ["program", "rows", "median wall s", "rows/s", "peak RSS MiB"];
+    let mut lines: Vec<[String; 5]> = vec![header.map(String::from)];
+    for s in series {
+        let wall = s.median_wall_s();
+        lines.push([
+            s.name.to_string(),
+            group(rows),
+            format!("{wall:.3}"),
+            group((rows as f64 / wall).round() as u64),
+            format!("{:.1}", s.peak_rss_mib()),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| lines.iter().map(|l| l[c].len()).max().unwrap_or(0))
+        .collect();
+    for (i, line) in lines.iter().enumerate() {
+        let cells: Vec<String> = line
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c == 0 || i == 0 {
+                    format!("{cell:<w$}", w = widths[c])
+                } else {
+                    format!("{cell:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        println!("{}", cells.join(" | "));
+        if i == 0 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            println!("{}", rule.join("-+-"));
+        }
+    }
+}
+
+/// Both programs must emit the same rows, every run.
+fn check_rows(baseline: &Series, engine: &Series) {
+    let mut ok = true;
+    for s in [baseline, engine] {
+        if s.rows_emitted.windows(2).any(|w| w[0] != w[1]) {
+            println!(
+                "warning: {} emitted different row counts across runs: {:?}",
+                s.name, s.rows_emitted
+            );
+            ok = false;
+        }
+    }
+    let (b, t) = (baseline.rows_emitted[0], engine.rows_emitted[0]);
+    if b != t {
+        println!(
+            "warning: output rows differ: tidemark {}, baseline {}",
+            group(t),
+            group(b)
+        );
+    } else if ok {
+        println!("output rows: {} from both (match)", group(t));
+    }
+}
+
+/// The rest of the summary line that starts with `label`.
+fn summary_value<'a>(stderr: &'a str, label: &str) -> Option<&'a str> {
+    stderr
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix(label))
+        .map(str::trim)
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}

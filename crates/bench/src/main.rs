@@ -1,0 +1,101 @@
+//! The `tidemark-bench` command: its command line and the dispatch to the
+//! benchmark driver and to the hidden subcommands it spawns as children.
+
+mod baseline;
+mod data;
+mod driver;
+mod measure;
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "tidemark-bench",
+    about = "Benchmarks of `tidemark run` against a plain single-pass program doing the same work",
+    after_help = "Example: cargo run --release -p tidemark-bench -- tumble --rows 100000 --runs 1"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// One-minute TUMBLE window aggregation (COUNT, SUM, MAX per key) over a
+    /// generated CSV of bids, by `tidemark run` and by a plain program.
+    ///
+    /// Generates a deterministic headerless CSV `key,ts,price` (fixed seed;
+    /// ~1 ms of event time per row, up to 2 s of disorder) under
+    /// `target/bench-data/`, reused when it exists with the same parameters.
+    /// Then runs the plain program and `tidemark run` alternately, each as a
+    /// child process with stdout on /dev/null, and prints per program the
+    /// median wall time, the throughput and the peak resident memory, and
+    /// whether both emitted the same number of rows.
+    #[command(verbatim_doc_comment)]
+    Tumble {
+        /// Rows to generate.
+        #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+        rows: u64,
+        /// Distinct keys (k0 .. k{K-1}).
+        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+        keys: u64,
+        /// Runs of each program; the medians are reported.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        /// The tidemark binary to run (default: `release/tidemark` in this
+        /// binary's target folder, first brought up to date with `cargo
+        /// build --release -p tidemark`).
+        #[arg(long, value_name = "PATH")]
+        tidemark: Option<PathBuf>,
+    },
+    /// The plain program: reads the CSV, aggregates one-minute windows per
+    /// key and prints them on stdout; counts on stderr.
+    #[command(hide = true)]
+    Baseline {
+        /// The headerless `key,ts,price` CSV.
+        csv: PathBuf,
+    },
+    /// Runs a command with stdout on /dev/null and reports its wall time
+    /// and peak resident memory on stdout.
+    #[command(hide = true)]
+    Measure {
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<OsString>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Tumble {
+            rows,
+            keys,
+            runs,
+            tidemark,
+        } => driver::tumble(&driver::TumbleArgs {
+            rows,
+            keys,
+            runs,
+            tidemark,
+        }),
+        Command::Baseline { csv } => baseline::run(&csv),
+        Command::Measure { command } => measure::run_measured(&command),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
