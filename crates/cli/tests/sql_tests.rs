@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../sql-tests");
+    let root = root.canonicalize().unwrap_or(root);
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let cases = match tidemark::golden::discover(&[root]) {
         Ok(c) => c,

@@ -296,6 +296,22 @@ impl<'a> QueryBinder<'a> {
             select_list(&select.projection, &tvf_schema, &mut binder)?
         };
 
+        for call in &scope.calls {
+            let mut reads_window = false;
+            if let Some(a) = &call.arg {
+                a.visit_columns(&mut |c| reads_window |= c >= n_in);
+            }
+            if reads_window {
+                return Err(Error::plan(
+                    format!(
+                        "{} cannot read window_start, window_end or window_time: they are the same for every row of a window",
+                        call.func.name()
+                    ),
+                    span,
+                ));
+            }
+        }
+
         // Project the aggregation's input: the rowtime, the keys, then one
         // column per distinct aggregate argument.
         let mut pre_exprs: Vec<Expr> = vec![input.schema().field(window.time_column).ty.clone()]
