@@ -26,16 +26,16 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
         out.push_str(&format!("source {}: {} read", src.table, count(src.rows_read, "row", "rows")));
         let mut notes = Vec::new();
         if src.rows_without_rowtime > 0 {
-            notes.push(format!("{} skipped without rowtime", src.rows_without_rowtime));
+            notes.push(format!("{} skipped without rowtime", count(src.rows_without_rowtime, "row", "rows")));
         }
         if src.csv.fields_nulled > 0 {
-            notes.push(format!("{} unparsable fields set to NULL", src.csv.fields_nulled));
+            notes.push(format!("{} set to NULL", count(src.csv.fields_nulled, "unparsable field", "unparsable fields")));
         }
         if src.csv.rows_padded > 0 {
-            notes.push(format!("{} short rows padded with NULL", src.csv.rows_padded));
+            notes.push(format!("{} padded with NULL", count(src.csv.rows_padded, "short row", "short rows")));
         }
         if src.csv.rows_skipped > 0 {
-            notes.push(format!("{} malformed rows skipped", src.csv.rows_skipped));
+            notes.push(format!("{} skipped", count(src.csv.rows_skipped, "malformed row", "malformed rows")));
         }
         if !notes.is_empty() {
             out.push_str(&format!(" ({})", notes.join(", ")));

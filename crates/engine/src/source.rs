@@ -101,6 +101,14 @@ impl TableSource {
     /// The next items: a chunk and the watermark after it; at the end the
     /// final watermark and `End`. `None` once `End` was returned.
     pub fn next_items(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
+        // Data errors name the table as well as the file, line and field.
+        self.next_items_inner(out).map_err(|e| match e {
+            Error::Input(m) => Error::Input(format!("table {}: {m}", self.table.name)),
+            other => other,
+        })
+    }
+
+    fn next_items_inner(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
         if self.done {
             return Ok(false);
         }
