@@ -128,7 +128,7 @@ fn fire(
         for (key, (count, sum, max)) in &fired {
             writeln!(
                 out,
-                "+I[{key}, {window_start}, {window_end}, {count}, {sum}, {max}]"
+                "+I[{key}, {window_start}, {window_end}, {count}, {sum:?}, {max:?}]"
             )
             .context("cannot write output")?;
         }

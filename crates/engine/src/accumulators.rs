@@ -66,6 +66,12 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
     })
 }
 
+/// The argument column of an aggregate that has one; the planner never
+/// builds one without.
+fn argument<'a>(values: Option<&'a ArrayRef>, name: &str) -> Result<&'a ArrayRef> {
+    values.ok_or_else(|| Error::Internal(format!("{name} without argument")))
+}
+
 fn grow<T: Clone>(v: &mut Vec<T>, groups: &[u32], fill: T) {
     if let Some(max) = groups.iter().max() {
         if *max as usize >= v.len() {
@@ -124,9 +130,7 @@ impl CountDistinct {
 
 impl Accumulator for CountDistinct {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
-        let Some(v) = values else {
-            return Err(Error::Internal("COUNT(DISTINCT) without argument".into()));
-        };
+        let v = argument(values, "COUNT(DISTINCT)")?;
         grow(&mut self.seen, groups, HashSet::new());
         let encoded = self.converter.convert_columns(std::slice::from_ref(v))?;
         for (&r, &g) in rows.iter().zip(groups) {
@@ -196,9 +200,7 @@ where
     T::Native: SumNative,
 {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
-        let Some(v) = values else {
-            return Err(Error::Internal("SUM without argument".into()));
-        };
+        let v = argument(values, "SUM")?;
         grow(&mut self.sums, groups, T::Native::default());
         grow(&mut self.seen, groups, false);
         let v = v.as_primitive::<T>();
@@ -252,9 +254,7 @@ impl Avg {
 
 impl Accumulator for Avg {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
-        let Some(v) = values else {
-            return Err(Error::Internal("AVG without argument".into()));
-        };
+        let v = argument(values, "AVG")?;
         grow(&mut self.counts, groups, 0);
         let valid = |r: u32| v.is_valid(r as usize);
         match &self.arg {
@@ -377,9 +377,7 @@ where
     T::Native: PartialOrd,
 {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
-        let Some(v) = values else {
-            return Err(Error::Internal("MIN/MAX without argument".into()));
-        };
+        let v = argument(values, "MIN/MAX")?;
         grow(&mut self.values, groups, None);
         let v = v.as_primitive::<T>();
         let vals = v.values();
@@ -447,9 +445,7 @@ impl RowValue {
 
 impl Accumulator for RowValue {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
-        let Some(v) = values else {
-            return Err(Error::Internal("value aggregate without argument".into()));
-        };
+        let v = argument(values, "value aggregate")?;
         grow(&mut self.values, groups, None);
         let encoded = self.converter.convert_columns(std::slice::from_ref(v))?;
         for (&r, &g) in rows.iter().zip(groups) {
@@ -502,9 +498,7 @@ struct ListAgg {
 
 impl Accumulator for ListAgg {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
-        let Some(v) = values else {
-            return Err(Error::Internal("LISTAGG without argument".into()));
-        };
+        let v = argument(values, "LISTAGG")?;
         grow(&mut self.values, groups, None);
         let s = v.as_string::<i32>();
         for (&r, &g) in rows.iter().zip(groups) {
