@@ -455,3 +455,80 @@ fn output_field(name: String, e: &Expr, schema: &Schema) -> Field {
 fn first_word(s: &str) -> String {
     s.split_whitespace().next().unwrap_or("this").to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_script, Catalog, QueryBinder, Statement};
+    use tidemark_common::{Error, Result};
+
+    const TABLE: &str = "CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), other TIMESTAMP(3), \
+        WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = 'x.csv', 'format' = 'csv');\n";
+
+    /// Binds the last statement of `TABLE` + `query`; `query` marks where
+    /// the error must point with `⟨` right before the offending text.
+    fn error_at(query: &str) -> Result<(String, (u64, u64), (u64, u64))> {
+        let marker = query.find('⟨').expect("the case marks the error position");
+        let before = &query[..marker];
+        let line = 2 + before.matches('\n').count() as u64;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
+        let sql = format!("{TABLE}{}", query.replace('⟨', ""));
+        let statements = parse_script(&sql)?;
+        let mut catalog = Catalog::default();
+        let mut result = Ok(());
+        for s in &statements {
+            result = match s {
+                Statement::CreateTable(c) => catalog.create_table(c, std::path::Path::new(".")),
+                Statement::Query { query, span } => QueryBinder::new(&catalog).bind_query(query, *span).map(|_| ()),
+                _ => Ok(()),
+            };
+        }
+        match result {
+            Err(Error::Plan { message, span, .. }) => {
+                Ok((message, (span.start_line, span.start_col), (line, col)))
+            }
+            other => panic!("expected a plan error for {query}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn plan_errors_point_at_the_offending_sql() -> Result<()> {
+        let cases = [
+            ("SELECT ⟨nope FROM t", "unknown column 'nope'"),
+            ("SELECT k FROM ⟨missing", "unknown table 'missing'"),
+            (
+                "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(⟨other), INTERVAL '1' SECOND))",
+                "column 'other' is not a rowtime attribute",
+            ),
+            (
+                "SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND))\nGROUP BY ⟨k",
+                "a window aggregation must GROUP BY window_start, window_end",
+            ),
+            ("SELECT k FROM t WHERE ⟨COUNT(*) > 1", "aggregate function COUNT is not allowed in WHERE"),
+            ("SELECT k, COUNT(*) FROM t GROUP BY ⟨k", "aggregation without a window is not supported on a stream"),
+            (
+                "SELECT ⟨v, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND))\nGROUP BY window_start, window_end, k",
+                "column 'v' is neither grouped nor aggregated",
+            ),
+            (
+                "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL ⟨'0' SECOND))",
+                "SIZE must be positive",
+            ),
+            (
+                "SELECT * FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL ⟨'5' SECOND))",
+                "HOP's size must be an integral multiple of its slide",
+            ),
+            ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
+            ("SELECT * FROM t JOIN ⟨t AS u ON t.k = u.k", "joins are not supported yet"),
+        ];
+        for (query, want) in cases {
+            let (message, at, expected_at) = error_at(query)?;
+            assert!(message.starts_with(want), "{query}: got '{message}'");
+            if want.starts_with("cannot apply") {
+                // Operator errors point at the whole expression.
+                continue;
+            }
+            assert_eq!(at, expected_at, "{query}: {message}");
+        }
+        Ok(())
+    }
+}
