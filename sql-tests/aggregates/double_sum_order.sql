@@ -1,6 +1,8 @@
--- Spec §1/§3 determinism for DOUBLE: floating-point addition is not associative, so SUM and AVG over
--- DOUBLE add the values one by one in arrival order ((0.1 + 0.2) + 0.3 = 0.6000000000000001,
--- (0.3 + 0.2) + 0.1 = 0.6), independent of batch boundaries and of when other windows fire.
+-- DOUBLE SUM and AVG group their additions as Flink's two-phase window aggregation does, so the
+-- bits match Flink: rows buffered since the last flush are summed into a partial, which is added to
+-- the stored sum when the watermark reaches a due window. g1 = (0.1 + 0.2) + 0.3; g2's first row is
+-- flushed with g1's window, so g2 = 0.3 + (0.2 + 0.1) = 0.6000000000000001; g3 = 0.1 + (0.3 + 0.2) = 0.6.
+-- The result never depends on batch boundaries.
 CREATE TABLE t (
   k STRING,
   ts TIMESTAMP(3),

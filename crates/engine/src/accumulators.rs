@@ -26,6 +26,15 @@ pub trait Accumulator: Send {
 
     /// The results of `groups`, in that order.
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef>;
+
+    /// Moves what rows added since the last call into the pending partial
+    /// results (Flink's local pre-aggregation flush). Only DOUBLE sums care:
+    /// floating-point addition depends on grouping.
+    fn local_flush(&mut self) {}
+
+    /// Merges the pending partial results into the stored ones (Flink's
+    /// global flush).
+    fn global_flush(&mut self) {}
 }
 
 /// A fresh accumulator for `call`.
@@ -39,10 +48,11 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         F::Sum => match arg_type {
             SqlType::Int => Box::new(Sum::<Int32Type>::new(DataType::Int32)),
             SqlType::BigInt => Box::new(Sum::<Int64Type>::new(DataType::Int64)),
-            SqlType::Double => Box::new(Sum::<Float64Type>::new(DataType::Float64)),
+            SqlType::Double => Box::new(DoubleSum::new(false)),
             SqlType::Decimal(_, s) => Box::new(Sum::<Decimal128Type>::new(DataType::Decimal128(38, s))),
             other => return Err(Error::Internal(format!("SUM over {other}"))),
         },
+        F::Avg if arg_type == SqlType::Double => Box::new(DoubleSum::new(true)),
         F::Avg => Box::new(Avg::new(&arg_type)?),
         F::Min | F::Max => {
             let max = call.func == F::Max;
@@ -173,11 +183,6 @@ impl SumNative for i128 {
         self.wrapping_add(o)
     }
 }
-impl SumNative for f64 {
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-}
 
 struct Sum<T: ArrowPrimitiveType> {
     sums: Vec<T::Native>,
@@ -230,9 +235,107 @@ where
 
 }
 
-/// AVG keeps a sum and a count; integers and decimals sum exactly in i128.
+/// SUM and AVG of DOUBLE, with Flink's grouping of the additions.
+///
+/// Floating-point addition is not associative, so the bits of a DOUBLE sum
+/// depend on how the additions are grouped. Flink's two-phase window
+/// aggregation sums the rows buffered since its last local flush into a
+/// partial (left to right), adds the partials waiting at the global side
+/// together, and adds that to the stored sum. Each group keeps those three
+/// levels; the window operator calls [`Accumulator::local_flush`] and
+/// [`Accumulator::global_flush`] where Flink flushes. Without flushes it is
+/// a plain left-to-right sum, as Flink's one-phase aggregation computes.
+struct DoubleSum {
+    local: Vec<Option<f64>>,
+    pending: Vec<Option<f64>>,
+    stored: Vec<Option<f64>>,
+    counts: Vec<i64>,
+    /// AVG: every level starts from 0.0 (so -0.0 becomes 0.0) and the
+    /// result is sum / count.
+    average: bool,
+}
+
+impl DoubleSum {
+    fn new(average: bool) -> Self {
+        DoubleSum {
+            local: vec![],
+            pending: vec![],
+            stored: vec![],
+            counts: vec![],
+            average,
+        }
+    }
+
+    fn merge(into: Option<f64>, add: Option<f64>) -> Option<f64> {
+        match (into, add) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, None) => a,
+            (None, b) => b,
+        }
+    }
+}
+
+impl Accumulator for DoubleSum {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let v = argument(values, if self.average { "AVG" } else { "SUM" })?;
+        grow(&mut self.local, groups, None);
+        grow(&mut self.counts, groups, 0);
+        let v = v.as_primitive::<Float64Type>();
+        let vals = v.values();
+        let has_nulls = v.null_count() > 0;
+        let start = if self.average { 0.0 } else { -0.0 };
+        for (&r, &g) in rows.iter().zip(groups) {
+            if has_nulls && v.is_null(r as usize) {
+                continue;
+            }
+            let g = g as usize;
+            // SUM starts from "no value" (so a lone -0.0 stays -0.0); AVG
+            // from 0.0. -0.0 is the identity of IEEE addition.
+            self.local[g] = Some(self.local[g].unwrap_or(start) + vals[r as usize]);
+            self.counts[g] += 1;
+        }
+        Ok(())
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let out: PrimitiveArray<Float64Type> = groups
+            .iter()
+            .map(|&g| {
+                let g = g as usize;
+                let level = |v: &Vec<Option<f64>>| v.get(g).copied().flatten();
+                let pending = Self::merge(level(&self.pending), level(&self.local));
+                let sum = Self::merge(level(&self.stored), pending)?;
+                if self.average {
+                    Some(sum / self.counts[g] as f64)
+                } else {
+                    Some(sum)
+                }
+            })
+            .collect();
+        Ok(Arc::new(out))
+    }
+
+    fn local_flush(&mut self) {
+        self.pending.resize(self.local.len(), None);
+        for (p, l) in self.pending.iter_mut().zip(self.local.iter_mut()) {
+            if let Some(l) = l.take() {
+                *p = Self::merge(*p, Some(l));
+            }
+        }
+    }
+
+    fn global_flush(&mut self) {
+        self.stored.resize(self.pending.len(), None);
+        for (s, p) in self.stored.iter_mut().zip(self.pending.iter_mut()) {
+            if let Some(p) = p.take() {
+                *s = Self::merge(*s, Some(p));
+            }
+        }
+    }
+}
+
+/// AVG of integers and decimals keeps an exact sum and a count.
 struct Avg {
-    sums: Vec<f64>,
     exact: Vec<i128>,
     counts: Vec<i64>,
     arg: SqlType,
@@ -240,11 +343,10 @@ struct Avg {
 
 impl Avg {
     fn new(arg: &SqlType) -> Result<Self> {
-        if !arg.is_numeric() {
-            return Err(Error::Internal(format!("AVG over {arg}")));
+        if !arg.is_numeric() || *arg == SqlType::Double {
+            return Err(Error::Internal(format!("exact AVG over {arg}")));
         }
         Ok(Avg {
-            sums: vec![],
             exact: vec![],
             counts: vec![],
             arg: arg.clone(),
@@ -258,16 +360,6 @@ impl Accumulator for Avg {
         grow(&mut self.counts, groups, 0);
         let valid = |r: u32| v.is_valid(r as usize);
         match &self.arg {
-            SqlType::Double => {
-                grow(&mut self.sums, groups, 0.0);
-                let vals = v.as_primitive::<Float64Type>().values();
-                for (&r, &g) in rows.iter().zip(groups) {
-                    if valid(r) {
-                        self.sums[g as usize] += vals[r as usize];
-                        self.counts[g as usize] += 1;
-                    }
-                }
-            }
             arg => {
                 grow(&mut self.exact, groups, 0);
                 let get: Box<dyn Fn(usize) -> i128> = match arg {
@@ -305,15 +397,6 @@ impl Accumulator for Avg {
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
         let count = |g: usize| self.counts.get(g).copied().unwrap_or(0);
         Ok(match &self.arg {
-            SqlType::Double => Arc::new(
-                groups
-                    .iter()
-                    .map(|&g| {
-                        let g = g as usize;
-                        (count(g) > 0).then(|| self.sums[g] / count(g) as f64)
-                    })
-                    .collect::<PrimitiveArray<Float64Type>>(),
-            ),
             SqlType::Int => Arc::new(
                 groups
                     .iter()

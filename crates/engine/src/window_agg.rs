@@ -35,6 +35,9 @@ pub struct WindowAggregateSpec {
     pub lateness: i64,
     /// Output: keys, window_start, window_end, window_time, aggregates.
     pub output_schema: SchemaRef,
+    /// Group DOUBLE additions as Flink's two-phase (local/global) window
+    /// aggregation does, so that DOUBLE sums match Flink bit for bit.
+    pub two_phase_sums: bool,
 }
 
 /// The timers of a window aggregation, keyed by window end. At equal
@@ -43,6 +46,23 @@ pub struct WindowAggregateSpec {
 pub enum WindowTimer {
     Fire(i64),
     Cleanup(i64),
+    /// The next window boundary after a late row: where Flink's local
+    /// buffer, still holding that row, next flushes (see [`TwoPhase`]).
+    Gate,
+}
+
+/// Where Flink's two-phase window aggregation flushes its buffers, which
+/// decides how DOUBLE additions are grouped. At a watermark advance that
+/// reaches a window boundary (every timer here sits on one), the local
+/// buffer flushes if a window it holds rows of is due or it holds a late
+/// row; then the global side flushes if a window it holds partials of is
+/// due; then due windows fire.
+#[derive(Debug)]
+struct TwoPhase {
+    /// A late row arrived since the last local flush.
+    late_row_buffered: bool,
+    /// The watermark at which flushing was last considered.
+    checked_at: i64,
 }
 
 pub struct WindowAggregate {
@@ -78,6 +98,10 @@ impl Emitter {
 }
 
 struct Slice {
+    /// Rows were added since the last local flush (two-phase sums).
+    local_dirty: bool,
+    /// Partials wait for the global flush (two-phase sums).
+    global_dirty: bool,
     /// Keys in arrow's row format, one per group.
     keys: Option<Rows>,
     table: HashTable<u32>,
@@ -101,6 +125,7 @@ struct WindowState {
     metrics: OperatorMetrics,
     /// Scratch buffers reused across chunks.
     scratch_rows: Vec<(i64, Vec<u32>)>,
+    two_phase: Option<TwoPhase>,
 }
 
 impl WindowAggregate {
@@ -142,6 +167,10 @@ impl WindowAggregate {
                 hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
                 metrics: OperatorMetrics::default(),
                 scratch_rows: Vec::new(),
+                two_phase: spec.two_phase_sums.then_some(TwoPhase {
+                    late_row_buffered: false,
+                    checked_at: tidemark_common::time::NO_WATERMARK,
+                }),
             },
             emitter: Emitter {
                 pending: Vec::new(),
@@ -194,6 +223,8 @@ impl WindowState {
 
     fn new_slice(&self) -> Result<Slice> {
         Ok(Slice {
+            local_dirty: false,
+            global_dirty: false,
             keys: self.key_converter.as_ref().map(|c| c.empty_rows(0, 0)),
             table: HashTable::new(),
             hashes: Vec::new(),
@@ -238,6 +269,35 @@ impl WindowState {
     }
 }
 
+impl WindowState {
+    /// Flink's buffer flushes at this watermark advance, once per advance
+    /// and before any window fires.
+    fn flush_two_phase(&mut self, watermark: i64) {
+        let Some(tp) = &mut self.two_phase else {
+            return;
+        };
+        if tp.checked_at == watermark {
+            return;
+        }
+        tp.checked_at = watermark;
+        let due = |end: i64| end.saturating_sub(1) <= watermark;
+        if tp.late_row_buffered || self.slices.iter().any(|(end, s)| s.local_dirty && due(*end)) {
+            tp.late_row_buffered = false;
+            for slice in self.slices.values_mut().filter(|s| s.local_dirty) {
+                slice.accumulators.iter_mut().for_each(|a| a.local_flush());
+                slice.local_dirty = false;
+                slice.global_dirty = true;
+            }
+        }
+        if self.slices.iter().any(|(end, s)| s.global_dirty && due(*end)) {
+            for slice in self.slices.values_mut().filter(|s| s.global_dirty) {
+                slice.accumulators.iter_mut().for_each(|a| a.global_flush());
+                slice.global_dirty = false;
+            }
+        }
+    }
+}
+
 impl TimerHandler for WindowState {
     type Key = WindowTimer;
     type Output = Emitter;
@@ -269,12 +329,13 @@ impl TimerHandler for WindowState {
         per_slice.iter_mut().for_each(|(_, rows)| rows.clear());
         let mut used = 0usize;
         let mut last: Option<usize> = None;
-        // The run ends before the first row whose watermark reaches the
-        // fire time of a window an earlier row of the run opened.
-        let mut earliest_new_fire = i64::MAX;
+        // The run ends before the first row whose watermark reaches a timer
+        // an earlier row of the run registered: a new window's fire time,
+        // or a flush point after a late row.
+        let mut earliest_new_timer = i64::MAX;
         let mut consumed = len;
         for i in 0..len {
-            if watermarks[i] >= earliest_new_fire {
+            if watermarks[i] >= earliest_new_timer {
                 consumed = i;
                 break;
             }
@@ -284,6 +345,13 @@ impl TimerHandler for WindowState {
             let end = window_start(ts_values[i], self.offset, self.size).saturating_add(self.size);
             if self.cleanup_time(end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                if let Some(tp) = &mut self.two_phase {
+                    tp.late_row_buffered = true;
+                    let gate = window_start(watermarks[i].saturating_add(1), self.offset, self.size)
+                        .saturating_add(self.size - 1);
+                    time.register(gate, WindowTimer::Gate);
+                    earliest_new_timer = earliest_new_timer.min(gate);
+                }
                 continue;
             }
             let slot = match last {
@@ -297,7 +365,7 @@ impl TimerHandler for WindowState {
                             per_slice[used].0 = end;
                         }
                         if !self.slices.contains_key(&end) {
-                            earliest_new_fire = earliest_new_fire.min(end.saturating_sub(1));
+                            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
                         }
                         used += 1;
                         used - 1
@@ -323,6 +391,7 @@ impl TimerHandler for WindowState {
                 .slices
                 .get_mut(&end)
                 .ok_or_else(|| Error::Internal("slice vanished".into()))?;
+            slice.local_dirty = true;
             groups.clear();
             match (&keys, &mut slice.keys) {
                 (Some(keys), Some(slice_keys)) => {
@@ -365,8 +434,10 @@ impl TimerHandler for WindowState {
         Ok(consumed)
     }
 
-    fn on_timer(&mut self, _time: &mut EventTime<WindowTimer>, _at: i64, key: WindowTimer, out: &mut Emitter) -> Result<()> {
+    fn on_timer(&mut self, time: &mut EventTime<WindowTimer>, _at: i64, key: WindowTimer, out: &mut Emitter) -> Result<()> {
+        self.flush_two_phase(time.watermark());
         match key {
+            WindowTimer::Gate => {}
             WindowTimer::Fire(end) => {
                 self.emit_window(end, out)?;
                 if self.lateness == 0 {

@@ -6,6 +6,7 @@
 //! error, never a silent fallback.
 
 use std::sync::Arc;
+use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
 use tidemark_engine::source::TableSource;
@@ -27,7 +28,7 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
     };
     let batch_size = options.batch_size()?;
     let mut operators: Vec<Box<dyn Operator>> = Vec::new();
-    let source = build(plan, &mut operators, batch_size, eval)?;
+    let source = build(plan, &mut operators, options, batch_size, eval)?;
     Ok(PhysicalQuery {
         pipeline: Pipeline { source, operators },
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
@@ -35,11 +36,32 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
     })
 }
 
+/// Whether Flink would run this aggregation in two phases (local
+/// pre-aggregation, then global merge), which groups DOUBLE additions
+/// differently: it does when every aggregate can merge partial results
+/// (FIRST_VALUE and LAST_VALUE cannot) unless
+/// `table.optimizer.agg-phase-strategy` is `ONE_PHASE`. Only DOUBLE SUM and
+/// AVG can tell the difference.
+fn two_phase_sums(aggregates: &[AggregateCall], options: &SessionOptions) -> bool {
+    use AggregateFunction as F;
+    let one_phase = options
+        .get("table.optimizer.agg-phase-strategy")
+        .is_some_and(|v| v.eq_ignore_ascii_case("ONE_PHASE"));
+    let mergeable = !aggregates
+        .iter()
+        .any(|a| matches!(a.func, F::FirstValue | F::LastValue));
+    let double_sums = aggregates
+        .iter()
+        .any(|a| matches!(a.func, F::Sum | F::Avg) && a.arg_type == Some(SqlType::Double));
+    !one_phase && mergeable && double_sums
+}
+
 /// Builds the chain bottom-up: returns the source and appends operators in
 /// the order rows flow through them.
 fn build(
     plan: &LogicalPlan,
     operators: &mut Vec<Box<dyn Operator>>,
+    options: &SessionOptions,
     batch_size: usize,
     eval: EvalContext,
 ) -> Result<TableSource> {
@@ -57,17 +79,17 @@ fn build(
             TableSource::open(Arc::clone(table), batch_size, eval)
         }
         LogicalPlan::Filter { input, predicate } => {
-            let source = build(input, operators, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval)?;
             operators.push(Box::new(Filter::new(predicate.clone(), eval)));
             Ok(source)
         }
         LogicalPlan::Project { input, exprs, schema } => {
-            let source = build(input, operators, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval)?;
             operators.push(Box::new(Project::new(exprs.clone(), schema.to_arrow(), eval)?));
             Ok(source)
         }
         LogicalPlan::WindowTvf { input, window, schema } => {
-            let source = build(input, operators, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
                 WindowKind::Tumble { .. } => operators.push(Box::new(TumbleLabels::new(
                     window.kind,
@@ -90,7 +112,7 @@ fn build(
             aggregates,
             schema,
         } => {
-            let source = build(input, operators, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
                 WindowKind::Tumble { .. } => {}
                 WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } => {
@@ -109,6 +131,7 @@ fn build(
                 aggregates: aggregates.clone(),
                 lateness: 0,
                 output_schema: schema.to_arrow(),
+                two_phase_sums: two_phase_sums(aggregates, options),
             })?));
             Ok(source)
         }
