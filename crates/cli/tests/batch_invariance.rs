@@ -38,13 +38,15 @@ fn random_csv(seed: u64, rows: usize) -> String {
         };
         let key = rng.below(4);
         let value = if rng.below(10) == 0 { String::new() } else { (rng.below(200) as i64 - 50).to_string() };
+        // DOUBLEs whose sums depend on how additions are grouped.
+        let double = (rng.below(1 << 20) as f64) / 7.0 * 10f64.powi(rng.below(12) as i32 - 6);
         let dt = chrono::DateTime::from_timestamp_millis(ts).expect("in range").naive_utc();
-        let _ = writeln!(out, "k{key},{},{value}", dt.format("%Y-%m-%d %H:%M:%S%.3f"));
+        let _ = writeln!(out, "k{key},{},{value},{double}", dt.format("%Y-%m-%d %H:%M:%S%.3f"));
     }
     out
 }
 
-const QUERIES: [&str; 3] = [
+const QUERIES: [&str; 4] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -53,11 +55,13 @@ const QUERIES: [&str; 3] = [
      INTERVAL '5' SECOND, INTERVAL '1' SECOND)) WHERE v IS NULL OR v > 0 GROUP BY window_start, window_end \
      HAVING COUNT(*) > 1",
     "SELECT k, ts, v, window_start FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE v < 20",
+    "SELECT k, window_end, SUM(d), AVG(d), MAX(d) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '3' SECOND, \
+     INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {
     let sql = format!(
-        "CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
+        "CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
          WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv', 'csv.null-literal' = '');\n\
          SET 'tidemark.batch-size' = '{batch_size}';\n{query};"
     );
