@@ -240,9 +240,9 @@ impl fmt::Display for Expr {
             Expr::Coalesce { args, .. } => write!(f, "COALESCE({})", join(args)),
             Expr::TimestampAdd { expr, millis } => {
                 if *millis < 0 {
-                    write!(f, "{expr} - {} ms", millis.unsigned_abs())
+                    write!(f, "{expr} - {}", crate::window::ms(millis.saturating_neg()))
                 } else {
-                    write!(f, "{expr} + {millis} ms")
+                    write!(f, "{expr} + {}", crate::window::ms(*millis))
                 }
             }
             Expr::Function { func, args, .. } => write!(f, "{}({})", func.name(), join(args)),

@@ -28,26 +28,34 @@ impl WindowKind {
 impl fmt::Display for WindowKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WindowKind::Tumble { size, offset } => write!(f, "TUMBLE(size={}, offset={})", ms(*size), ms(*offset)),
+            WindowKind::Tumble { size, offset } => write!(f, "TUMBLE(size={}{})", ms(*size), show_offset(*offset)),
             WindowKind::Hop { slide, size, offset } => {
-                write!(f, "HOP(slide={}, size={}, offset={})", ms(*slide), ms(*size), ms(*offset))
+                write!(f, "HOP(slide={}, size={}{})", ms(*slide), ms(*size), show_offset(*offset))
             }
             WindowKind::Cumulate { step, max_size, offset } => write!(
                 f,
-                "CUMULATE(step={}, max_size={}, offset={})",
+                "CUMULATE(step={}, max_size={}{})",
                 ms(*step),
                 ms(*max_size),
-                ms(*offset)
+                show_offset(*offset)
             ),
             WindowKind::Session { gap } => write!(f, "SESSION(gap={})", ms(*gap)),
         }
     }
 }
 
+fn show_offset(offset: i64) -> String {
+    if offset == 0 {
+        String::new()
+    } else {
+        format!(", offset={}", ms(offset))
+    }
+}
+
 /// A duration the way people write it: `5 s`, `1 min`, `250 ms`.
 pub fn ms(v: i64) -> String {
     const UNITS: [(i64, &str); 4] = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1_000, "s")];
-    if v != 0 {
+    if v != 0 && v != i64::MIN {
         for (unit, name) in UNITS {
             if v % unit == 0 {
                 return format!("{} {name}", v / unit);

@@ -344,7 +344,7 @@ impl<'a> QueryBinder<'a> {
                 separator: call.separator.clone(),
                 ty: call.ty.clone(),
             });
-            out_fields.push(Field::new(format!("EXPR${}", aggregates.len() - 1), call.ty.clone()));
+            out_fields.push(Field::new(call.to_string(), call.ty.clone()));
         }
         let pre = LogicalPlan::Project {
             input: Box::new(input),

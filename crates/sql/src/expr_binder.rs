@@ -27,6 +27,17 @@ pub struct AggregateScope {
     pub first_aggregate_column: usize,
 }
 
+/// Shown as it reads in SQL: `COUNT(*)`, `SUM(price)`, `COUNT(DISTINCT k)`.
+impl std::fmt::Display for BoundAggregate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let distinct = if self.distinct { "DISTINCT " } else { "" };
+        match &self.arg {
+            None => write!(f, "{}(*)", self.func.name()),
+            Some(a) => write!(f, "{}({distinct}{a})", self.func.name()),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoundAggregate {
     pub func: AggregateFunction,
@@ -209,7 +220,8 @@ impl<'a> ExprBinder<'a> {
                 scope.calls.len() - 1
             }
         };
-        Ok(Expr::column(scope.first_aggregate_column + index, format!("EXPR${index}"), ty))
+        let name = scope.calls[index].to_string();
+        Ok(Expr::column(scope.first_aggregate_column + index, name, ty))
     }
 
     fn column(&self, name: &str, span: Span) -> Result<Expr> {
