@@ -37,7 +37,27 @@ enum Command {
     },
 }
 
+/// The stack of the thread that runs SQL. Deeply nested SQL is rejected
+/// with an error, but measuring how deep it is recurses through sqlparser's
+/// tree first; a large (lazily committed) stack keeps that from
+/// overflowing on any file that fits in memory.
+const SQL_THREAD_STACK: usize = 1 << 30;
+
 fn main() -> ExitCode {
+    let worker = std::thread::Builder::new()
+        .name("tidemark".into())
+        .stack_size(SQL_THREAD_STACK)
+        .spawn(run_cli);
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal error: the worker thread failed; this is a bug in tidemark, please report it");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_cli() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

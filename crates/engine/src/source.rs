@@ -54,7 +54,14 @@ impl TableSource {
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        let mut reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size)?;
+        let mut reader =
+            CsvSource::open(&full, path_text.clone(), columns, options, batch_size).map_err(|e| match e {
+                Error::Io { context, source } => Error::Io {
+                    context: format!("table {}: {context}", table.name),
+                    source,
+                },
+                other => other,
+            })?;
         reader.set_time_zone(ctx.time_zone);
         Ok(TableSource {
             schema: table.schema.to_arrow(),

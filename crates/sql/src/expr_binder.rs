@@ -52,7 +52,13 @@ pub struct ExprBinder<'a> {
     pub aggregate: Option<&'a mut AggregateScope>,
     /// What the expression is for, in messages: "WHERE", "SELECT", ...
     pub clause: &'static str,
+    /// How deep the expression being bound nests so far.
+    depth: usize,
 }
+
+/// How deep an expression may nest (`a + b + c + ...` nests one level per
+/// term), so that no expression can exhaust the stack.
+const MAX_EXPR_DEPTH: usize = 200;
 
 pub fn spanned(e: &ast::Expr) -> Span {
     span_of(e.span())
@@ -64,14 +70,28 @@ impl<'a> ExprBinder<'a> {
             schema,
             aggregate: None,
             clause,
+            depth: 0,
         }
     }
 
     pub fn bind(&mut self, e: &ast::Expr) -> Result<Expr> {
-        if self.aggregate.is_some() {
-            return self.bind_in_aggregate(e);
-        }
-        self.bind_plain(e)
+        self.depth += 1;
+        // Operator chains nest along their left side: measure that without
+        // recursion first, so a huge chain fails before anything walks it.
+        let result = if self.depth + left_spine(e, MAX_EXPR_DEPTH) > MAX_EXPR_DEPTH {
+            Err(Error::plan(
+                format!("the expression nests more than {MAX_EXPR_DEPTH} levels deep"),
+                // The span of a deep tree is costly to compute: point at the
+                // first leaf on the left.
+                leftmost_span(e),
+            ))
+        } else if self.aggregate.is_some() {
+            self.bind_in_aggregate(e)
+        } else {
+            self.bind_plain(e)
+        };
+        self.depth -= 1;
+        result
     }
 
     fn bind_in_aggregate(&mut self, e: &ast::Expr) -> Result<Expr> {
@@ -504,6 +524,39 @@ impl<'a> ExprBinder<'a> {
                 })
             }
             _ => Err(Error::plan(format!("unknown function {name}"), span)),
+        }
+    }
+}
+
+/// How many operators nest along the left side of `e`, counting up to
+/// `limit` at most.
+fn left_spine(mut e: &ast::Expr, limit: usize) -> usize {
+    let mut n = 0;
+    while n <= limit {
+        match e {
+            ast::Expr::BinaryOp { left, .. } => e = left,
+            ast::Expr::UnaryOp { expr, .. }
+            | ast::Expr::Nested(expr)
+            | ast::Expr::IsNull(expr)
+            | ast::Expr::IsNotNull(expr)
+            | ast::Expr::Cast { expr, .. } => e = expr,
+            _ => return n,
+        }
+        n += 1;
+    }
+    n
+}
+
+fn leftmost_span(mut e: &ast::Expr) -> Span {
+    loop {
+        match e {
+            ast::Expr::BinaryOp { left, .. } => e = left,
+            ast::Expr::UnaryOp { expr, .. }
+            | ast::Expr::Nested(expr)
+            | ast::Expr::IsNull(expr)
+            | ast::Expr::IsNotNull(expr)
+            | ast::Expr::Cast { expr, .. } => e = expr,
+            other => return spanned(other),
         }
     }
 }

@@ -17,6 +17,11 @@ use tidemark_common::{Error, Result, Span};
 /// rather than overflowing the stack.
 const RECURSION_LIMIT: usize = 64;
 
+/// How deep parentheses may nest. Checked on the tokens before parsing:
+/// near its recursion limit the parser's backtracking takes exponential
+/// time, so the limit must be met before the parser gets there.
+const MAX_PAREN_DEPTH: usize = 40;
+
 #[derive(Debug, Clone)]
 pub enum Statement {
     CreateTable(CreateTable),
@@ -112,6 +117,7 @@ pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| Error::plan(e.message, Span::point(e.location.line, e.location.column)))?;
+    check_nesting(&tokens)?;
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(RECURSION_LIMIT)
         .with_tokens_with_locations(tokens);
@@ -133,14 +139,32 @@ pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
     }
 }
 
+fn check_nesting(tokens: &[TokenWithSpan]) -> Result<()> {
+    let mut depth = 0usize;
+    for t in tokens {
+        match t.token {
+            Token::LParen => {
+                depth += 1;
+                if depth > MAX_PAREN_DEPTH {
+                    return Err(Error::plan(
+                        format!("parentheses nest more than {MAX_PAREN_DEPTH} deep"),
+                        span_of(t.span),
+                    ));
+                }
+            }
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Turns sqlparser's message (which ends in " at Line: l, Column: c") into
 /// an error with a span.
 fn parser_error(e: ParserError, sql: &str) -> Error {
     let message = match e {
         ParserError::TokenizerError(m) | ParserError::ParserError(m) => m,
-        ParserError::RecursionLimitExceeded => {
-            return Error::plan("the statement nests too deeply", Span::default())
-        }
+        ParserError::RecursionLimitExceeded => "the statement nests too deeply".to_string(),
     };
     if let Some(at) = message.rfind(" at Line: ") {
         let location = &message[at + " at Line: ".len()..];
