@@ -517,6 +517,10 @@ mod tests {
                 "SELECT * FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL ⟨'5' SECOND))",
                 "HOP's size must be an integral multiple of its slide",
             ),
+            (
+                "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL ⟨'1' MINUTE))",
+                "TUMBLE's offset must be smaller than its size",
+            ),
             ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
             ("SELECT * FROM t JOIN ⟨t AS u ON t.k = u.k", "joins are not supported yet"),
         ];

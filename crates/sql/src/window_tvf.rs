@@ -188,12 +188,22 @@ impl TvfCall<'_> {
             }
             Ok((ms, span))
         };
-        let offset = get("OFFSET")?.map(|(ms, _)| ms).unwrap_or(0);
+        let offset_arg = get("OFFSET")?;
+        let offset = offset_arg.map(|(ms, _)| ms).unwrap_or(0);
         Ok(match self.kind_name.as_str() {
-            "TUMBLE" => WindowKind::Tumble {
-                size: required("SIZE")?.0,
-                offset,
-            },
+            "TUMBLE" => {
+                let size = required("SIZE")?.0;
+                if let Some((ms, span)) = offset_arg {
+                    // As Flink requires: an offset is less than one window.
+                    if ms.unsigned_abs() >= size.unsigned_abs() {
+                        return Err(Error::plan(
+                            "TUMBLE's offset must be smaller than its size (in absolute value)",
+                            span,
+                        ));
+                    }
+                }
+                WindowKind::Tumble { size, offset }
+            }
             "HOP" => {
                 let (slide, _) = required("SLIDE")?;
                 let (size, size_span) = required("SIZE")?;
