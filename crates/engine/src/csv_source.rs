@@ -24,8 +24,8 @@
 //!   case-sensitively.
 //!
 //! Where tidemark goes further than Flink:
-//! - A `T` may stand for the space of a timestamp; TIMESTAMP_LTZ text
-//!   without `Z` is a wall-clock time in the session time zone.
+//! - TIMESTAMP_LTZ text without `Z` is a wall-clock time in the session
+//!   time zone.
 //! - A DECIMAL with too many integer digits is a parse error (Flink reads
 //!   NULL without a word); invalid UTF-8 is an error naming the field, and
 //!   under ignore-parse-errors drops the row (Flink fails either way).
@@ -563,9 +563,20 @@ struct Parser {
     last_date: Option<((i32, u32, u32), i64)>,
 }
 
+/// Epoch milliseconds of a timestamp written as the CSV format reads it
+/// (CAST from STRING uses the same rules); a date alone is its midnight.
+pub(crate) fn parse_timestamp(text: &str, ltz: bool, tz: chrono_tz::Tz) -> Option<i64> {
+    let mut parser = Parser { tz, last_date: None };
+    let trimmed = text.trim();
+    if trimmed.len() == 10 {
+        return parser.timestamp(format!("{trimmed} 00:00:00").as_bytes(), ltz);
+    }
+    parser.timestamp(trimmed.as_bytes(), ltz)
+}
+
 impl Parser {
-    /// Epoch milliseconds of `yyyy-MM-dd HH:mm:ss[.fffffffff]` (or with a
-    /// `T`); for TIMESTAMP_LTZ with an optional `Z`.
+    /// Epoch milliseconds of `yyyy-MM-dd HH:mm:ss[.fffffffff]`; for
+    /// TIMESTAMP_LTZ with an optional `Z`. Like Flink, no `T` separator.
     fn timestamp(&mut self, text: &[u8], ltz: bool) -> Option<i64> {
         let t = java_trim(text);
         let (t, utc) = match t.split_last() {
@@ -575,7 +586,7 @@ impl Parser {
         if t.len() < 19
             || t[4] != b'-'
             || t[7] != b'-'
-            || !(t[10] == b' ' || t[10] == b'T')
+            || t[10] != b' '
             || t[13] != b':'
             || t[16] != b':'
         {
@@ -650,7 +661,7 @@ const UNIX_EPOCH_DATE: NaiveDate = match NaiveDate::from_ymd_opt(1970, 1, 1) {
 /// The instant of a wall-clock time in `tz`. In a daylight-saving gap the
 /// time moves forward by the gap and in an overlap the earlier instant
 /// wins, as Java resolves local times.
-fn local_to_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
+pub(crate) fn local_to_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
     let naive = chrono::DateTime::from_timestamp_millis(wall_ms)?.naive_utc();
     let offset_secs = match tz.from_local_datetime(&naive).earliest() {
         Some(dt) => dt.offset().fix().local_minus_utc(),
@@ -663,6 +674,16 @@ fn local_to_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
 }
 
 /// Digits only, as a number.
+/// A field as an error message shows it: long text is cut with an
+/// ellipsis, so a huge field cannot make a huge message.
+fn shorten(text: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
 fn digits(text: &[u8]) -> Option<u32> {
     text.iter().try_fold(0u32, |acc, &d| {
         d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
@@ -1040,8 +1061,13 @@ impl CsvSource {
 
     /// Appends the current record as a row; false when it is dropped.
     fn append_row(&mut self, line: u64) -> Result<bool> {
-        let found = self.input.nfields;
+        let mut found = self.input.nfields;
         let expected = self.columns.len();
+        // As Flink's reader: one empty field after the last (a trailing
+        // delimiter) is not a field.
+        if found == expected + 1 && self.input.field(expected).is_empty() {
+            found = expected;
+        }
         let ignore = self.options.ignore_parse_errors;
         if found != expected && !ignore {
             return Err(
@@ -1086,7 +1112,7 @@ impl CsvSource {
         match std::str::from_utf8(text) {
             Ok(text) => self.input_error(
                 line,
-                format!("field '{name}': cannot parse '{text}' as {ty}"),
+                format!("field '{name}': cannot parse '{}' as {ty}", shorten(text)),
             ),
             Err(_) => self.input_error(line, format!("invalid UTF-8 in field '{name}'")),
         }
@@ -1274,7 +1300,7 @@ mod tests {
     #[test]
     fn reads_every_type() -> Result<()> {
         let data = b"k,1,-9000000000,1.5,11,true,2020-01-02 03:04:05.123,2020-01-02 03:04:05Z\n\
-            \"q,\"\"x\"\"\", +7 , 8 ,1e3,-0.5,FALSE,1969-12-31 23:59:59.999,1969-12-31T23:59:59.999\n";
+            \"q,\"\"x\"\"\", +7 , 8 ,1e3,-0.5,FALSE,1969-12-31 23:59:59.999,1969-12-31 23:59:59.999\n";
         let columns = [
             ("s", SqlType::String),
             ("i", Int),
@@ -1430,11 +1456,7 @@ mod tests {
                 " 2020-01-01 00:00:00 ",
                 Some("2020-01-01 00:00:00.000"),
             ),
-            (
-                Timestamp(3),
-                "2020-01-01T00:00:00",
-                Some("2020-01-01 00:00:00.000"),
-            ),
+            (Timestamp(3), "2020-01-01T00:00:00", None),
             (
                 Timestamp(3),
                 "2020-01-01 00:00:00.",

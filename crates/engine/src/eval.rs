@@ -12,7 +12,7 @@ use arrow::array::{
 };
 use arrow::compute::kernels::{boolean, cmp, numeric, zip::zip};
 use arrow::compute::{cast_with_options, prep_null_mask_filter, CastOptions};
-use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimeUnit};
+use arrow::datatypes::{i256, DataType, Decimal128Type, Float64Type, Int32Type, Int64Type};
 use std::sync::Arc;
 use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, SqlType};
@@ -157,7 +157,13 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
         ScalarFunction::ToTimestampLtz { millis } => {
             let v = arg.as_primitive::<Int64Type>();
             let factor = if millis { 1 } else { 1_000 };
-            let ts: TimestampMillisecondArray = v.unary(|x| x.saturating_mul(factor));
+            // Outside years 0000-9999 Flink gives NULL.
+            const FIRST: i64 = -62_167_219_200_000;
+            const LAST: i64 = 253_402_300_799_999;
+            let ts: TimestampMillisecondArray = v
+                .iter()
+                .map(|x| x.and_then(|x| x.checked_mul(factor)).filter(|t| (FIRST..=LAST).contains(t)))
+                .collect();
             Arc::new(ts.with_timezone(tidemark_common::LTZ_ARROW_TZ))
         }
     })
@@ -263,6 +269,33 @@ fn div_pow10_half_up(v: i128, digits: u32) -> i128 {
     }
 }
 
+fn pow10_wide(digits: u32) -> Option<i256> {
+    let ten = i256::from_i128(10);
+    (0..digits).try_fold(i256::ONE, |acc, _| acc.checked_mul(ten))
+}
+
+/// `v / 10^digits` rounded half away from zero, back in 128 bits; `None`
+/// when it does not fit.
+fn wide_half_up(v: i256, digits: u32) -> Option<i128> {
+    if digits == 0 {
+        return v.to_i128();
+    }
+    let d = pow10_wide(digits)?;
+    let q = v.checked_div(d)?;
+    let rem = v.checked_rem(d)?;
+    let twice = rem.wrapping_abs().checked_mul(i256::from_i128(2))?;
+    let q = if twice >= d {
+        if v < i256::ZERO {
+            q.checked_sub(i256::ONE)?
+        } else {
+            q.checked_add(i256::ONE)?
+        }
+    } else {
+        q
+    };
+    q.to_i128()
+}
+
 /// Rescales a decimal from scale `from` to scale `to`; `None` on overflow.
 pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
     if to >= from {
@@ -293,7 +326,9 @@ fn decimal_arithmetic(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, p: u8, s: i8) ->
             let v = match op {
                 BinaryOp::Plus => rescale(a, s1, s)?.checked_add(rescale(b, s2, s)?),
                 BinaryOp::Minus => rescale(a, s1, s)?.checked_sub(rescale(b, s2, s)?),
-                BinaryOp::Multiply => rescale(a.checked_mul(b)?, s1 + s2, s),
+                // Products and scaled dividends can pass 38 digits before
+                // the result is rounded back into range: work in 256 bits.
+                BinaryOp::Multiply => wide_half_up(i256::from_i128(a).checked_mul(i256::from_i128(b))?, (s1 + s2 - s) as u32),
                 BinaryOp::Divide => {
                     if b == 0 {
                         division_by_zero = true;
@@ -301,9 +336,9 @@ fn decimal_arithmetic(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, p: u8, s: i8) ->
                     }
                     // a / b at scale s: (a * 10^(s - s1 + s2 + 1) / b), then
                     // round the extra digit half up.
-                    let shift = (s as i32 - s1 as i32 + s2 as i32 + 1) as i8;
-                    let num = rescale(a, 0, shift)?;
-                    Some(div_pow10_half_up(num / b, 1))
+                    let shift = (s as i32 - s1 as i32 + s2 as i32 + 1) as u32;
+                    let num = i256::from_i128(a).checked_mul(pow10_wide(shift)?)?;
+                    wide_half_up(num.checked_div(i256::from_i128(b))?, 1)
                 }
                 _ => {
                     if b == 0 {
@@ -330,6 +365,7 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
     if from == to {
         return Ok(v.clone());
     }
+
     if *from == SqlType::Null {
         return Ok(new_null_array(&to.to_arrow(), v.len()));
     }
@@ -349,38 +385,204 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
         }
         return Ok(Arc::new(out.finish()));
     }
-    let source = if from.is_string() && !to.is_string() {
-        // Flink trims surrounding whitespace before parsing a string.
-        let s = v.as_string::<i32>();
-        Arc::new(s.iter().map(|x| x.map(str::trim)).collect::<StringArray>()) as ArrayRef
-    } else {
-        v.clone()
-    };
-    let options = CastOptions {
-        safe: true,
-        ..Default::default()
-    };
     let out = match (from, to) {
         (SqlType::String, SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..)) => {
             parse_strings(v.as_string::<i32>(), to)?
         }
-        // DOUBLE to an integer truncates toward zero, as Java's casts do.
-        (SqlType::Double, SqlType::Int | SqlType::BigInt) => {
-            let f = source.as_primitive::<Float64Type>();
-            let truncated: Int64Array = f.unary(|x| x.trunc() as i64);
-            cast_with_options(&truncated, &to.to_arrow(), &options)?
+        (SqlType::String, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
+            let ltz = matches!(to, SqlType::TimestampLtz(_));
+            let parsed: TimestampMillisecondArray = v
+                .as_string::<i32>()
+                .iter()
+                .map(|t| t.and_then(|t| crate::csv_source::parse_timestamp(t, ltz, ctx.time_zone)))
+                .collect();
+            Arc::new(parsed.with_timezone_opt(ltz.then_some(tidemark_common::LTZ_ARROW_TZ)))
         }
-        _ => cast_with_options(&source, &to.to_arrow(), &options)?,
+        (SqlType::String, SqlType::Boolean) => {
+            // Flink's CAST reads these words, in any case, and nothing else.
+            let s = v.as_string::<i32>();
+            Arc::new(
+                s.iter()
+                    .map(|t| {
+                        t.and_then(|t| match t.trim().to_ascii_lowercase().as_str() {
+                            "true" | "t" | "yes" | "y" | "1" => Some(true),
+                            "false" | "f" | "no" | "n" | "0" => Some(false),
+                            _ => None,
+                        })
+                    })
+                    .collect::<BooleanArray>(),
+            )
+        }
+        (SqlType::Timestamp(_), SqlType::TimestampLtz(_)) => {
+            let wall = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+            let instants: TimestampMillisecondArray =
+                wall.iter().map(|w| w.and_then(|w| local_instant(w, ctx.time_zone))).collect();
+            Arc::new(instants.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+        (SqlType::TimestampLtz(_), SqlType::Timestamp(_)) => {
+            let instants = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+            let wall: TimestampMillisecondArray = instants
+                .iter()
+                .map(|t| t.and_then(|t| crate::format::to_wall_clock(t, ctx.time_zone)))
+                .collect();
+            Arc::new(wall)
+        }
+        (SqlType::Int | SqlType::BigInt, SqlType::TimestampLtz(_)) => {
+            // As Flink: a number cast to TIMESTAMP_LTZ counts seconds.
+            let secs = cast_with_options(v, &DataType::Int64, &CastOptions::default())?;
+            let ms: TimestampMillisecondArray =
+                secs.as_primitive::<Int64Type>().iter().map(|x| x.and_then(|x| x.checked_mul(1000))).collect();
+            Arc::new(ms.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+        _ if is_number_like(from) && is_number_like(to) => numeric_cast(v, from, to)?,
+        _ => return Err(Error::Internal(format!("no cast from {from} to {to}"))),
     };
-    if !try_cast && out.null_count() > v.null_count() {
+    // Only text can fail to convert; numbers wrap, saturate or (for a
+    // DECIMAL that is too small) become NULL, as in Flink.
+    if !try_cast && from.is_string() && out.null_count() > v.null_count() {
         if let Some(i) = (0..v.len()).find(|&i| v.is_valid(i) && out.is_null(i)) {
             let mut shown = String::new();
             format_value(v.as_ref(), from, i, ctx.time_zone, &mut shown)?;
             return Err(Error::Execution(format!("cannot cast '{shown}' to {to}")));
         }
     }
-    let _ = TimeUnit::Millisecond;
     Ok(out)
+}
+
+fn is_number_like(t: &SqlType) -> bool {
+    t.is_numeric() || *t == SqlType::Boolean
+}
+
+/// The instant of a wall-clock time in `tz`.
+fn local_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
+    if tz == chrono_tz::UTC {
+        return Some(wall_ms);
+    }
+    crate::csv_source::local_to_instant(wall_ms, tz)
+}
+
+/// One number on its way through a cast.
+#[derive(Clone, Copy)]
+enum Number {
+    Int(i64),
+    Float(f64),
+    /// Unscaled value and scale.
+    Decimal(i128, i8),
+}
+
+/// Casts between numbers and BOOLEAN with Java's and Flink's rules:
+/// integers narrow by wrapping; DOUBLE to an integer truncates toward zero
+/// and saturates (NaN is 0); DECIMAL to an integer truncates, then wraps;
+/// to DECIMAL rounds half up and is NULL when it does not fit; BOOLEAN is
+/// 1 or 0, and a number is TRUE when it is not zero.
+fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> {
+    let read: Box<dyn Fn(usize) -> Number> = match from {
+        SqlType::Boolean => {
+            let a = v.as_boolean().clone();
+            Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
+        SqlType::Int => {
+            let a = v.as_primitive::<Int32Type>().clone();
+            Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
+        SqlType::BigInt => {
+            let a = v.as_primitive::<Int64Type>().clone();
+            Box::new(move |i| Number::Int(a.value(i)))
+        }
+        SqlType::Double => {
+            let a = v.as_primitive::<Float64Type>().clone();
+            Box::new(move |i| Number::Float(a.value(i)))
+        }
+        SqlType::Decimal(_, s) => {
+            let a = v.as_primitive::<Decimal128Type>().clone();
+            let s = *s;
+            Box::new(move |i| Number::Decimal(a.value(i), s))
+        }
+        other => return Err(Error::Internal(format!("numeric cast from {other}"))),
+    };
+    let valid = |i: usize| v.is_valid(i);
+    let n = v.len();
+    Ok(match to {
+        SqlType::Boolean => Arc::new(
+            (0..n)
+                .map(|i| {
+                    valid(i).then(|| match read(i) {
+                        Number::Int(x) => x != 0,
+                        Number::Float(x) => x != 0.0,
+                        Number::Decimal(x, _) => x != 0,
+                    })
+                })
+                .collect::<BooleanArray>(),
+        ),
+        SqlType::Int => Arc::new(
+            (0..n)
+                .map(|i| {
+                    valid(i).then(|| match read(i) {
+                        // Java's (int) of a double saturates at INT's bounds.
+                        Number::Float(x) => x as i32,
+                        other => to_i64(other) as i32,
+                    })
+                })
+                .collect::<Int32Array>(),
+        ),
+        SqlType::BigInt => Arc::new((0..n).map(|i| valid(i).then(|| to_i64(read(i)))).collect::<Int64Array>()),
+        SqlType::Double => Arc::new(
+            (0..n)
+                .map(|i| {
+                    valid(i).then(|| match read(i) {
+                        Number::Int(x) => x as f64,
+                        Number::Float(x) => x,
+                        // Correctly rounded, as BigDecimal.doubleValue().
+                        Number::Decimal(x, s) => decimal_text(x, s).parse::<f64>().unwrap_or(f64::NAN),
+                    })
+                })
+                .collect::<arrow::array::Float64Array>(),
+        ),
+        SqlType::Decimal(p, s) => {
+            let limit = POW10[*p as usize];
+            let out: Decimal128Array = (0..n)
+                .map(|i| {
+                    if !valid(i) {
+                        return None;
+                    }
+                    let unscaled = match read(i) {
+                        Number::Int(x) => rescale(x as i128, 0, *s),
+                        Number::Decimal(x, from_scale) => rescale(x, from_scale, *s),
+                        // As BigDecimal.valueOf(double): the shortest
+                        // decimal that reads back as the same double.
+                        Number::Float(x) if x.is_finite() => crate::csv_source::parse_decimal(
+                            crate::format::java_double_to_string(x).as_bytes(),
+                            38,
+                            *s,
+                        ),
+                        Number::Float(_) => None,
+                    }?;
+                    (unscaled.abs() < limit).then_some(unscaled)
+                })
+                .collect();
+            Arc::new(out.with_precision_and_scale(*p, *s)?)
+        }
+        other => return Err(Error::Internal(format!("numeric cast to {other}"))),
+    })
+}
+
+/// A number as Java's `(long)` cast gives it.
+fn to_i64(n: Number) -> i64 {
+    match n {
+        Number::Int(x) => x,
+        // Rust's float-to-int `as` saturates and maps NaN to 0, as Java's.
+        Number::Float(x) => x as i64,
+        Number::Decimal(x, s) => {
+            let whole = if s > 0 { x / POW10[s as usize] } else { x };
+            whole as i64
+        }
+    }
+}
+
+fn decimal_text(unscaled: i128, scale: i8) -> String {
+    let mut text = String::new();
+    crate::format::write_decimal(unscaled, scale, &mut text);
+    text
 }
 
 /// STRING to a number as Flink's CAST reads it: surrounding whitespace

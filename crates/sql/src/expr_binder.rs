@@ -274,10 +274,18 @@ impl<'a> ExprBinder<'a> {
             ast::Expr::Nested(inner) => self.bind(inner),
             ast::Expr::Value(v) => literal(&v.value, span),
             ast::Expr::TypedString(ts) => {
-                let ty = sql_type(&ts.data_type, span)?;
                 let text = match &ts.value.value {
                     Value::SingleQuotedString(s) => s.clone(),
                     other => other.to_string(),
+                };
+                let ty = match &ts.data_type {
+                    // A TIMESTAMP literal's precision is its number of
+                    // fractional digits, as Flink types it.
+                    ast::DataType::Timestamp(None, _) => {
+                        let digits = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
+                        SqlType::Timestamp(digits.min(3) as u8)
+                    }
+                    other => sql_type(other, span)?,
                 };
                 Ok(Expr::Cast {
                     expr: Box::new(Expr::Literal {
@@ -356,16 +364,12 @@ impl<'a> ExprBinder<'a> {
             }
             ast::Expr::InList { expr, list, negated } => {
                 let x = self.bind(expr)?;
-                let mut any: Option<Expr> = None;
+                let mut tests = Vec::with_capacity(list.len());
                 for item in list {
                     let v = self.bind(item)?;
-                    let eq = binary(BinaryOp::Eq, x.clone(), v, span, item)?;
-                    any = Some(match any {
-                        None => eq,
-                        Some(prev) => binary(BinaryOp::Or, prev, eq, span, item)?,
-                    });
+                    tests.push(binary(BinaryOp::Eq, x.clone(), v, span, item)?);
                 }
-                let any = any.ok_or_else(|| Error::plan("IN needs at least one value", span))?;
+                let any = balanced_or(tests, span)?;
                 Ok(if *negated { Expr::Not(Box::new(any)) } else { any })
             }
             ast::Expr::Cast {
@@ -654,6 +658,31 @@ fn number_literal(text: &str, span: Span) -> Result<Expr> {
         value: ScalarValue::Decimal128(Some(digits), text.len() as u8, 0),
         ty: SqlType::Decimal(text.len() as u8, 0),
     })
+}
+
+/// `t1 OR t2 OR ...` as a balanced tree, so that a long IN list does not
+/// make a deep one.
+fn balanced_or(mut tests: Vec<Expr>, span: Span) -> Result<Expr> {
+    if tests.is_empty() {
+        return Err(Error::plan("IN needs at least one value", span));
+    }
+    while tests.len() > 1 {
+        let mut next = Vec::with_capacity(tests.len().div_ceil(2));
+        let mut pairs = tests.into_iter();
+        while let Some(a) = pairs.next() {
+            next.push(match pairs.next() {
+                Some(b) => Expr::Binary {
+                    op: BinaryOp::Or,
+                    left: Box::new(a),
+                    right: Box::new(b),
+                    ty: SqlType::Boolean,
+                },
+                None => a,
+            });
+        }
+        tests = next;
+    }
+    tests.pop().ok_or_else(|| Error::Internal("empty IN list".into()))
 }
 
 fn expect_boolean(e: Expr, span: Span) -> Result<Expr> {
