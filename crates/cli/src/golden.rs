@@ -64,7 +64,10 @@ impl Write for SharedBuf {
 
 /// The output of one case at one batch size (`None`: the default).
 pub fn run_case(path: &Path, batch_size: Option<usize>) -> String {
-    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let sql = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => return format!("-- error\ncannot read {name}: {e}\n"),
@@ -99,7 +102,12 @@ pub fn check_case(path: &Path, bless: bool) -> Outcome {
         if other != actual {
             return Outcome::Failed(format!(
                 "output at batch size {size} differs from the default batch size:\n{}",
-                unified_diff(&actual, &other, "default batch size", &format!("batch size {size}"))
+                unified_diff(
+                    &actual,
+                    &other,
+                    "default batch size",
+                    &format!("batch size {size}")
+                )
             ));
         }
     }
@@ -136,7 +144,11 @@ pub fn unified_diff(expected: &str, actual: &str, from: &str, to: &str) -> Strin
 
 /// Runs cases in parallel; returns (passed, failed) and writes a report
 /// line per case, and a diff per failure, to `report`.
-pub fn run_all(cases: &[PathBuf], bless: bool, report: &mut dyn Write) -> std::io::Result<(usize, usize)> {
+pub fn run_all(
+    cases: &[PathBuf],
+    bless: bool,
+    report: &mut dyn Write,
+) -> std::io::Result<(usize, usize)> {
     let outcomes: Vec<(PathBuf, Outcome)> = cases
         .par_iter()
         .map(|p| (p.clone(), check_case(p, bless)))

@@ -10,7 +10,11 @@ use std::process::ExitCode;
 use tidemark::{script_dir, Output, Session};
 
 #[derive(Parser)]
-#[command(name = "tidemark", version, about = "Flink SQL windowing, exact and deterministic, in one binary")]
+#[command(
+    name = "tidemark",
+    version,
+    about = "Flink SQL windowing, exact and deterministic, in one binary"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -101,7 +105,9 @@ fn run(script: PathBuf, set: Vec<String>) -> ExitCode {
     let flushed = rows.flush();
     match result {
         Ok(_) => ExitCode::SUCCESS,
-        Err(tidemark_common::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+        Err(tidemark_common::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -113,7 +119,11 @@ fn run(script: PathBuf, set: Vec<String>) -> ExitCode {
 }
 
 fn test(paths: Vec<PathBuf>, bless: bool) -> ExitCode {
-    let paths = if paths.is_empty() { vec![PathBuf::from("sql-tests")] } else { paths };
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("sql-tests")]
+    } else {
+        paths
+    };
     let cases = match tidemark::golden::discover(&paths) {
         Ok(c) => c,
         Err(e) => {

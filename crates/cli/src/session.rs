@@ -40,7 +40,9 @@ impl Session {
     /// Runs every statement of `sql` in order. A panic — always a bug —
     /// is caught and reported as an internal error rather than a crash.
     pub fn execute_script(&mut self, sql: &str, out: &mut Output<'_>) -> Result<Vec<RunSummary>> {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.execute_script_inner(sql, out))) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.execute_script_inner(sql, out)
+        })) {
             Ok(result) => result,
             Err(panic) => {
                 let message = panic
@@ -64,7 +66,11 @@ impl Session {
         Ok(summaries)
     }
 
-    pub fn execute(&mut self, statement: &Statement, out: &mut Output<'_>) -> Result<Option<RunSummary>> {
+    pub fn execute(
+        &mut self,
+        statement: &Statement,
+        out: &mut Output<'_>,
+    ) -> Result<Option<RunSummary>> {
         let io = |e: std::io::Error| Error::io("cannot write output", e);
         match statement {
             Statement::CreateTable(create) => {
@@ -72,11 +78,17 @@ impl Session {
                 self.catalog.create_table(create, &base)?;
                 Ok(None)
             }
-            Statement::Set { key: Some((k, v)), .. } => {
+            Statement::Set {
+                key: Some((k, v)), ..
+            } => {
                 self.options.set(k.clone(), v.clone());
                 // Read the typed options now, so a bad value fails here.
-                self.options.batch_size().map_err(|e| e.or_span(statement.span()))?;
-                self.options.local_time_zone().map_err(|e| e.or_span(statement.span()))?;
+                self.options
+                    .batch_size()
+                    .map_err(|e| e.or_span(statement.span()))?;
+                self.options
+                    .local_time_zone()
+                    .map_err(|e| e.or_span(statement.span()))?;
                 Ok(None)
             }
             Statement::Set { key: None, .. } => {
@@ -102,7 +114,11 @@ impl Session {
                 let t = self.catalog.table(&table.value, *span)?;
                 for f in &t.schema.fields {
                     let mut extra = String::new();
-                    if let Some(w) = t.watermark.as_ref().filter(|w| t.schema.field(w.column).name == f.name) {
+                    if let Some(w) = t
+                        .watermark
+                        .as_ref()
+                        .filter(|w| t.schema.field(w.column).name == f.name)
+                    {
                         extra = format!(" *ROWTIME* WATERMARK AS {}", w.expr);
                     }
                     writeln!(out.rows, "{} {}{extra}", f.name, f.ty).map_err(io)?;
@@ -119,7 +135,8 @@ impl Session {
             },
             Statement::Query { query, span } => {
                 let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
-                let mut physical = plan_query(&plan, &self.options).map_err(|e| e.or_span(*span))?;
+                let mut physical =
+                    plan_query(&plan, &self.options).map_err(|e| e.or_span(*span))?;
                 let types = physical.output_types.clone();
                 let tz = physical.eval.time_zone;
                 let mut text = String::new();

@@ -23,19 +23,39 @@ pub fn show_instant(ms: i64) -> String {
 pub fn render_summary(s: &RunSummary, timing: bool) -> String {
     let mut out = String::from("-- summary\n");
     for src in &s.sources {
-        out.push_str(&format!("source {}: {} read", src.table, count(src.rows_read, "row", "rows")));
+        out.push_str(&format!(
+            "source {}: {} read",
+            src.table,
+            count(src.rows_read, "row", "rows")
+        ));
         let mut notes = Vec::new();
         if src.rows_without_rowtime > 0 {
-            notes.push(format!("{} skipped without rowtime", count(src.rows_without_rowtime, "row", "rows")));
+            notes.push(format!(
+                "{} skipped without rowtime",
+                count(src.rows_without_rowtime, "row", "rows")
+            ));
         }
         if src.csv.fields_nulled > 0 {
-            notes.push(format!("{} set to NULL", count(src.csv.fields_nulled, "unparsable field", "unparsable fields")));
+            notes.push(format!(
+                "{} set to NULL",
+                count(
+                    src.csv.fields_nulled,
+                    "unparsable field",
+                    "unparsable fields"
+                )
+            ));
         }
         if src.csv.rows_padded > 0 {
-            notes.push(format!("{} padded with NULL", count(src.csv.rows_padded, "short row", "short rows")));
+            notes.push(format!(
+                "{} padded with NULL",
+                count(src.csv.rows_padded, "short row", "short rows")
+            ));
         }
         if src.csv.rows_skipped > 0 {
-            notes.push(format!("{} skipped", count(src.csv.rows_skipped, "malformed row", "malformed rows")));
+            notes.push(format!(
+                "{} skipped",
+                count(src.csv.rows_skipped, "malformed row", "malformed rows")
+            ));
         }
         if !notes.is_empty() {
             out.push_str(&format!(" ({})", notes.join(", ")));
@@ -50,13 +70,23 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
                 count(m.late_rows, "late row", "late rows")
             ));
             if m.partially_late_rows > 0 {
-                out.push_str(&format!(", {}", count(m.partially_late_rows, "row partially late", "rows partially late")));
+                out.push_str(&format!(
+                    ", {}",
+                    count(
+                        m.partially_late_rows,
+                        "row partially late",
+                        "rows partially late"
+                    )
+                ));
             }
             out.push('\n');
         }
     }
     out.push_str(&format!("rows emitted: {}\n", s.rows_emitted));
-    out.push_str(&format!("final watermark: {}\n", show_instant(s.final_watermark)));
+    out.push_str(&format!(
+        "final watermark: {}\n",
+        show_instant(s.final_watermark)
+    ));
     if timing {
         out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
     }

@@ -37,11 +37,21 @@ fn random_csv(seed: u64, rows: usize) -> String {
             _ => now,
         };
         let key = rng.below(4);
-        let value = if rng.below(10) == 0 { String::new() } else { (rng.below(200) as i64 - 50).to_string() };
+        let value = if rng.below(10) == 0 {
+            String::new()
+        } else {
+            (rng.below(200) as i64 - 50).to_string()
+        };
         // DOUBLEs whose sums depend on how additions are grouped.
         let double = (rng.below(1 << 20) as f64) / 7.0 * 10f64.powi(rng.below(12) as i32 - 6);
-        let dt = chrono::DateTime::from_timestamp_millis(ts).expect("in range").naive_utc();
-        let _ = writeln!(out, "k{key},{},{value},{double}", dt.format("%Y-%m-%d %H:%M:%S%.3f"));
+        let dt = chrono::DateTime::from_timestamp_millis(ts)
+            .expect("in range")
+            .naive_utc();
+        let _ = writeln!(
+            out,
+            "k{key},{},{value},{double}",
+            dt.format("%Y-%m-%d %H:%M:%S%.3f")
+        );
     }
     out
 }
@@ -84,7 +94,8 @@ fn run(dir: &Path, query: &str, batch_size: usize) -> String {
 
 #[test]
 fn output_does_not_depend_on_batch_size() {
-    let dir = std::env::temp_dir().join(format!("tidemark-batch-invariance-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("tidemark-batch-invariance-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     for seed in 0..12u64 {
         std::fs::write(dir.join("in.csv"), random_csv(seed, 300)).expect("write input");
@@ -98,7 +109,10 @@ fn output_does_not_depend_on_batch_size() {
             }
             for batch_size in [2, 3, 7, 64, 8192] {
                 let other = run(&dir, query, batch_size);
-                assert_eq!(other, reference, "seed {seed}, batch size {batch_size}, query {query}");
+                assert_eq!(
+                    other, reference,
+                    "seed {seed}, batch size {batch_size}, query {query}"
+                );
             }
         }
     }

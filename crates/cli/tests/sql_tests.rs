@@ -8,7 +8,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../sql-tests");
     let root = root.canonicalize().unwrap_or(root);
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let cases = match tidemark::golden::discover(&[root]) {
         Ok(c) => c,
         Err(e) => {
@@ -19,7 +22,12 @@ fn main() -> ExitCode {
     let total = cases.len();
     let cases: Vec<_> = cases
         .into_iter()
-        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.to_string_lossy().contains(f.as_str())))
+        .filter(|c| {
+            filters.is_empty()
+                || filters
+                    .iter()
+                    .any(|f| c.to_string_lossy().contains(f.as_str()))
+        })
         .collect();
     let filtered_out = total - cases.len();
     let mut out = std::io::stdout();

@@ -59,7 +59,11 @@ impl Error {
     /// Gives a plan error without a position the given one.
     pub fn or_span(self, fallback: Span) -> Self {
         match self {
-            Error::Plan { message, span, hint } if !span.is_known() => Error::Plan {
+            Error::Plan {
+                message,
+                span,
+                hint,
+            } if !span.is_known() => Error::Plan {
                 message,
                 span: fallback,
                 hint,
@@ -75,8 +79,8 @@ impl Error {
         }
     }
 
-    /// The exit code of the `tidemark` command for this error: 1 for SQL,
-    /// data and runtime errors, 1 for I/O, 101 never (bugs are still 1).
+    /// The exit code of the `tidemark` command for this error: 1 for every
+    /// kind (2 is kept for usage errors, which never become an `Error`).
     pub fn exit_code(&self) -> i32 {
         1
     }
@@ -85,11 +89,21 @@ impl Error {
     /// of `source` with a caret and the hint.
     pub fn render(&self, file: &str, source: &str) -> String {
         match self {
-            Error::Plan { message, span, hint } => {
+            Error::Plan {
+                message,
+                span,
+                hint,
+            } => {
                 let mut out = String::new();
                 if span.is_known() {
                     out.push_str(&format!("error: {file}:{span}: {message}\n"));
-                    out.push_str(&SpanRender { source, span: *span }.to_string());
+                    out.push_str(
+                        &SpanRender {
+                            source,
+                            span: *span,
+                        }
+                        .to_string(),
+                    );
                     out.push('\n');
                 } else {
                     out.push_str(&format!("error: {file}: {message}\n"));

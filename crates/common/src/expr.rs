@@ -104,14 +104,23 @@ impl BinaryOp {
     pub fn is_comparison(self) -> bool {
         matches!(
             self,
-            BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+            BinaryOp::Eq
+                | BinaryOp::NotEq
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
         )
     }
 
     pub fn is_arithmetic(self) -> bool {
         matches!(
             self,
-            BinaryOp::Plus | BinaryOp::Minus | BinaryOp::Multiply | BinaryOp::Divide | BinaryOp::Modulo
+            BinaryOp::Plus
+                | BinaryOp::Minus
+                | BinaryOp::Multiply
+                | BinaryOp::Divide
+                | BinaryOp::Modulo
         )
     }
 }
@@ -125,7 +134,9 @@ pub enum ScalarFunction {
     Abs,
     /// `TO_TIMESTAMP_LTZ(epoch, precision)`: precision 0 reads seconds,
     /// 3 reads milliseconds.
-    ToTimestampLtz { millis: bool },
+    ToTimestampLtz {
+        millis: bool,
+    },
 }
 
 impl ScalarFunction {
@@ -182,11 +193,13 @@ impl Expr {
                 right.visit_columns(f);
             }
             Expr::Not(e) | Expr::Negate(e) => e.visit_columns(f),
-            Expr::IsNull { expr, .. } | Expr::Cast { expr, .. } | Expr::TimestampAdd { expr, .. } => {
-                expr.visit_columns(f)
-            }
+            Expr::IsNull { expr, .. }
+            | Expr::Cast { expr, .. }
+            | Expr::TimestampAdd { expr, .. } => expr.visit_columns(f),
             Expr::Case {
-                branches, otherwise, ..
+                branches,
+                otherwise,
+                ..
             } => {
                 for (c, v) in branches {
                     c.visit_columns(f);
@@ -216,17 +229,25 @@ impl fmt::Display for Expr {
                     write!(f, "{value}")
                 }
             }
-            Expr::Binary { op, left, right, .. } => write!(f, "({left} {} {right})", op.symbol()),
+            Expr::Binary {
+                op, left, right, ..
+            } => write!(f, "({left} {} {right})", op.symbol()),
             Expr::Not(e) => write!(f, "NOT {e}"),
             Expr::Negate(e) => write!(f, "-{e}"),
             Expr::IsNull { expr, negated } => {
                 write!(f, "{expr} IS {}NULL", if *negated { "NOT " } else { "" })
             }
             Expr::Cast { expr, to, try_cast } => {
-                write!(f, "{}({expr} AS {to})", if *try_cast { "TRY_CAST" } else { "CAST" })
+                write!(
+                    f,
+                    "{}({expr} AS {to})",
+                    if *try_cast { "TRY_CAST" } else { "CAST" }
+                )
             }
             Expr::Case {
-                branches, otherwise, ..
+                branches,
+                otherwise,
+                ..
             } => {
                 write!(f, "CASE")?;
                 for (c, v) in branches {
@@ -251,7 +272,10 @@ impl fmt::Display for Expr {
 }
 
 fn join(args: &[Expr]) -> String {
-    args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+    args.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The aggregate functions of a window aggregation.

@@ -53,10 +53,11 @@ impl Schema {
     /// Flink's default identifiers are not (tidemark is lenient here, as
     /// DuckDB is).
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.fields
-            .iter()
-            .position(|f| f.name == name)
-            .or_else(|| self.fields.iter().position(|f| f.name.eq_ignore_ascii_case(name)))
+        self.fields.iter().position(|f| f.name == name).or_else(|| {
+            self.fields
+                .iter()
+                .position(|f| f.name.eq_ignore_ascii_case(name))
+        })
     }
 
     pub fn field(&self, i: usize) -> &Field {

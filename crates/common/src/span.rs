@@ -43,7 +43,8 @@ impl Span {
         }
         let (start_line, start_col) =
             (self.start_line, self.start_col).min((other.start_line, other.start_col));
-        let (end_line, end_col) = (self.end_line, self.end_col).max((other.end_line, other.end_col));
+        let (end_line, end_col) =
+            (self.end_line, self.end_col).max((other.end_line, other.end_col));
         Span::new(start_line, start_col, end_line, end_col)
     }
 }
@@ -74,7 +75,9 @@ impl fmt::Display for SpanRender<'_> {
         let start = self.span.start_col.max(1) as usize;
         let line_len = line.chars().count();
         // A multi-line span is underlined to the end of its first line.
-        let end = if self.span.end_line == self.span.start_line && self.span.end_col >= self.span.start_col {
+        let end = if self.span.end_line == self.span.start_line
+            && self.span.end_col >= self.span.start_col
+        {
             (self.span.end_col as usize).min(line_len.max(start))
         } else {
             line_len.max(start)

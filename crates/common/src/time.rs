@@ -22,9 +22,7 @@ pub fn window_start(ts: i64, offset: i64, size: i64) -> i64 {
 /// `'500 ms'`, `'1 min'`, `'2 h'`, `'1 d'`; a bare number is milliseconds.
 pub fn parse_duration_ms(text: &str) -> Result<i64> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let n: i64 = num
         .parse()
@@ -63,7 +61,13 @@ mod tests {
 
     #[test]
     fn durations() -> Result<()> {
-        for (text, ms) in [("3 s", 3_000), ("3s", 3_000), ("500 ms", 500), ("1 min", 60_000), ("250", 250)] {
+        for (text, ms) in [
+            ("3 s", 3_000),
+            ("3s", 3_000),
+            ("500 ms", 500),
+            ("1 min", 60_000),
+            ("250", 250),
+        ] {
             assert_eq!(parse_duration_ms(text)?, ms, "{text}");
         }
         assert!(parse_duration_ms("3 parsecs").is_err());

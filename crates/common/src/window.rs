@@ -8,10 +8,23 @@ use std::fmt;
 /// and (for HOP and CUMULATE) integral multiples by the front end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowKind {
-    Tumble { size: i64, offset: i64 },
-    Hop { slide: i64, size: i64, offset: i64 },
-    Cumulate { step: i64, max_size: i64, offset: i64 },
-    Session { gap: i64 },
+    Tumble {
+        size: i64,
+        offset: i64,
+    },
+    Hop {
+        slide: i64,
+        size: i64,
+        offset: i64,
+    },
+    Cumulate {
+        step: i64,
+        max_size: i64,
+        offset: i64,
+    },
+    Session {
+        gap: i64,
+    },
 }
 
 impl WindowKind {
@@ -28,11 +41,27 @@ impl WindowKind {
 impl fmt::Display for WindowKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WindowKind::Tumble { size, offset } => write!(f, "TUMBLE(size={}{})", ms(*size), show_offset(*offset)),
-            WindowKind::Hop { slide, size, offset } => {
-                write!(f, "HOP(slide={}, size={}{})", ms(*slide), ms(*size), show_offset(*offset))
+            WindowKind::Tumble { size, offset } => {
+                write!(f, "TUMBLE(size={}{})", ms(*size), show_offset(*offset))
             }
-            WindowKind::Cumulate { step, max_size, offset } => write!(
+            WindowKind::Hop {
+                slide,
+                size,
+                offset,
+            } => {
+                write!(
+                    f,
+                    "HOP(slide={}, size={}{})",
+                    ms(*slide),
+                    ms(*size),
+                    show_offset(*offset)
+                )
+            }
+            WindowKind::Cumulate {
+                step,
+                max_size,
+                offset,
+            } => write!(
                 f,
                 "CUMULATE(step={}, max_size={}{})",
                 ms(*step),
@@ -54,7 +83,12 @@ fn show_offset(offset: i64) -> String {
 
 /// A duration the way people write it: `5 s`, `1 min`, `250 ms`.
 pub fn ms(v: i64) -> String {
-    const UNITS: [(i64, &str); 4] = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1_000, "s")];
+    const UNITS: [(i64, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "min"),
+        (1_000, "s"),
+    ];
     if v != 0 && v != i64::MIN {
         for (unit, name) in UNITS {
             if v % unit == 0 {

@@ -11,7 +11,9 @@ use crate::eval::rescale;
 use arrow::array::{
     Array, ArrayRef, ArrowPrimitiveType, AsArray, Int64Array, PrimitiveArray, StringBuilder,
 };
-use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType};
+use arrow::datatypes::{
+    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+};
 use arrow::row::{RowConverter, SortField};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -42,14 +44,22 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
     use AggregateFunction as F;
     let arg_type = call.arg_type.clone().unwrap_or(SqlType::BigInt);
     Ok(match call.func {
-        F::CountStar => Box::new(Count { counts: vec![], star: true }),
+        F::CountStar => Box::new(Count {
+            counts: vec![],
+            star: true,
+        }),
         F::Count if call.distinct => Box::new(CountDistinct::new(&arg_type)?),
-        F::Count => Box::new(Count { counts: vec![], star: false }),
+        F::Count => Box::new(Count {
+            counts: vec![],
+            star: false,
+        }),
         F::Sum => match arg_type {
             SqlType::Int => Box::new(Sum::<Int32Type>::new(DataType::Int32)),
             SqlType::BigInt => Box::new(Sum::<Int64Type>::new(DataType::Int64)),
             SqlType::Double => Box::new(DoubleSum::new(false)),
-            SqlType::Decimal(_, s) => Box::new(Sum::<Decimal128Type>::new(DataType::Decimal128(38, s))),
+            SqlType::Decimal(_, s) => {
+                Box::new(Sum::<Decimal128Type>::new(DataType::Decimal128(38, s)))
+            }
             other => return Err(Error::Internal(format!("SUM over {other}"))),
         },
         F::Avg if arg_type == SqlType::Double => Box::new(DoubleSum::new(true)),
@@ -60,11 +70,20 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
                 SqlType::Int => Box::new(MinMax::<Int32Type>::new(max, DataType::Int32)),
                 SqlType::BigInt => Box::new(MinMax::<Int64Type>::new(max, DataType::Int64)),
                 SqlType::Double => Box::new(MinMax::<Float64Type>::new(max, DataType::Float64)),
-                SqlType::Decimal(p, s) => Box::new(MinMax::<Decimal128Type>::new(max, DataType::Decimal128(p, s))),
+                SqlType::Decimal(p, s) => Box::new(MinMax::<Decimal128Type>::new(
+                    max,
+                    DataType::Decimal128(p, s),
+                )),
                 SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
-                    Box::new(MinMax::<TimestampMillisecondType>::new(max, arg_type.to_arrow()))
+                    Box::new(MinMax::<TimestampMillisecondType>::new(
+                        max,
+                        arg_type.to_arrow(),
+                    ))
                 }
-                _ => Box::new(RowValue::new(&arg_type, if max { Pick::Max } else { Pick::Min })?),
+                _ => Box::new(RowValue::new(
+                    &arg_type,
+                    if max { Pick::Max } else { Pick::Min },
+                )?),
             }
         }
         F::FirstValue => Box::new(RowValue::new(&arg_type, Pick::First)?),
@@ -114,11 +133,10 @@ impl Accumulator for Count {
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
-        Ok(Arc::new(Int64Array::from_iter_values(
-            groups.iter().map(|g| self.counts.get(*g as usize).copied().unwrap_or(0)),
-        )))
+        Ok(Arc::new(Int64Array::from_iter_values(groups.iter().map(
+            |g| self.counts.get(*g as usize).copied().unwrap_or(0),
+        ))))
     }
-
 }
 
 /// Distinct values are kept in arrow's row format, which any type has.
@@ -157,11 +175,10 @@ impl Accumulator for CountDistinct {
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
-        Ok(Arc::new(Int64Array::from_iter_values(
-            groups.iter().map(|g| self.seen.get(*g as usize).map_or(0, |s| s.len() as i64)),
-        )))
+        Ok(Arc::new(Int64Array::from_iter_values(groups.iter().map(
+            |g| self.seen.get(*g as usize).map_or(0, |s| s.len() as i64),
+        ))))
     }
-
 }
 
 /// Addition as Flink does it for each type: integers wrap.
@@ -232,7 +249,6 @@ where
             .collect();
         Ok(Arc::new(out.with_data_type(self.data_type.clone())))
     }
-
 }
 
 /// SUM and AVG of DOUBLE, with Flink's grouping of the additions.
@@ -359,36 +375,33 @@ impl Accumulator for Avg {
         let v = argument(values, "AVG")?;
         grow(&mut self.counts, groups, 0);
         let valid = |r: u32| v.is_valid(r as usize);
-        match &self.arg {
-            arg => {
-                grow(&mut self.exact, groups, 0);
-                let get: Box<dyn Fn(usize) -> i128> = match arg {
-                    SqlType::Int => {
-                        let a = v.as_primitive::<Int32Type>().clone();
-                        Box::new(move |i| a.value(i) as i128)
-                    }
-                    SqlType::BigInt => {
-                        let a = v.as_primitive::<Int64Type>().clone();
-                        Box::new(move |i| a.value(i) as i128)
-                    }
-                    _ => {
-                        let a = v.as_primitive::<Decimal128Type>().clone();
-                        Box::new(move |i| a.value(i))
-                    }
+        let arg = &self.arg;
+        grow(&mut self.exact, groups, 0);
+        let get: Box<dyn Fn(usize) -> i128> = match arg {
+            SqlType::Int => {
+                let a = v.as_primitive::<Int32Type>().clone();
+                Box::new(move |i| a.value(i) as i128)
+            }
+            SqlType::BigInt => {
+                let a = v.as_primitive::<Int64Type>().clone();
+                Box::new(move |i| a.value(i) as i128)
+            }
+            _ => {
+                let a = v.as_primitive::<Decimal128Type>().clone();
+                Box::new(move |i| a.value(i))
+            }
+        };
+        // Flink sums integers for AVG in a BIGINT, which wraps.
+        let integer = matches!(arg, SqlType::Int | SqlType::BigInt);
+        for (&r, &g) in rows.iter().zip(groups) {
+            if valid(r) {
+                let e = &mut self.exact[g as usize];
+                *e = if integer {
+                    (*e as i64).wrapping_add(get(r as usize) as i64) as i128
+                } else {
+                    e.wrapping_add(get(r as usize))
                 };
-                // Flink sums integers for AVG in a BIGINT, which wraps.
-                let integer = matches!(arg, SqlType::Int | SqlType::BigInt);
-                for (&r, &g) in rows.iter().zip(groups) {
-                    if valid(r) {
-                        let e = &mut self.exact[g as usize];
-                        *e = if integer {
-                            (*e as i64).wrapping_add(get(r as usize) as i64) as i128
-                        } else {
-                            e.wrapping_add(get(r as usize))
-                        };
-                        self.counts[g as usize] += 1;
-                    }
-                }
+                self.counts[g as usize] += 1;
             }
         }
         Ok(())
@@ -436,7 +449,6 @@ impl Accumulator for Avg {
             other => return Err(Error::Internal(format!("AVG over {other}"))),
         })
     }
-
 }
 
 struct MinMax<T: ArrowPrimitiveType> {
@@ -495,7 +507,6 @@ where
             .collect();
         Ok(Arc::new(out.with_data_type(self.data_type.clone())))
     }
-
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -563,15 +574,17 @@ impl Accumulator for RowValue {
         let null_row = null_rows.row(0);
         let rows: Vec<_> = groups
             .iter()
-            .map(|g| match self.values.get(*g as usize).and_then(|v| v.as_deref()) {
-                Some(bytes) => parser.parse(bytes),
-                None => null_row,
-            })
+            .map(
+                |g| match self.values.get(*g as usize).and_then(|v| v.as_deref()) {
+                    Some(bytes) => parser.parse(bytes),
+                    None => null_row,
+                },
+            )
             .collect();
         let mut cols = self.converter.convert_rows(rows)?;
-        cols.pop().ok_or_else(|| Error::Internal("row conversion gave no column".into()))
+        cols.pop()
+            .ok_or_else(|| Error::Internal("row conversion gave no column".into()))
     }
-
 }
 
 struct ListAgg {
@@ -606,7 +619,6 @@ impl Accumulator for ListAgg {
         }
         Ok(Arc::new(b.finish()))
     }
-
 }
 
 #[cfg(test)]
@@ -646,7 +658,13 @@ mod tests {
 
     #[test]
     fn null_handling_and_flink_result_types() -> Result<()> {
-        let ints: ArrayRef = Arc::new(Int32Array::from(vec![Some(-3), None, Some(-4), None, Some(2)]));
+        let ints: ArrayRef = Arc::new(Int32Array::from(vec![
+            Some(-3),
+            None,
+            Some(-4),
+            None,
+            Some(2),
+        ]));
         let groups = [0, 1, 0, 1, 0];
         let cases = [
             (AggregateFunction::Sum, SqlType::Int, ["-5", "<NULL>"]),
@@ -654,7 +672,11 @@ mod tests {
             (AggregateFunction::Count, SqlType::BigInt, ["3", "0"]),
             (AggregateFunction::Min, SqlType::Int, ["-4", "<NULL>"]),
             (AggregateFunction::Max, SqlType::Int, ["2", "<NULL>"]),
-            (AggregateFunction::FirstValue, SqlType::Int, ["-3", "<NULL>"]),
+            (
+                AggregateFunction::FirstValue,
+                SqlType::Int,
+                ["-3", "<NULL>"],
+            ),
             (AggregateFunction::LastValue, SqlType::Int, ["2", "<NULL>"]),
         ];
         for (func, result, want) in cases {
@@ -667,9 +689,14 @@ mod tests {
     #[test]
     fn decimal_average_has_scale_six_rounded_half_up() -> Result<()> {
         let d: ArrayRef = Arc::new(
-            Decimal128Array::from(vec![Some(100), Some(100), Some(101), Some(5)]).with_precision_and_scale(10, 2)?,
+            Decimal128Array::from(vec![Some(100), Some(100), Some(101), Some(5)])
+                .with_precision_and_scale(10, 2)?,
         );
-        let c = call(AggregateFunction::Avg, SqlType::Decimal(10, 2), SqlType::Decimal(38, 6));
+        let c = call(
+            AggregateFunction::Avg,
+            SqlType::Decimal(10, 2),
+            SqlType::Decimal(38, 6),
+        );
         // (1.00 + 1.00 + 1.01) / 3 = 1.003333..; 0.05 alone.
         assert_eq!(run(&c, d, &[0, 0, 0, 1])?, ["1.003333", "0.050000"]);
         Ok(())
@@ -677,7 +704,12 @@ mod tests {
 
     #[test]
     fn strings_min_max_and_listagg_skip_nulls() -> Result<()> {
-        let s: ArrayRef = Arc::new(StringArray::from(vec![Some("b"), None, Some("a"), Some("c")]));
+        let s: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("b"),
+            None,
+            Some("a"),
+            Some("c"),
+        ]));
         let groups = [0, 0, 0, 1];
         let min = call(AggregateFunction::Min, SqlType::String, SqlType::String);
         assert_eq!(run(&min, s.clone(), &groups)?, ["a", "c"]);

@@ -566,7 +566,10 @@ struct Parser {
 /// Epoch milliseconds of a timestamp written as the CSV format reads it
 /// (CAST from STRING uses the same rules); a date alone is its midnight.
 pub(crate) fn parse_timestamp(text: &str, ltz: bool, tz: chrono_tz::Tz) -> Option<i64> {
-    let mut parser = Parser { tz, last_date: None };
+    let mut parser = Parser {
+        tz,
+        last_date: None,
+    };
     let trimmed = text.trim();
     if trimmed.len() == 10 {
         return parser.timestamp(format!("{trimmed} 00:00:00").as_bytes(), ltz);
@@ -970,8 +973,6 @@ impl CsvSource {
     pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         self.parser.tz = tz;
     }
-
-    /// The Arrow schema of the batches: one nullable field per column.
 
     /// Next batch of at most batch_size rows (never an empty batch), or None
     /// at end of file.

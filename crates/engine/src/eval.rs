@@ -7,8 +7,8 @@
 
 use crate::format::format_value;
 use arrow::array::{
-    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int32Array, Int64Array, RecordBatch,
-    StringArray, TimestampMillisecondArray,
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int32Array,
+    Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
 };
 use arrow::compute::kernels::{boolean, cmp, numeric, zip::zip};
 use arrow::compute::{cast_with_options, prep_null_mask_filter, CastOptions};
@@ -40,7 +40,9 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             if value.is_null() {
                 return Ok(new_null_array(&ty.to_arrow(), n));
             }
-            Ok(value.to_array_of_size(n).map_err(|e| Error::Internal(e.to_string()))?)
+            Ok(value
+                .to_array_of_size(n)
+                .map_err(|e| Error::Internal(e.to_string()))?)
         }
         Expr::Binary {
             op: op @ (BinaryOp::And | BinaryOp::Or),
@@ -51,18 +53,27 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             // Short-circuit as Flink does: the right side is computed only
             // where the left one does not decide the result.
             let l = evaluate(left, batch, ctx)?;
-            let decided = if *op == BinaryOp::And { false } else { true };
+            let decided = *op != BinaryOp::And;
             let lb = l.as_boolean();
-            let undecided: BooleanArray = (0..n).map(|i| Some(!(lb.is_valid(i) && lb.value(i) == decided))).collect();
+            let undecided: BooleanArray = (0..n)
+                .map(|i| Some(!(lb.is_valid(i) && lb.value(i) == decided)))
+                .collect();
             let r = evaluate_where(right, batch, &undecided, ctx)?;
-            binary(*op, &l, &r, &SqlType::Boolean, ctx)
+            binary(*op, &l, &r, &SqlType::Boolean)
         }
-        Expr::Binary { op, left, right, ty } => {
+        Expr::Binary {
+            op,
+            left,
+            right,
+            ty,
+        } => {
             let l = evaluate(left, batch, ctx)?;
             let r = evaluate(right, batch, ctx)?;
-            binary(*op, &l, &r, ty, ctx)
+            binary(*op, &l, &r, ty)
         }
-        Expr::Not(e) => Ok(Arc::new(boolean::not(evaluate(e, batch, ctx)?.as_boolean())?)),
+        Expr::Not(e) => Ok(Arc::new(boolean::not(
+            evaluate(e, batch, ctx)?.as_boolean(),
+        )?)),
         Expr::Negate(e) => Ok(numeric::neg_wrapping(&evaluate(e, batch, ctx)?)?),
         Expr::IsNull { expr, negated } => {
             let v = evaluate(expr, batch, ctx)?;
@@ -77,7 +88,9 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             cast(&v, &expr.ty(), to, *try_cast, ctx)
         }
         Expr::Case {
-            branches, otherwise, ty,
+            branches,
+            otherwise,
+            ty,
         } => {
             // Like Flink's generated code, a branch's value is computed only
             // for the rows that take it: `CASE WHEN x = 0 THEN 0 ELSE 10 / x
@@ -135,18 +148,39 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
             let upper = func == ScalarFunction::Upper;
             Arc::new(
                 s.iter()
-                    .map(|v| v.map(|v| if upper { v.to_uppercase() } else { v.to_lowercase() }))
+                    .map(|v| {
+                        v.map(|v| {
+                            if upper {
+                                v.to_uppercase()
+                            } else {
+                                v.to_lowercase()
+                            }
+                        })
+                    })
                     .collect::<StringArray>(),
             )
         }
         ScalarFunction::CharLength => {
             let s = arg.as_string::<i32>();
-            Arc::new(s.iter().map(|v| v.map(|v| v.chars().count() as i32)).collect::<Int32Array>())
+            Arc::new(
+                s.iter()
+                    .map(|v| v.map(|v| v.chars().count() as i32))
+                    .collect::<Int32Array>(),
+            )
         }
         ScalarFunction::Abs => match arg.data_type() {
-            DataType::Int32 => Arc::new(arg.as_primitive::<Int32Type>().unary::<_, Int32Type>(|v| v.wrapping_abs())),
-            DataType::Int64 => Arc::new(arg.as_primitive::<Int64Type>().unary::<_, Int64Type>(|v| v.wrapping_abs())),
-            DataType::Float64 => Arc::new(arg.as_primitive::<Float64Type>().unary::<_, Float64Type>(f64::abs)),
+            DataType::Int32 => Arc::new(
+                arg.as_primitive::<Int32Type>()
+                    .unary::<_, Int32Type>(|v| v.wrapping_abs()),
+            ),
+            DataType::Int64 => Arc::new(
+                arg.as_primitive::<Int64Type>()
+                    .unary::<_, Int64Type>(|v| v.wrapping_abs()),
+            ),
+            DataType::Float64 => Arc::new(
+                arg.as_primitive::<Float64Type>()
+                    .unary::<_, Float64Type>(f64::abs),
+            ),
             DataType::Decimal128(p, s) => Arc::new(
                 arg.as_primitive::<Decimal128Type>()
                     .unary::<_, Decimal128Type>(|v| v.wrapping_abs())
@@ -162,15 +196,17 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
             const LAST: i64 = 253_402_300_799_999;
             let ts: TimestampMillisecondArray = v
                 .iter()
-                .map(|x| x.and_then(|x| x.checked_mul(factor)).filter(|t| (FIRST..=LAST).contains(t)))
+                .map(|x| {
+                    x.and_then(|x| x.checked_mul(factor))
+                        .filter(|t| (FIRST..=LAST).contains(t))
+                })
                 .collect();
             Arc::new(ts.with_timezone(tidemark_common::LTZ_ARROW_TZ))
         }
     })
 }
 
-fn binary(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, ty: &SqlType, ctx: &EvalContext) -> Result<ArrayRef> {
-    let _ = ctx;
+fn binary(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, ty: &SqlType) -> Result<ArrayRef> {
     Ok(match op {
         BinaryOp::And => Arc::new(boolean::and_kleene(l.as_boolean(), r.as_boolean())?),
         BinaryOp::Or => Arc::new(boolean::or_kleene(l.as_boolean(), r.as_boolean())?),
@@ -180,10 +216,12 @@ fn binary(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, ty: &SqlType, ctx: &EvalCont
         BinaryOp::LtEq => Arc::new(cmp::lt_eq(l, r)?),
         BinaryOp::Gt => Arc::new(cmp::gt(l, r)?),
         BinaryOp::GtEq => Arc::new(cmp::gt_eq(l, r)?),
-        BinaryOp::Concat => Arc::new(arrow::compute::kernels::concat_elements::concat_elements_utf8(
-            l.as_string::<i32>(),
-            r.as_string::<i32>(),
-        )?),
+        BinaryOp::Concat => Arc::new(
+            arrow::compute::kernels::concat_elements::concat_elements_utf8(
+                l.as_string::<i32>(),
+                r.as_string::<i32>(),
+            )?,
+        ),
         _ => match ty {
             SqlType::Decimal(p, s) => decimal_arithmetic(op, l, r, *p, *s)?,
             SqlType::Double => match op {
@@ -216,20 +254,45 @@ fn integer_division(op: BinaryOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef
     });
     if let Some(i) = zero_at {
         let mut dividend = String::new();
-        format_value(l.as_ref(), &int_type(l.data_type()), i, chrono_tz::UTC, &mut dividend)?;
-        return Err(Error::Execution(format!("division by zero: {dividend} {} 0", if op == BinaryOp::Divide { "/" } else { "%" })));
+        format_value(
+            l.as_ref(),
+            &int_type(l.data_type()),
+            i,
+            chrono_tz::UTC,
+            &mut dividend,
+        )?;
+        return Err(Error::Execution(format!(
+            "division by zero: {dividend} {} 0",
+            if op == BinaryOp::Divide { "/" } else { "%" }
+        )));
     }
     // i32::MIN / -1 overflows: wrap as the JVM does.
     Ok(match r.data_type() {
         DataType::Int32 => Arc::new(arrow::compute::binary::<_, _, _, Int32Type>(
             l.as_primitive::<Int32Type>(),
             r.as_primitive::<Int32Type>(),
-            |a, b| if b == 0 { 0 } else if op == BinaryOp::Divide { a.wrapping_div(b) } else { a.wrapping_rem(b) },
+            |a, b| {
+                if b == 0 {
+                    0
+                } else if op == BinaryOp::Divide {
+                    a.wrapping_div(b)
+                } else {
+                    a.wrapping_rem(b)
+                }
+            },
         )?) as ArrayRef,
         _ => Arc::new(arrow::compute::binary::<_, _, _, Int64Type>(
             l.as_primitive::<Int64Type>(),
             r.as_primitive::<Int64Type>(),
-            |a, b| if b == 0 { 0 } else if op == BinaryOp::Divide { a.wrapping_div(b) } else { a.wrapping_rem(b) },
+            |a, b| {
+                if b == 0 {
+                    0
+                } else if op == BinaryOp::Divide {
+                    a.wrapping_div(b)
+                } else {
+                    a.wrapping_rem(b)
+                }
+            },
         )?),
     })
 }
@@ -299,14 +362,17 @@ fn wide_half_up(v: i256, digits: u32) -> Option<i128> {
 /// Rescales a decimal from scale `from` to scale `to`; `None` on overflow.
 pub fn rescale(v: i128, from: i8, to: i8) -> Option<i128> {
     if to >= from {
-        POW10.get((to - from) as usize).and_then(|f| v.checked_mul(*f))
+        POW10
+            .get((to - from) as usize)
+            .and_then(|f| v.checked_mul(*f))
     } else {
         Some(div_pow10_half_up(v, (from - to) as u32))
     }
 }
 
 fn decimal_arithmetic(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, p: u8, s: i8) -> Result<ArrayRef> {
-    let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (l.data_type(), r.data_type()) else {
+    let (DataType::Decimal128(_, s1), DataType::Decimal128(_, s2)) = (l.data_type(), r.data_type())
+    else {
         return Err(Error::Internal(format!(
             "decimal arithmetic over {} and {}",
             l.data_type(),
@@ -328,7 +394,10 @@ fn decimal_arithmetic(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, p: u8, s: i8) ->
                 BinaryOp::Minus => rescale(a, s1, s)?.checked_sub(rescale(b, s2, s)?),
                 // Products and scaled dividends can pass 38 digits before
                 // the result is rounded back into range: work in 256 bits.
-                BinaryOp::Multiply => wide_half_up(i256::from_i128(a).checked_mul(i256::from_i128(b))?, (s1 + s2 - s) as u32),
+                BinaryOp::Multiply => wide_half_up(
+                    i256::from_i128(a).checked_mul(i256::from_i128(b))?,
+                    (s1 + s2 - s) as u32,
+                ),
                 BinaryOp::Divide => {
                     if b == 0 {
                         division_by_zero = true;
@@ -361,7 +430,13 @@ fn decimal_arithmetic(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, p: u8, s: i8) ->
 }
 
 /// CAST with Flink's semantics on top of arrow's cast kernel.
-pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &EvalContext) -> Result<ArrayRef> {
+pub fn cast(
+    v: &ArrayRef,
+    from: &SqlType,
+    to: &SqlType,
+    try_cast: bool,
+    ctx: &EvalContext,
+) -> Result<ArrayRef> {
     if from == to {
         return Ok(v.clone());
     }
@@ -386,9 +461,10 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
         return Ok(Arc::new(out.finish()));
     }
     let out = match (from, to) {
-        (SqlType::String, SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..)) => {
-            parse_strings(v.as_string::<i32>(), to)?
-        }
+        (
+            SqlType::String,
+            SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..),
+        ) => parse_strings(v.as_string::<i32>(), to)?,
         (SqlType::String, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
             let ltz = matches!(to, SqlType::TimestampLtz(_));
             let parsed: TimestampMillisecondArray = v
@@ -415,8 +491,10 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
         }
         (SqlType::Timestamp(_), SqlType::TimestampLtz(_)) => {
             let wall = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
-            let instants: TimestampMillisecondArray =
-                wall.iter().map(|w| w.and_then(|w| local_instant(w, ctx.time_zone))).collect();
+            let instants: TimestampMillisecondArray = wall
+                .iter()
+                .map(|w| w.and_then(|w| local_instant(w, ctx.time_zone)))
+                .collect();
             Arc::new(instants.with_timezone(tidemark_common::LTZ_ARROW_TZ))
         }
         (SqlType::TimestampLtz(_), SqlType::Timestamp(_)) => {
@@ -430,8 +508,11 @@ pub fn cast(v: &ArrayRef, from: &SqlType, to: &SqlType, try_cast: bool, ctx: &Ev
         (SqlType::Int | SqlType::BigInt, SqlType::TimestampLtz(_)) => {
             // As Flink: a number cast to TIMESTAMP_LTZ counts seconds.
             let secs = cast_with_options(v, &DataType::Int64, &CastOptions::default())?;
-            let ms: TimestampMillisecondArray =
-                secs.as_primitive::<Int64Type>().iter().map(|x| x.and_then(|x| x.checked_mul(1000))).collect();
+            let ms: TimestampMillisecondArray = secs
+                .as_primitive::<Int64Type>()
+                .iter()
+                .map(|x| x.and_then(|x| x.checked_mul(1000)))
+                .collect();
             Arc::new(ms.with_timezone(tidemark_common::LTZ_ARROW_TZ))
         }
         _ if is_number_like(from) && is_number_like(to) => numeric_cast(v, from, to)?,
@@ -525,7 +606,11 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                 })
                 .collect::<Int32Array>(),
         ),
-        SqlType::BigInt => Arc::new((0..n).map(|i| valid(i).then(|| to_i64(read(i)))).collect::<Int64Array>()),
+        SqlType::BigInt => Arc::new(
+            (0..n)
+                .map(|i| valid(i).then(|| to_i64(read(i))))
+                .collect::<Int64Array>(),
+        ),
         SqlType::Double => Arc::new(
             (0..n)
                 .map(|i| {
@@ -533,7 +618,9 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                         Number::Int(x) => x as f64,
                         Number::Float(x) => x,
                         // Correctly rounded, as BigDecimal.doubleValue().
-                        Number::Decimal(x, s) => decimal_text(x, s).parse::<f64>().unwrap_or(f64::NAN),
+                        Number::Decimal(x, s) => {
+                            decimal_text(x, s).parse::<f64>().unwrap_or(f64::NAN)
+                        }
                     })
                 })
                 .collect::<arrow::array::Float64Array>(),
@@ -613,7 +700,11 @@ fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef
                 .map(|v| v.and_then(integer).and_then(|i| i32::try_from(i).ok()))
                 .collect::<Int32Array>(),
         ),
-        SqlType::BigInt => Arc::new(s.iter().map(|v| v.and_then(integer)).collect::<Int64Array>()),
+        SqlType::BigInt => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(integer))
+                .collect::<Int64Array>(),
+        ),
         SqlType::Double => Arc::new(
             s.iter()
                 .map(|v| v.and_then(|t| parse_java_double(t.as_bytes())))
@@ -631,7 +722,12 @@ fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef
 
 /// Evaluates `expr` only for the rows where `rows` is true; the others are
 /// NULL. Whole-batch evaluation when every row is selected.
-pub fn evaluate_where(expr: &Expr, batch: &RecordBatch, rows: &BooleanArray, ctx: &EvalContext) -> Result<ArrayRef> {
+pub fn evaluate_where(
+    expr: &Expr,
+    batch: &RecordBatch,
+    rows: &BooleanArray,
+    ctx: &EvalContext,
+) -> Result<ArrayRef> {
     let n = batch.num_rows();
     let selected = rows.true_count();
     if selected == n {
@@ -639,7 +735,11 @@ pub fn evaluate_where(expr: &Expr, batch: &RecordBatch, rows: &BooleanArray, ctx
     }
     let null = new_null_array(&expr.ty().to_arrow(), 1);
     if selected == 0 {
-        return Ok(arrow::compute::take(&null, &arrow::array::UInt32Array::from(vec![0u32; n]), None)?);
+        return Ok(arrow::compute::take(
+            &null,
+            &arrow::array::UInt32Array::from(vec![0u32; n]),
+            None,
+        )?);
     }
     let subset = arrow::compute::filter_record_batch(batch, rows)?;
     let values = evaluate(expr, &subset, ctx)?;
@@ -654,7 +754,10 @@ pub fn evaluate_where(expr: &Expr, batch: &RecordBatch, rows: &BooleanArray, ctx
             }
         })
         .collect();
-    Ok(arrow::compute::interleave(&[values.as_ref(), null.as_ref()], &indices)?)
+    Ok(arrow::compute::interleave(
+        &[values.as_ref(), null.as_ref()],
+        &indices,
+    )?)
 }
 
 /// Evaluates a predicate to a filter mask: NULL counts as false.
@@ -682,11 +785,15 @@ mod tests {
     }
 
     fn dec(v: i128, p: u8, s: i8) -> Expr {
-        lit(ScalarValue::Decimal128(Some(v), p, s), SqlType::Decimal(p, s))
+        lit(
+            ScalarValue::Decimal128(Some(v), p, s),
+            SqlType::Decimal(p, s),
+        )
     }
 
     fn one_row() -> RecordBatch {
-        RecordBatch::try_from_iter([("x", Arc::new(Int32Array::from(vec![1])) as ArrayRef)]).expect("valid batch")
+        RecordBatch::try_from_iter([("x", Arc::new(Int32Array::from(vec![1])) as ArrayRef)])
+            .expect("valid batch")
     }
 
     fn show(expr: &Expr) -> Result<String> {
@@ -709,12 +816,52 @@ mod tests {
     fn decimal_arithmetic_rounds_half_up_at_the_result_scale() -> Result<()> {
         let cases = [
             // 1.00 / 3.0 at DECIMAL(17, 8)
-            (bin(BinaryOp::Divide, dec(100, 10, 2), dec(30, 5, 1), SqlType::Decimal(17, 8)), "0.33333333"),
+            (
+                bin(
+                    BinaryOp::Divide,
+                    dec(100, 10, 2),
+                    dec(30, 5, 1),
+                    SqlType::Decimal(17, 8),
+                ),
+                "0.33333333",
+            ),
             // 2.00 / 3.0 rounds the last digit up
-            (bin(BinaryOp::Divide, dec(200, 10, 2), dec(30, 5, 1), SqlType::Decimal(17, 8)), "0.66666667"),
-            (bin(BinaryOp::Plus, dec(150, 10, 2), dec(25, 5, 1), SqlType::Decimal(11, 2)), "4.00"),
-            (bin(BinaryOp::Multiply, dec(-150, 10, 2), dec(25, 5, 1), SqlType::Decimal(15, 3)), "-3.750"),
-            (bin(BinaryOp::Minus, dec(-150, 10, 2), dec(25, 5, 1), SqlType::Decimal(11, 2)), "-4.00"),
+            (
+                bin(
+                    BinaryOp::Divide,
+                    dec(200, 10, 2),
+                    dec(30, 5, 1),
+                    SqlType::Decimal(17, 8),
+                ),
+                "0.66666667",
+            ),
+            (
+                bin(
+                    BinaryOp::Plus,
+                    dec(150, 10, 2),
+                    dec(25, 5, 1),
+                    SqlType::Decimal(11, 2),
+                ),
+                "4.00",
+            ),
+            (
+                bin(
+                    BinaryOp::Multiply,
+                    dec(-150, 10, 2),
+                    dec(25, 5, 1),
+                    SqlType::Decimal(15, 3),
+                ),
+                "-3.750",
+            ),
+            (
+                bin(
+                    BinaryOp::Minus,
+                    dec(-150, 10, 2),
+                    dec(25, 5, 1),
+                    SqlType::Decimal(11, 2),
+                ),
+                "-4.00",
+            ),
         ];
         for (expr, want) in cases {
             assert_eq!(show(&expr)?, want, "{expr}");
@@ -725,8 +872,14 @@ mod tests {
     #[test]
     fn integer_arithmetic_wraps_and_division_by_zero_names_the_value() -> Result<()> {
         let int = |v| lit(ScalarValue::Int32(Some(v)), SqlType::Int);
-        assert_eq!(show(&bin(BinaryOp::Plus, int(i32::MAX), int(1), SqlType::Int))?, "-2147483648");
-        assert_eq!(show(&bin(BinaryOp::Divide, int(-7), int(2), SqlType::Int))?, "-3");
+        assert_eq!(
+            show(&bin(BinaryOp::Plus, int(i32::MAX), int(1), SqlType::Int))?,
+            "-2147483648"
+        );
+        assert_eq!(
+            show(&bin(BinaryOp::Divide, int(-7), int(2), SqlType::Int))?,
+            "-3"
+        );
         match show(&bin(BinaryOp::Divide, int(7), int(0), SqlType::Int)) {
             Err(Error::Execution(m)) => assert_eq!(m, "division by zero: 7 / 0"),
             other => panic!("expected a division-by-zero error, got {other:?}"),

@@ -66,7 +66,11 @@ impl Pipeline {
         }
         Ok(RunSummary {
             sources: vec![self.source.metrics()],
-            operators: self.operators.iter().map(|o| (o.name(), o.metrics())).collect(),
+            operators: self
+                .operators
+                .iter()
+                .map(|o| (o.name(), o.metrics()))
+                .collect(),
             rows_emitted,
             final_watermark,
             elapsed: started.elapsed(),

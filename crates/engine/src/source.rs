@@ -47,15 +47,19 @@ impl TableSource {
             .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
             .to_string();
         let path = PathBuf::from(&path_text);
-        let full = if path.is_absolute() { path } else { table.base_dir.join(path) };
+        let full = if path.is_absolute() {
+            path
+        } else {
+            table.base_dir.join(path)
+        };
         let options = CsvOptions::from_options(&table.options)?;
         let ignore_parse_errors = table.option("csv.ignore-parse-errors") == Some("true");
         let columns = table.schema.fields[..table.physical]
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        let mut reader =
-            CsvSource::open(&full, path_text.clone(), columns, options, batch_size).map_err(|e| match e {
+        let mut reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size)
+            .map_err(|e| match e {
                 Error::Io { context, source } => Error::Io {
                     context: format!("table {}: {context}", table.name),
                     source,
@@ -151,7 +155,10 @@ impl TableSource {
             batch = full;
             let Some(wm) = &self.table.watermark else {
                 let n = batch.num_rows();
-                out.push(StreamItem::Chunk(Chunk::new(batch, vec![self.watermark; n])));
+                out.push(StreamItem::Chunk(Chunk::new(
+                    batch,
+                    vec![self.watermark; n],
+                )));
                 return Ok(true);
             };
             let rowtime = batch.column(wm.column).clone();
@@ -161,7 +168,9 @@ impl TableSource {
                     let mask = arrow::compute::is_not_null(&rowtime)?;
                     batch = filter_record_batch(&batch, &mask)?;
                 } else {
-                    let i = (0..rowtime.len()).find(|&i| rowtime.is_null(i)).unwrap_or(0);
+                    let i = (0..rowtime.len())
+                        .find(|&i| rowtime.is_null(i))
+                        .unwrap_or(0);
                     let field = &self.table.schema.field(wm.column).name;
                     let err = Error::Input(format!(
                         "{}:{}: field '{field}': the rowtime is NULL, so the row cannot be placed in time",

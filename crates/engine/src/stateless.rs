@@ -23,7 +23,9 @@ pub struct Project {
 impl Project {
     pub fn new(exprs: Vec<Expr>, schema: SchemaRef, ctx: EvalContext) -> Result<Self> {
         if exprs.len() != schema.fields().len() {
-            return Err(Error::Internal("projection and schema differ in width".into()));
+            return Err(Error::Internal(
+                "projection and schema differ in width".into(),
+            ));
         }
         Ok(Project {
             exprs,
@@ -151,11 +153,20 @@ impl Filter {
         }
         let batch = filter_record_batch(&chunk.batch, &mask)?;
         let keep = |i: usize| mask.value(i);
-        let watermarks = chunk.watermarks.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, w)| *w).collect();
-        let kinds = chunk
-            .kinds
-            .as_ref()
-            .map(|k| k.iter().enumerate().filter(|(i, _)| keep(*i)).map(|(_, k)| *k).collect());
+        let watermarks = chunk
+            .watermarks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .map(|(_, w)| *w)
+            .collect();
+        let kinds = chunk.kinds.as_ref().map(|k| {
+            k.iter()
+                .enumerate()
+                .filter(|(i, _)| keep(*i))
+                .map(|(_, k)| *k)
+                .collect()
+        });
         Ok(Chunk {
             batch,
             watermarks,
@@ -225,7 +236,10 @@ impl Operator for TumbleLabels {
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
         match item {
             StreamItem::Chunk(chunk) => {
-                let ts = chunk.batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+                let ts = chunk
+                    .batch
+                    .column(self.time_column)
+                    .as_primitive::<TimestampMillisecondType>();
                 let (size, offset) = (self.size, self.offset);
                 let start: TimestampMillisecondArray = ts.unary(|t| window_start(t, offset, size));
                 let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));

@@ -35,7 +35,13 @@ pub trait TimerHandler {
     ) -> Result<usize>;
 
     /// A timer fired: the watermark reached `at`.
-    fn on_timer(&mut self, time: &mut EventTime<Self::Key>, at: i64, key: Self::Key, out: &mut Self::Output) -> Result<()>;
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<Self::Key>,
+        at: i64,
+        key: Self::Key,
+        out: &mut Self::Output,
+    ) -> Result<()>;
 }
 
 /// The watermark and the timers of one operator.
@@ -150,8 +156,19 @@ mod tests {
     impl TimerHandler for Recorder {
         type Key = u32;
         type Output = ();
-        fn on_rows(&mut self, time: &mut EventTime<u32>, chunk: &Chunk, range: Range<usize>, _: &mut ()) -> Result<usize> {
-            let col = chunk.batch.column(0).as_any().downcast_ref::<Int64Array>().expect("test column is Int64");
+        fn on_rows(
+            &mut self,
+            time: &mut EventTime<u32>,
+            chunk: &Chunk,
+            range: Range<usize>,
+            _: &mut (),
+        ) -> Result<usize> {
+            let col = chunk
+                .batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .expect("test column is Int64");
             let mut earliest_new = i64::MAX;
             for i in range.clone() {
                 if chunk.watermarks[i] >= earliest_new {
@@ -173,8 +190,9 @@ mod tests {
         let mut time = EventTime::new();
         let mut rec = Recorder { log: vec![] };
         for (vals, wms) in values.chunks(batch).zip(watermarks.chunks(batch)) {
-            let b = RecordBatch::try_from_iter([("v", Arc::new(Int64Array::from(vals.to_vec())) as _)])
-                .expect("valid test batch");
+            let b =
+                RecordBatch::try_from_iter([("v", Arc::new(Int64Array::from(vals.to_vec())) as _)])
+                    .expect("valid test batch");
             time.process_chunk(&Chunk::new(b, wms.to_vec()), &mut rec, &mut (), |_, _| {})?;
         }
         time.advance(i64::MAX, &mut rec, &mut ())?;
@@ -188,7 +206,10 @@ mod tests {
         let expected = run(&values, &wms, 1)?;
         assert_eq!(
             expected,
-            ["row 5", "timer 5", "row 3", "timer 3", "row 9", "timer 9", "row 4", "timer 4", "row 12", "timer 12"]
+            [
+                "row 5", "timer 5", "row 3", "timer 3", "row 9", "timer 9", "row 4", "timer 4",
+                "row 12", "timer 12"
+            ]
         );
         for batch in [2, 3, 7] {
             assert_eq!(run(&values, &wms, batch)?, expected, "batch size {batch}");

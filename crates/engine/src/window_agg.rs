@@ -86,8 +86,10 @@ impl Emitter {
         for batch in self.pending.drain(..) {
             let n = batch.num_rows();
             if n > 0 {
-                self.out
-                    .push(StreamItem::Chunk(Chunk::new(batch, vec![self.forwarded; n])));
+                self.out.push(StreamItem::Chunk(Chunk::new(
+                    batch,
+                    vec![self.forwarded; n],
+                )));
             }
         }
         if watermark > self.forwarded {
@@ -131,7 +133,10 @@ struct WindowState {
 impl WindowAggregate {
     pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
         let WindowKind::Tumble { size, offset } = spec.kind else {
-            return Err(Error::Internal(format!("{} aggregation is not built yet", spec.kind.name())));
+            return Err(Error::Internal(format!(
+                "{} aggregation is not built yet",
+                spec.kind.name()
+            )));
         };
         if size <= 0 || spec.lateness < 0 {
             return Err(Error::Internal("window size must be positive".into()));
@@ -143,7 +148,10 @@ impl WindowAggregate {
             None
         } else {
             Some(RowConverter::new(
-                spec.key_types.iter().map(|t| SortField::new(t.to_arrow())).collect(),
+                spec.key_types
+                    .iter()
+                    .map(|t| SortField::new(t.to_arrow()))
+                    .collect(),
             )?)
         };
         let n_keys = spec.key_columns.len();
@@ -191,7 +199,9 @@ impl Operator for WindowAggregate {
             StreamItem::Chunk(chunk) => {
                 self.state.metrics.rows_in += chunk.num_rows() as u64;
                 self.time
-                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| e.flush(wm))?;
+                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| {
+                        e.flush(wm)
+                    })?;
             }
             StreamItem::Watermark(wm) => {
                 self.time.advance(wm, &mut self.state, &mut self.emitter)?;
@@ -253,7 +263,9 @@ impl WindowState {
         }
         let start = window_end.saturating_sub(self.size);
         columns.push(Arc::new(TimestampMillisecondArray::from_value(start, n)));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(window_end, n)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            window_end, n,
+        )));
         columns.push(Arc::new(
             TimestampMillisecondArray::from_value(window_end.saturating_sub(1), n)
                 .with_timezone_opt(self.window_time_zone.clone()),
@@ -281,7 +293,12 @@ impl WindowState {
         }
         tp.checked_at = watermark;
         let due = |end: i64| end.saturating_sub(1) <= watermark;
-        if tp.late_row_buffered || self.slices.iter().any(|(end, s)| s.local_dirty && due(*end)) {
+        if tp.late_row_buffered
+            || self
+                .slices
+                .iter()
+                .any(|(end, s)| s.local_dirty && due(*end))
+        {
             tp.late_row_buffered = false;
             for slice in self.slices.values_mut().filter(|s| s.local_dirty) {
                 slice.accumulators.iter_mut().for_each(|a| a.local_flush());
@@ -289,7 +306,11 @@ impl WindowState {
                 slice.global_dirty = true;
             }
         }
-        if self.slices.iter().any(|(end, s)| s.global_dirty && due(*end)) {
+        if self
+            .slices
+            .iter()
+            .any(|(end, s)| s.global_dirty && due(*end))
+        {
             for slice in self.slices.values_mut().filter(|s| s.global_dirty) {
                 slice.accumulators.iter_mut().for_each(|a| a.global_flush());
                 slice.global_dirty = false;
@@ -312,11 +333,17 @@ impl TimerHandler for WindowState {
         let len = range.len();
         let batch = chunk.batch.slice(range.start, len);
         let watermarks = &chunk.watermarks[range.clone()];
-        let ts = batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+        let ts = batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
         let ts_values = ts.values();
         let keys = match &self.key_converter {
             Some(conv) => {
-                let cols: Vec<ArrayRef> = self.key_columns.iter().map(|c| batch.column(*c).clone()).collect();
+                let cols: Vec<ArrayRef> = self
+                    .key_columns
+                    .iter()
+                    .map(|c| batch.column(*c).clone())
+                    .collect();
                 Some(conv.convert_columns(&cols)?)
             }
             None => None,
@@ -347,8 +374,9 @@ impl TimerHandler for WindowState {
                 self.metrics.late_rows += 1;
                 if let Some(tp) = &mut self.two_phase {
                     tp.late_row_buffered = true;
-                    let gate = window_start(watermarks[i].saturating_add(1), self.offset, self.size)
-                        .saturating_add(self.size - 1);
+                    let gate =
+                        window_start(watermarks[i].saturating_add(1), self.offset, self.size)
+                            .saturating_add(self.size - 1);
                     time.register(gate, WindowTimer::Gate);
                     earliest_new_timer = earliest_new_timer.min(gate);
                 }
@@ -401,7 +429,9 @@ impl TimerHandler for WindowState {
                         let hashes = &slice.hashes;
                         let found = slice
                             .table
-                            .find(hash, |&g| hashes[g as usize] == hash && slice_keys.row(g as usize) == row)
+                            .find(hash, |&g| {
+                                hashes[g as usize] == hash && slice_keys.row(g as usize) == row
+                            })
                             .copied();
                         let g = match found {
                             Some(g) => g,
@@ -434,7 +464,13 @@ impl TimerHandler for WindowState {
         Ok(consumed)
     }
 
-    fn on_timer(&mut self, time: &mut EventTime<WindowTimer>, _at: i64, key: WindowTimer, out: &mut Emitter) -> Result<()> {
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<WindowTimer>,
+        _at: i64,
+        key: WindowTimer,
+        out: &mut Emitter,
+    ) -> Result<()> {
         self.flush_two_phase(time.watermark());
         match key {
             WindowTimer::Gate => {}

@@ -83,12 +83,24 @@ fn build(
             operators.push(Box::new(Filter::new(predicate.clone(), eval)));
             Ok(source)
         }
-        LogicalPlan::Project { input, exprs, schema } => {
+        LogicalPlan::Project {
+            input,
+            exprs,
+            schema,
+        } => {
             let source = build(input, operators, options, batch_size, eval)?;
-            operators.push(Box::new(Project::new(exprs.clone(), schema.to_arrow(), eval)?));
+            operators.push(Box::new(Project::new(
+                exprs.clone(),
+                schema.to_arrow(),
+                eval,
+            )?));
             Ok(source)
         }
-        LogicalPlan::WindowTvf { input, window, schema } => {
+        LogicalPlan::WindowTvf {
+            input,
+            window,
+            schema,
+        } => {
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
                 WindowKind::Tumble { .. } => operators.push(Box::new(TumbleLabels::new(
@@ -96,9 +108,14 @@ fn build(
                     window.time_column,
                     schema.to_arrow(),
                 )?)),
-                WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } => {
+                WindowKind::Hop { .. }
+                | WindowKind::Cumulate { .. }
+                | WindowKind::Session { .. } => {
                     return Err(Error::plan(
-                        format!("{} windows are not supported yet; use TUMBLE", window.kind.name()),
+                        format!(
+                            "{} windows are not supported yet; use TUMBLE",
+                            window.kind.name()
+                        ),
                         Span::default(),
                     ))
                 }
@@ -115,9 +132,14 @@ fn build(
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
                 WindowKind::Tumble { .. } => {}
-                WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } => {
+                WindowKind::Hop { .. }
+                | WindowKind::Cumulate { .. }
+                | WindowKind::Session { .. } => {
                     return Err(Error::plan(
-                        format!("{} windows are not supported yet; use TUMBLE", window.kind.name()),
+                        format!(
+                            "{} windows are not supported yet; use TUMBLE",
+                            window.kind.name()
+                        ),
                         Span::default(),
                     ))
                 }
@@ -127,7 +149,10 @@ fn build(
                 kind: window.kind,
                 time_column: window.time_column,
                 key_columns: keys.clone(),
-                key_types: keys.iter().map(|k| in_schema.field(*k).ty.clone()).collect(),
+                key_types: keys
+                    .iter()
+                    .map(|k| in_schema.field(*k).ty.clone())
+                    .collect(),
                 aggregates: aggregates.clone(),
                 lateness: 0,
                 output_schema: schema.to_arrow(),

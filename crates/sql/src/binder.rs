@@ -44,7 +44,10 @@ impl<'a> QueryBinder<'a> {
 
     fn bind_query_inner(&mut self, query: &ast::Query, span: Span) -> Result<LogicalPlan> {
         if let Some(with) = &query.with {
-            return Err(Error::plan("WITH clauses are not supported yet", span_of(with.span())));
+            return Err(Error::plan(
+                "WITH clauses are not supported yet",
+                span_of(with.span()),
+            ));
         }
         if let Some(order) = &query.order_by {
             return Err(Error::plan(
@@ -54,7 +57,10 @@ impl<'a> QueryBinder<'a> {
             .with_hint("results come out in event-time order of window firing"));
         }
         if let Some(limit) = &query.limit_clause {
-            return Err(Error::plan("LIMIT is not supported yet", span_of(limit.span())));
+            return Err(Error::plan(
+                "LIMIT is not supported yet",
+                span_of(limit.span()),
+            ));
         }
         match query.body.as_ref() {
             SetExpr::Select(select) => self.bind_select(select, span),
@@ -68,8 +74,10 @@ impl<'a> QueryBinder<'a> {
 
     fn bind_select(&mut self, select: &ast::Select, span: Span) -> Result<LogicalPlan> {
         if select.distinct.is_some() {
-            return Err(Error::plan("SELECT DISTINCT is not supported on a stream", span)
-                .with_hint("aggregate over a window TVF instead"));
+            return Err(
+                Error::plan("SELECT DISTINCT is not supported on a stream", span)
+                    .with_hint("aggregate over a window TVF instead"),
+            );
         }
         let relation = match select.from.as_slice() {
             [] => return Err(Error::plan("a query needs a FROM clause", span)),
@@ -84,8 +92,11 @@ impl<'a> QueryBinder<'a> {
                 self.bind_relation(&one.relation)?
             }
             [_, second, ..] => {
-                return Err(Error::plan("joins are not supported yet", span_of(second.relation.span()))
-                    .with_hint("tidemark runs window aggregations over a single table"))
+                return Err(Error::plan(
+                    "joins are not supported yet",
+                    span_of(second.relation.span()),
+                )
+                .with_hint("tidemark runs window aggregations over a single table"))
             }
         };
         let group_exprs = match &select.group_by {
@@ -98,7 +109,9 @@ impl<'a> QueryBinder<'a> {
             GroupByExpr::All(_) => return Err(Error::plan("GROUP BY ALL is not supported", span)),
         };
         let has_aggregates = select.projection.iter().any(|item| match item {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => contains_aggregate(e),
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                contains_aggregate(e)
+            }
             _ => false,
         }) || select.having.as_ref().is_some_and(contains_aggregate);
         if group_exprs.is_empty() && !has_aggregates {
@@ -112,17 +125,25 @@ impl<'a> QueryBinder<'a> {
 
     fn bind_relation(&mut self, factor: &TableFactor) -> Result<Relation> {
         match factor {
-            TableFactor::Table { name, args: None, .. } => {
+            TableFactor::Table {
+                name, args: None, ..
+            } => {
                 let plan = self.scan(name)?;
                 Ok(Relation { plan, tvf: None })
             }
-            TableFactor::Table { name, args: Some(_), .. } => Err(Error::plan(
+            TableFactor::Table {
+                name,
+                args: Some(_),
+                ..
+            } => Err(Error::plan(
                 format!("table functions must be wrapped in TABLE(...): FROM TABLE({name}(...))"),
                 span_of(factor.span()),
             )),
             TableFactor::TableFunction { expr, .. } => {
                 let call = split_call(expr)?;
-                let input = self.scan(&call.table).map_err(|e| e.or_span(call.table_span))?;
+                let input = self
+                    .scan(&call.table)
+                    .map_err(|e| e.or_span(call.table_span))?;
                 let time_column = call.time_column(input.schema())?;
                 let kind = call.kind()?;
                 let window = WindowSpec { kind, time_column };
@@ -186,7 +207,10 @@ impl<'a> QueryBinder<'a> {
         group_exprs: &[ast::Expr],
         span: Span,
     ) -> Result<LogicalPlan> {
-        let group_span = group_exprs.iter().map(spanned).fold(Span::default(), Span::union);
+        let group_span = group_exprs
+            .iter()
+            .map(spanned)
+            .fold(Span::default(), Span::union);
         let Some((input, window)) = relation.tvf else {
             return Err(Error::plan(
                 "aggregation without a window is not supported on a stream",
@@ -194,9 +218,14 @@ impl<'a> QueryBinder<'a> {
             )
             .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
         };
-        if let WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } = window.kind {
+        if let WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } =
+            window.kind
+        {
             return Err(Error::plan(
-                format!("{} windows are not supported yet; use TUMBLE", window.kind.name()),
+                format!(
+                    "{} windows are not supported yet; use TUMBLE",
+                    window.kind.name()
+                ),
                 span,
             ));
         }
@@ -245,7 +274,11 @@ impl<'a> QueryBinder<'a> {
         if !(window_columns[0] && window_columns[1]) {
             return Err(Error::plan(
                 "a window aggregation must GROUP BY window_start, window_end",
-                if group_span.is_known() { group_span } else { span },
+                if group_span.is_known() {
+                    group_span
+                } else {
+                    span
+                },
             )
             .with_hint("add window_start, window_end to GROUP BY"));
         }
@@ -274,7 +307,10 @@ impl<'a> QueryBinder<'a> {
             // window_time is a rowtime attribute of the result only when it
             // is not grouped on explicitly; either way it can be read.
             out_fields.push(Field::new(name, ty.clone()).rowtime(j == 2));
-            groups.push((Expr::column(col, name, ty.clone()), Expr::column(n_keys + j, name, ty)));
+            groups.push((
+                Expr::column(col, name, ty.clone()),
+                Expr::column(n_keys + j, name, ty),
+            ));
         }
         let mut scope = AggregateScope {
             groups,
@@ -316,7 +352,13 @@ impl<'a> QueryBinder<'a> {
         // column per distinct aggregate argument.
         let mut pre_exprs: Vec<Expr> = vec![input.schema().field(window.time_column).ty.clone()]
             .into_iter()
-            .map(|ty| Expr::column(window.time_column, input.schema().field(window.time_column).name.clone(), ty))
+            .map(|ty| {
+                Expr::column(
+                    window.time_column,
+                    input.schema().field(window.time_column).name.clone(),
+                    ty,
+                )
+            })
             .collect();
         let mut pre_fields = vec![input.schema().field(window.time_column).clone()];
         for (k, _) in &keys {
@@ -325,17 +367,17 @@ impl<'a> QueryBinder<'a> {
         }
         let mut aggregates = Vec::new();
         for call in &scope.calls {
-            let arg = match &call.arg {
-                None => None,
-                Some(a) => Some(match pre_exprs.iter().position(|e| e == a) {
+            let arg = call
+                .arg
+                .as_ref()
+                .map(|a| match pre_exprs.iter().position(|e| e == a) {
                     Some(i) => i,
                     None => {
                         pre_exprs.push(a.clone());
                         pre_fields.push(Field::new(a.to_string(), a.ty()));
                         pre_exprs.len() - 1
                     }
-                }),
-            };
+                });
             aggregates.push(AggregateCall {
                 func: call.func,
                 arg,
@@ -378,7 +420,10 @@ fn filter(plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan>
             input: Box::new(plan),
             predicate,
         }),
-        other => Err(Error::plan(format!("a filter must be a BOOLEAN expression, not {other}"), span)),
+        other => Err(Error::plan(
+            format!("a filter must be a BOOLEAN expression, not {other}"),
+            span,
+        )),
     }
 }
 
@@ -387,7 +432,12 @@ fn filter(plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan>
 /// rowtime attribute). The input's own rowtime stays readable but is no
 /// longer a time attribute, as in Flink.
 pub fn tvf_schema(input: &Schema, window: &WindowSpec) -> Schema {
-    let mut fields: Vec<Field> = input.fields.iter().cloned().map(|f| f.rowtime(false)).collect();
+    let mut fields: Vec<Field> = input
+        .fields
+        .iter()
+        .cloned()
+        .map(|f| f.rowtime(false))
+        .collect();
     let time_ty = input.field(window.time_column).ty.clone();
     fields.push(Field::new("window_start", SqlType::Timestamp(3)));
     fields.push(Field::new("window_end", SqlType::Timestamp(3)));
@@ -405,7 +455,7 @@ fn select_list(
     for item in items {
         match item {
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                for (i, f) in schema.fields.iter().enumerate() {
+                for f in &schema.fields {
                     let col = ast::Expr::Identifier(ast::Ident::new(f.name.clone()));
                     let e = match binder.bind(&col) {
                         Ok(e) => e,
@@ -417,7 +467,6 @@ fn select_list(
                         }
                         Err(e) => return Err(e),
                     };
-                    let _ = i;
                     fields.push(Field::new(f.name.clone(), e.ty()).rowtime(f.rowtime));
                     exprs.push(e);
                 }
@@ -426,30 +475,28 @@ fn select_list(
                 let bound = binder.bind(e)?;
                 let name = match e {
                     ast::Expr::Identifier(id) => id.value.clone(),
-                    ast::Expr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+                    ast::Expr::CompoundIdentifier(ids) => {
+                        ids.last().map(|i| i.value.clone()).unwrap_or_default()
+                    }
                     _ => format!("EXPR${}", exprs.len()),
                 };
-                fields.push(output_field(name, &bound, schema));
+                fields.push(Field::new(name, bound.ty()));
                 exprs.push(bound);
             }
             SelectItem::ExprWithAlias { expr, alias } => {
                 let bound = binder.bind(expr)?;
-                fields.push(output_field(alias.value.clone(), &bound, schema));
+                fields.push(Field::new(alias.value.clone(), bound.ty()));
                 exprs.push(bound);
             }
             other => {
-                return Err(Error::plan(format!("'{other}' is not supported in SELECT"), span_of(other.span())))
+                return Err(Error::plan(
+                    format!("'{other}' is not supported in SELECT"),
+                    span_of(other.span()),
+                ))
             }
         }
     }
     Ok((exprs, fields))
-}
-
-/// A projected column keeps its rowtime attribute when it is a plain
-/// reference to one.
-fn output_field(name: String, e: &Expr, schema: &Schema) -> Field {
-    let _ = schema;
-    Field::new(name, e.ty())
 }
 
 fn first_word(s: &str) -> String {
@@ -478,7 +525,9 @@ mod tests {
         for s in &statements {
             result = match s {
                 Statement::CreateTable(c) => catalog.create_table(c, std::path::Path::new(".")),
-                Statement::Query { query, span } => QueryBinder::new(&catalog).bind_query(query, *span).map(|_| ()),
+                Statement::Query { query, span } => QueryBinder::new(&catalog)
+                    .bind_query(query, *span)
+                    .map(|_| ()),
                 _ => Ok(()),
             };
         }

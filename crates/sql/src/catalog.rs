@@ -84,7 +84,10 @@ impl Catalog {
             Some(w) => {
                 let column_span = crate::statement::span_of(w.column.span);
                 let Some(column) = schema.index_of(&w.column.value) else {
-                    let mut err = Error::plan(format!("WATERMARK FOR unknown column '{}'", w.column.value), column_span);
+                    let mut err = Error::plan(
+                        format!("WATERMARK FOR unknown column '{}'", w.column.value),
+                        column_span,
+                    );
                     if let Some(near) = nearest(&w.column.value, schema.names()) {
                         err = err.with_hint(format!("did you mean '{near}'?"));
                     }
@@ -100,7 +103,10 @@ impl Catalog {
                 let expr = ExprBinder::new(&schema, "a WATERMARK expression").bind(&w.expr)?;
                 if expr.ty() != ty {
                     return Err(Error::plan(
-                        format!("the watermark expression must have the rowtime's type {ty}, not {}", expr.ty()),
+                        format!(
+                            "the watermark expression must have the rowtime's type {ty}, not {}",
+                            expr.ty()
+                        ),
                         crate::expr_binder::spanned(&w.expr),
                     ));
                 }
@@ -144,24 +150,40 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
             format!("table '{}' needs a 'connector' option", create.name.value),
             create.span,
         )
-        .with_hint("e.g. WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')"));
+        .with_hint(
+            "e.g. WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
+        ));
     };
     match connector.as_str() {
         "filesystem" => {
             if !options.contains_key("path") {
-                return Err(Error::plan("the filesystem connector needs a 'path' option", option_span("connector")));
+                return Err(Error::plan(
+                    "the filesystem connector needs a 'path' option",
+                    option_span("connector"),
+                ));
             }
             match options.get("format").map(String::as_str) {
                 Some("csv") => {}
                 Some(other) => {
-                    return Err(Error::plan(format!("format '{other}' is not supported; use 'csv'"), option_span("format")))
+                    return Err(Error::plan(
+                        format!("format '{other}' is not supported; use 'csv'"),
+                        option_span("format"),
+                    ))
                 }
-                None => return Err(Error::plan("the filesystem connector needs a 'format' option", option_span("connector"))),
+                None => {
+                    return Err(Error::plan(
+                        "the filesystem connector needs a 'format' option",
+                        option_span("connector"),
+                    ))
+                }
             }
         }
         other => {
-            return Err(Error::plan(format!("connector '{other}' is not supported"), option_span("connector"))
-                .with_hint("use 'filesystem'"))
+            return Err(Error::plan(
+                format!("connector '{other}' is not supported"),
+                option_span("connector"),
+            )
+            .with_hint("use 'filesystem'"))
         }
     }
     Ok(())

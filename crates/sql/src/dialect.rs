@@ -59,7 +59,12 @@ impl Dialect for FlinkDialect {
                 args: FunctionArguments::List(FunctionArgumentList {
                     duplicate_treatment: None,
                     args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(
-                        Expr::CompoundIdentifier(name.0.into_iter().filter_map(|p| p.as_ident().cloned()).collect()),
+                        Expr::CompoundIdentifier(
+                            name.0
+                                .into_iter()
+                                .filter_map(|p| p.as_ident().cloned())
+                                .collect(),
+                        ),
                     ))],
                     clauses: vec![],
                 }),

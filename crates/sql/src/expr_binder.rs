@@ -10,8 +10,8 @@ use crate::statement::span_of;
 use crate::types::{arithmetic_type, can_cast, common_type, sql_type};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{
-    self, BinaryOperator, CastKind, DuplicateTreatment, FunctionArg, FunctionArgExpr, FunctionArguments, Spanned,
-    UnaryOperator, Value,
+    self, BinaryOperator, CastKind, DuplicateTreatment, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Spanned, UnaryOperator, Value,
 };
 use tidemark_common::expr::{AggregateFunction, BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, Schema, Span, SqlType};
@@ -101,18 +101,21 @@ impl<'a> ExprBinder<'a> {
         // An expression that equals a grouping key reads the key's column.
         let mut plain = ExprBinder::new(self.schema, self.clause);
         if let Ok(bound) = plain.bind_plain(e) {
-            let scope = self.aggregate.as_deref().expect("aggregate scope checked by caller");
+            let scope = self
+                .aggregate
+                .as_deref()
+                .expect("aggregate scope checked by caller");
             if let Some((_, column)) = scope.groups.iter().find(|(g, _)| *g == bound) {
                 return Ok(column.clone());
             }
             if let ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) = e {
                 return Err(Error::plan(
-                    format!(
-                        "column '{bound}' is neither grouped nor aggregated"
-                    ),
+                    format!("column '{bound}' is neither grouped nor aggregated"),
                     spanned(e),
                 )
-                .with_hint(format!("add it to GROUP BY or use it in an aggregate such as FIRST_VALUE({bound})")));
+                .with_hint(format!(
+                    "add it to GROUP BY or use it in an aggregate such as FIRST_VALUE({bound})"
+                )));
             }
         }
         self.bind_plain(e)
@@ -129,7 +132,10 @@ impl<'a> ExprBinder<'a> {
             _ => (vec![], false),
         };
         if call.filter.is_some() || call.over.is_some() {
-            return Err(Error::plan(format!("{name} with FILTER or OVER is not supported here"), span));
+            return Err(Error::plan(
+                format!("{name} with FILTER or OVER is not supported here"),
+                span,
+            ));
         }
         let mut inner = ExprBinder::new(self.schema, "aggregate argument");
         let mut bound_args = Vec::new();
@@ -165,12 +171,18 @@ impl<'a> ExprBinder<'a> {
         };
         if bound_args.len() != expected_args || (star && func != AggregateFunction::CountStar) {
             return Err(Error::plan(
-                format!("{name} takes {expected_args} argument(s), got {}", bound_args.len() + star as usize),
+                format!(
+                    "{name} takes {expected_args} argument(s), got {}",
+                    bound_args.len() + star as usize
+                ),
                 span,
             ));
         }
         if distinct && func != AggregateFunction::Count {
-            return Err(Error::plan(format!("{name}(DISTINCT ...) is not supported yet; only COUNT(DISTINCT x) is"), span));
+            return Err(Error::plan(
+                format!("{name}(DISTINCT ...) is not supported yet; only COUNT(DISTINCT x) is"),
+                span,
+            ));
         }
         let arg = bound_args.first().map(|(b, _)| b.clone());
         let arg_type = arg.as_ref().map(|a| a.ty());
@@ -179,7 +191,10 @@ impl<'a> ExprBinder<'a> {
             if t.is_numeric() {
                 Ok(())
             } else {
-                Err(Error::plan(format!("{name} needs a numeric argument, got {t}"), arg_span))
+                Err(Error::plan(
+                    format!("{name} needs a numeric argument, got {t}"),
+                    arg_span,
+                ))
             }
         };
         let ty = match (func, &arg_type) {
@@ -200,8 +215,11 @@ impl<'a> ExprBinder<'a> {
             }
             (AggregateFunction::ListAgg, Some(t)) => {
                 if !t.is_string() {
-                    return Err(Error::plan(format!("LISTAGG needs a STRING argument, got {t}"), arg_span)
-                        .with_hint("use CAST(x AS STRING)"));
+                    return Err(Error::plan(
+                        format!("LISTAGG needs a STRING argument, got {t}"),
+                        arg_span,
+                    )
+                    .with_hint("use CAST(x AS STRING)"));
                 }
                 SqlType::String
             }
@@ -215,9 +233,18 @@ impl<'a> ExprBinder<'a> {
         let separator = if func == AggregateFunction::ListAgg {
             match bound_args.get(1) {
                 None => Some(",".to_string()),
-                Some((Expr::Literal { value: ScalarValue::Utf8(Some(s)), .. }, _)) => Some(s.clone()),
+                Some((
+                    Expr::Literal {
+                        value: ScalarValue::Utf8(Some(s)),
+                        ..
+                    },
+                    _,
+                )) => Some(s.clone()),
                 Some((_, x)) => {
-                    return Err(Error::plan("LISTAGG's separator must be a string literal", spanned(x)))
+                    return Err(Error::plan(
+                        "LISTAGG's separator must be a string literal",
+                        spanned(x),
+                    ))
                 }
             }
         } else {
@@ -231,7 +258,10 @@ impl<'a> ExprBinder<'a> {
             ty: ty.clone(),
         };
         let Some(scope) = self.aggregate.as_deref_mut() else {
-            return Err(Error::plan(format!("aggregate functions are not allowed in {}", self.clause), span));
+            return Err(Error::plan(
+                format!("aggregate functions are not allowed in {}", self.clause),
+                span,
+            ));
         };
         let index = match scope.calls.iter().position(|c| *c == call) {
             Some(i) => i,
@@ -299,15 +329,23 @@ impl<'a> ExprBinder<'a> {
             ast::Expr::UnaryOp { op, expr } => {
                 let inner = self.bind(expr)?;
                 match op {
-                    UnaryOperator::Not => Ok(Expr::Not(Box::new(expect_boolean(inner, spanned(expr))?))),
+                    UnaryOperator::Not => {
+                        Ok(Expr::Not(Box::new(expect_boolean(inner, spanned(expr))?)))
+                    }
                     UnaryOperator::Minus => {
                         if !inner.ty().is_numeric() {
-                            return Err(Error::plan(format!("cannot negate a {}", inner.ty()), span));
+                            return Err(Error::plan(
+                                format!("cannot negate a {}", inner.ty()),
+                                span,
+                            ));
                         }
                         Ok(Expr::Negate(Box::new(inner)))
                     }
                     UnaryOperator::Plus => Ok(inner),
-                    other => Err(Error::plan(format!("operator {other} is not supported"), span)),
+                    other => Err(Error::plan(
+                        format!("operator {other} is not supported"),
+                        span,
+                    )),
                 }
             }
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull {
@@ -319,12 +357,21 @@ impl<'a> ExprBinder<'a> {
                 negated: true,
             }),
             ast::Expr::BinaryOp { left, op, right } => {
-                if matches!(op, BinaryOperator::Plus | BinaryOperator::Minus) && interval_millis(right).is_some() {
+                if matches!(op, BinaryOperator::Plus | BinaryOperator::Minus)
+                    && interval_millis(right).is_some()
+                {
                     let l = self.bind(left)?;
                     if !l.ty().is_timestamp() {
-                        return Err(Error::plan(format!("an INTERVAL can only shift a timestamp, not a {}", l.ty()), span));
+                        return Err(Error::plan(
+                            format!("an INTERVAL can only shift a timestamp, not a {}", l.ty()),
+                            span,
+                        ));
                     }
-                    let op = if *op == BinaryOperator::Minus { BinaryOp::Minus } else { BinaryOp::Plus };
+                    let op = if *op == BinaryOperator::Minus {
+                        BinaryOp::Minus
+                    } else {
+                        BinaryOp::Plus
+                    };
                     return timestamp_shift(op, l, right, span);
                 }
                 let l = self.bind(left)?;
@@ -344,7 +391,12 @@ impl<'a> ExprBinder<'a> {
                     BinaryOperator::NotEq => BinaryOp::NotEq,
                     BinaryOperator::And => BinaryOp::And,
                     BinaryOperator::Or => BinaryOp::Or,
-                    other => return Err(Error::plan(format!("operator {other} is not supported"), span)),
+                    other => {
+                        return Err(Error::plan(
+                            format!("operator {other} is not supported"),
+                            span,
+                        ))
+                    }
                 };
                 binary(op, l, r, span, right)
             }
@@ -360,9 +412,17 @@ impl<'a> ExprBinder<'a> {
                 let ge = binary(BinaryOp::GtEq, x.clone(), lo, span, low)?;
                 let le = binary(BinaryOp::LtEq, x, hi, span, high)?;
                 let both = binary(BinaryOp::And, ge, le, span, high)?;
-                Ok(if *negated { Expr::Not(Box::new(both)) } else { both })
+                Ok(if *negated {
+                    Expr::Not(Box::new(both))
+                } else {
+                    both
+                })
             }
-            ast::Expr::InList { expr, list, negated } => {
+            ast::Expr::InList {
+                expr,
+                list,
+                negated,
+            } => {
                 let x = self.bind(expr)?;
                 let mut tests = Vec::with_capacity(list.len());
                 for item in list {
@@ -370,15 +430,25 @@ impl<'a> ExprBinder<'a> {
                     tests.push(binary(BinaryOp::Eq, x.clone(), v, span, item)?);
                 }
                 let any = balanced_or(tests, span)?;
-                Ok(if *negated { Expr::Not(Box::new(any)) } else { any })
+                Ok(if *negated {
+                    Expr::Not(Box::new(any))
+                } else {
+                    any
+                })
             }
             ast::Expr::Cast {
-                kind, expr, data_type, ..
+                kind,
+                expr,
+                data_type,
+                ..
             } => {
                 let inner = self.bind(expr)?;
                 let to = sql_type(data_type, span)?;
                 if !can_cast(&inner.ty(), &to) {
-                    return Err(Error::plan(format!("cannot cast {} to {to}", inner.ty()), span));
+                    return Err(Error::plan(
+                        format!("cannot cast {} to {to}", inner.ty()),
+                        span,
+                    ));
                 }
                 Ok(Expr::Cast {
                     expr: Box::new(inner),
@@ -428,7 +498,10 @@ impl<'a> ExprBinder<'a> {
                 "an INTERVAL can only be added to or subtracted from a timestamp here",
                 span,
             )),
-            other => Err(Error::plan(format!("expression '{other}' is not supported"), span)),
+            other => Err(Error::plan(
+                format!("expression '{other}' is not supported"),
+                span,
+            )),
         }
     }
 
@@ -443,7 +516,17 @@ impl<'a> ExprBinder<'a> {
             return self.bind_aggregate_call(f, e);
         }
         if name == TABLE_ARG || name == "DESCRIPTOR" {
-            return Err(Error::plan(format!("{} is only allowed as an argument of a window function", if name == TABLE_ARG { "TABLE" } else { "DESCRIPTOR" }), span));
+            return Err(Error::plan(
+                format!(
+                    "{} is only allowed as an argument of a window function",
+                    if name == TABLE_ARG {
+                        "TABLE"
+                    } else {
+                        "DESCRIPTOR"
+                    }
+                ),
+                span,
+            ));
         }
         let args = match &f.args {
             FunctionArguments::List(list) => list
@@ -455,18 +538,26 @@ impl<'a> ExprBinder<'a> {
                 })
                 .collect::<Result<Vec<_>>>()?,
             FunctionArguments::None => vec![],
-            FunctionArguments::Subquery(_) => return Err(Error::plan("subqueries are not supported", span)),
+            FunctionArguments::Subquery(_) => {
+                return Err(Error::plan("subqueries are not supported", span))
+            }
         };
         let arity = |n: usize| -> Result<()> {
             if args.len() == n {
                 Ok(())
             } else {
-                Err(Error::plan(format!("{name} takes {n} argument(s), got {}", args.len()), span))
+                Err(Error::plan(
+                    format!("{name} takes {n} argument(s), got {}", args.len()),
+                    span,
+                ))
             }
         };
         let string_fn = |func: ScalarFunction, ty: SqlType, args: Vec<Expr>| -> Result<Expr> {
             if !args[0].ty().is_string() && args[0].ty() != SqlType::Null {
-                return Err(Error::plan(format!("{name} needs a STRING argument, got {}", args[0].ty()), span));
+                return Err(Error::plan(
+                    format!("{name} needs a STRING argument, got {}", args[0].ty()),
+                    span,
+                ));
             }
             Ok(Expr::Function { func, args, ty })
         };
@@ -498,7 +589,10 @@ impl<'a> ExprBinder<'a> {
                 arity(1)?;
                 let ty = args[0].ty();
                 if !ty.is_numeric() {
-                    return Err(Error::plan(format!("ABS needs a numeric argument, got {ty}"), span));
+                    return Err(Error::plan(
+                        format!("ABS needs a numeric argument, got {ty}"),
+                        span,
+                    ));
                 }
                 Ok(Expr::Function {
                     func: ScalarFunction::Abs,
@@ -514,13 +608,22 @@ impl<'a> ExprBinder<'a> {
                         ..
                     }) if *p == 0 || *p == 3 => *p == 3,
                     Some(_) => {
-                        return Err(Error::plan("TO_TIMESTAMP_LTZ's precision must be the literal 0 or 3", span))
+                        return Err(Error::plan(
+                            "TO_TIMESTAMP_LTZ's precision must be the literal 0 or 3",
+                            span,
+                        ))
                     }
                 };
                 if args.is_empty() || args.len() > 2 || !args[0].ty().is_integer() {
-                    return Err(Error::plan("TO_TIMESTAMP_LTZ takes an integer epoch and a precision (0 or 3)", span));
+                    return Err(Error::plan(
+                        "TO_TIMESTAMP_LTZ takes an integer epoch and a precision (0 or 3)",
+                        span,
+                    ));
                 }
-                let epoch = coerce(args.into_iter().next().expect("arity checked above"), &SqlType::BigInt);
+                let epoch = coerce(
+                    args.into_iter().next().expect("arity checked above"),
+                    &SqlType::BigInt,
+                );
                 Ok(Expr::Function {
                     func: ScalarFunction::ToTimestampLtz { millis },
                     args: vec![epoch],
@@ -609,7 +712,12 @@ fn literal(v: &Value, span: Span) -> Result<Expr> {
             value: ScalarValue::Null,
             ty: SqlType::Null,
         },
-        other => return Err(Error::plan(format!("literal {other} is not supported"), span)),
+        other => {
+            return Err(Error::plan(
+                format!("literal {other} is not supported"),
+                span,
+            ))
+        }
     })
 }
 
@@ -629,9 +737,18 @@ fn number_literal(text: &str, span: Span) -> Result<Expr> {
         let scale = frac.len();
         let precision = (int.len() + scale).max(1).max(scale);
         if precision > 38 {
-            return Err(Error::plan(format!("number '{text}' has more than 38 digits"), span));
+            return Err(Error::plan(
+                format!("number '{text}' has more than 38 digits"),
+                span,
+            ));
         }
-        let digits: i128 = format!("{int}{frac}").parse::<i128>().or_else(|_| if int.is_empty() && frac.is_empty() { Ok(0) } else { Err(bad()) })?;
+        let digits: i128 = format!("{int}{frac}").parse::<i128>().or_else(|_| {
+            if int.is_empty() && frac.is_empty() {
+                Ok(0)
+            } else {
+                Err(bad())
+            }
+        })?;
         return Ok(Expr::Literal {
             value: ScalarValue::Decimal128(Some(digits), precision as u8, scale as i8),
             ty: SqlType::Decimal(precision as u8, scale as i8),
@@ -682,14 +799,19 @@ fn balanced_or(mut tests: Vec<Expr>, span: Span) -> Result<Expr> {
         }
         tests = next;
     }
-    tests.pop().ok_or_else(|| Error::Internal("empty IN list".into()))
+    tests
+        .pop()
+        .ok_or_else(|| Error::Internal("empty IN list".into()))
 }
 
 fn expect_boolean(e: Expr, span: Span) -> Result<Expr> {
     match e.ty() {
         SqlType::Boolean => Ok(e),
         SqlType::Null => Ok(coerce(e, &SqlType::Boolean)),
-        other => Err(Error::plan(format!("expected a BOOLEAN expression, got {other}"), span)),
+        other => Err(Error::plan(
+            format!("expected a BOOLEAN expression, got {other}"),
+            span,
+        )),
     }
 }
 
@@ -740,7 +862,10 @@ pub fn interval_millis(e: &ast::Expr) -> Option<Result<i64>> {
         None => return Some(Err(Error::plan("an INTERVAL needs a unit, e.g. INTERVAL '5' SECOND", span))),
     };
     if iv.last_field.is_some() {
-        return Some(Err(Error::plan("INTERVAL ranges (e.g. DAY TO SECOND) are not supported", span)));
+        return Some(Err(Error::plan(
+            "INTERVAL ranges (e.g. DAY TO SECOND) are not supported",
+            span,
+        )));
     }
     let trimmed = text.trim();
     let (negative, digits) = match trimmed.strip_prefix('-') {
@@ -749,10 +874,22 @@ pub fn interval_millis(e: &ast::Expr) -> Option<Result<i64>> {
     };
     let value = match digits.split_once('.') {
         None => digits.parse::<i64>().ok().and_then(|v| v.checked_mul(unit)),
-        Some((whole, frac)) if unit >= 1_000 && frac.len() <= 3 && frac.chars().all(|c| c.is_ascii_digit()) => {
-            let whole = if whole.is_empty() { Some(0) } else { whole.parse::<i64>().ok() };
-            let frac_ms = format!("{frac:0<3}").parse::<i64>().ok().map(|f| f * (unit / 1_000));
-            whole.and_then(|w| w.checked_mul(unit)).zip(frac_ms).map(|(w, f)| w + f)
+        Some((whole, frac))
+            if unit >= 1_000 && frac.len() <= 3 && frac.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            let whole = if whole.is_empty() {
+                Some(0)
+            } else {
+                whole.parse::<i64>().ok()
+            };
+            let frac_ms = format!("{frac:0<3}")
+                .parse::<i64>()
+                .ok()
+                .map(|f| f * (unit / 1_000));
+            whole
+                .and_then(|w| w.checked_mul(unit))
+                .zip(frac_ms)
+                .map(|(w, f)| w + f)
         }
         Some(_) => None,
     };
@@ -765,7 +902,12 @@ pub fn interval_millis(e: &ast::Expr) -> Option<Result<i64>> {
 
 fn binary(op: BinaryOp, l: Expr, r: Expr, span: Span, _right: &ast::Expr) -> Result<Expr> {
     let (lt, rt) = (l.ty(), r.ty());
-    let mismatch = || Error::plan(format!("cannot apply '{}' to {lt} and {rt}", op.symbol()), span);
+    let mismatch = || {
+        Error::plan(
+            format!("cannot apply '{}' to {lt} and {rt}", op.symbol()),
+            span,
+        )
+    };
     match op {
         BinaryOp::And | BinaryOp::Or => {
             let l = expect_boolean(l, span)?;
@@ -828,13 +970,21 @@ fn timestamp_shift(op: BinaryOp, l: Expr, right: &ast::Expr, span: Span) -> Resu
         Some(ms) => ms?,
         None => {
             return Err(Error::plan(
-                format!("cannot apply '{}' to {} and a non-interval", op.symbol(), l.ty()),
+                format!(
+                    "cannot apply '{}' to {} and a non-interval",
+                    op.symbol(),
+                    l.ty()
+                ),
                 span,
             )
             .with_hint("write e.g. ts - INTERVAL '5' SECOND"))
         }
     };
-    let millis = if op == BinaryOp::Minus { millis.checked_neg().unwrap_or(i64::MAX) } else { millis };
+    let millis = if op == BinaryOp::Minus {
+        millis.checked_neg().unwrap_or(i64::MAX)
+    } else {
+        millis
+    };
     Ok(Expr::TimestampAdd {
         expr: Box::new(l),
         millis,

@@ -14,12 +14,26 @@ use tidemark_common::Schema;
 pub enum LogicalPlan {
     /// Reads a declared table: its physical columns, then its computed
     /// columns; the table's watermark is assigned here.
-    Scan { table: Arc<TableDef>, schema: Schema },
-    Filter { input: Box<LogicalPlan>, predicate: Expr },
-    Project { input: Box<LogicalPlan>, exprs: Vec<Expr>, schema: Schema },
+    Scan {
+        table: Arc<TableDef>,
+        schema: Schema,
+    },
+    Filter {
+        input: Box<LogicalPlan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<LogicalPlan>,
+        exprs: Vec<Expr>,
+        schema: Schema,
+    },
     /// A window TVF not followed by an aggregation: every input column plus
     /// `window_start`, `window_end`, `window_time`, per window of the row.
-    WindowTvf { input: Box<LogicalPlan>, window: WindowSpec, schema: Schema },
+    WindowTvf {
+        input: Box<LogicalPlan>,
+        window: WindowSpec,
+        schema: Schema,
+    },
     /// `GROUP BY window_start, window_end, keys...` over a window TVF, fused
     /// with the TVF so that state is kept per slice, not per window. Output:
     /// the key columns, `window_start`, `window_end`, `window_time`, then one
@@ -58,7 +72,12 @@ impl LogicalPlan {
                 let cols: Vec<_> = schema.names().collect();
                 write!(f, "{pad}Scan: {} [{}]", table.name, cols.join(", "))?;
                 if let Some(w) = &table.watermark {
-                    write!(f, " rowtime={} watermark={}", schema.field(w.column).name, w.expr)?;
+                    write!(
+                        f,
+                        " rowtime={} watermark={}",
+                        schema.field(w.column).name,
+                        w.expr
+                    )?;
                 }
                 writeln!(f)
             }
@@ -66,7 +85,11 @@ impl LogicalPlan {
                 writeln!(f, "{pad}Filter: {predicate}")?;
                 input.fmt_indent(f, depth + 1)
             }
-            LogicalPlan::Project { input, exprs, schema } => {
+            LogicalPlan::Project {
+                input,
+                exprs,
+                schema,
+            } => {
                 let items: Vec<_> = exprs
                     .iter()
                     .zip(&schema.fields)
@@ -99,14 +122,19 @@ impl LogicalPlan {
                 ..
             } => {
                 let in_schema = input.schema();
-                let keys: Vec<_> = keys.iter().map(|k| in_schema.field(*k).name.clone()).collect();
+                let keys: Vec<_> = keys
+                    .iter()
+                    .map(|k| in_schema.field(*k).name.clone())
+                    .collect();
                 let aggs: Vec<_> = aggregates
                     .iter()
                     .map(|a| {
                         let distinct = if a.distinct { "DISTINCT " } else { "" };
                         match a.arg {
                             None => format!("{}(*)", a.func.name()),
-                            Some(c) => format!("{}({distinct}{})", a.func.name(), in_schema.field(c).name),
+                            Some(c) => {
+                                format!("{}({distinct}{})", a.func.name(), in_schema.field(c).name)
+                            }
                         }
                     })
                     .collect();

@@ -132,7 +132,10 @@ pub fn parse_script(sql: &str) -> Result<Vec<Statement>> {
         let next = parser.peek_token();
         if !matches!(next.token, Token::SemiColon | Token::EOF) {
             return Err(Error::plan(
-                format!("expected ';' or the end of the statement, found {}", next.token),
+                format!(
+                    "expected ';' or the end of the statement, found {}",
+                    next.token
+                ),
                 span_of(next.span),
             ));
         }
@@ -182,7 +185,9 @@ fn parser_error(e: ParserError, sql: &str) -> Error {
 
 fn tidy_message(m: &str) -> String {
     let m = m.strip_prefix("sql parser error: ").unwrap_or(m);
-    let m = m.replace("Expected: ", "expected ").replace(", found: ", ", found ");
+    let m = m
+        .replace("Expected: ", "expected ")
+        .replace(", found: ", ", found ");
     m.to_string()
 }
 
@@ -208,7 +213,8 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             Keyword::CREATE => parse_create_table(parser),
             Keyword::SET => {
                 parser.next_token();
-                let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF) {
+                let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF)
+                {
                     None
                 } else {
                     let key = parser.parse_literal_string()?;
@@ -223,7 +229,8 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             }
             Keyword::RESET => {
                 parser.next_token();
-                let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF) {
+                let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF)
+                {
                     None
                 } else {
                     Some(parser.parse_literal_string()?)
@@ -310,7 +317,8 @@ fn parse_create_table(parser: &mut Parser) -> Result<Statement, ParserError> {
                 span: spanned(parser, item_start),
             });
         } else if parser.parse_keywords(&[Keyword::PRIMARY, Keyword::KEY]) {
-            primary_key = parser.parse_parenthesized_column_list(sqlparser::parser::IsOptional::Mandatory, false)?;
+            primary_key = parser
+                .parse_parenthesized_column_list(sqlparser::parser::IsOptional::Mandatory, false)?;
             parser.expect_keywords(&[Keyword::NOT, Keyword::ENFORCED])?;
         } else {
             let name = parser.parse_identifier()?;
@@ -376,7 +384,10 @@ fn parse_create_table(parser: &mut Parser) -> Result<Statement, ParserError> {
 
 /// The options of a `CREATE TABLE`, as a map.
 pub fn options_map(options: &[(String, String, Span)]) -> BTreeMap<String, String> {
-    options.iter().map(|(k, v, _)| (k.clone(), v.clone())).collect()
+    options
+        .iter()
+        .map(|(k, v, _)| (k.clone(), v.clone()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -394,7 +405,10 @@ mod tests {
         };
         assert_eq!(c.columns.len(), 4);
         assert!(matches!(c.columns[3], ColumnDef::Computed { .. }));
-        assert_eq!(c.watermark.as_ref().map(|w| w.column.value.as_str()), Some("ts"));
+        assert_eq!(
+            c.watermark.as_ref().map(|w| w.column.value.as_str()),
+            Some("ts")
+        );
         assert_eq!(c.options.len(), 2);
         assert_eq!(c.span.start_line, 1);
         assert_eq!(c.span.end_line, 4);

@@ -13,7 +13,10 @@ pub fn sql_type(data_type: &DataType, span: Span) -> Result<SqlType> {
         match p {
             None => Ok(3),
             Some(p) if *p <= 9 => Ok((*p).min(3) as u8),
-            Some(p) => Err(Error::plan(format!("timestamp precision must be 0 to 9, got {p}"), span)),
+            Some(p) => Err(Error::plan(
+                format!("timestamp precision must be 0 to 9, got {p}"),
+                span,
+            )),
         }
     };
     Ok(match data_type {
@@ -74,7 +77,8 @@ fn adjust_decimal(precision: i32, scale: i32) -> SqlType {
 
 /// Whether a numeric operation of `a` and `b` stays in exact decimals.
 fn as_decimal(t: &SqlType) -> Option<(i32, i32)> {
-    t.decimal_precision_scale().map(|(p, s)| (p as i32, s as i32))
+    t.decimal_precision_scale()
+        .map(|(p, s)| (p as i32, s as i32))
 }
 
 /// The wider of two numeric types, as Flink widens them.
@@ -96,7 +100,11 @@ pub fn numeric_common(a: &SqlType, b: &SqlType) -> Option<SqlType> {
 }
 
 /// The result type of `a op b` for an arithmetic operator, following Flink.
-pub fn arithmetic_type(op: tidemark_common::expr::BinaryOp, a: &SqlType, b: &SqlType) -> Option<SqlType> {
+pub fn arithmetic_type(
+    op: tidemark_common::expr::BinaryOp,
+    a: &SqlType,
+    b: &SqlType,
+) -> Option<SqlType> {
     use tidemark_common::expr::BinaryOp::*;
     let common = numeric_common(a, b)?;
     let SqlType::Decimal(..) = common else {
@@ -171,10 +179,24 @@ mod tests {
             (BinaryOp::Multiply, d(38, 10), d(38, 10), d(38, 6)),
         ];
         for (op, a, b, want) in cases {
-            assert_eq!(arithmetic_type(op, &a, &b), Some(want.clone()), "{a} {} {b}", op.symbol());
+            assert_eq!(
+                arithmetic_type(op, &a, &b),
+                Some(want.clone()),
+                "{a} {} {b}",
+                op.symbol()
+            );
         }
-        assert_eq!(arithmetic_type(BinaryOp::Divide, &SqlType::Int, &SqlType::Int), Some(SqlType::Int));
-        assert_eq!(arithmetic_type(BinaryOp::Plus, &SqlType::Int, &SqlType::Double), Some(SqlType::Double));
-        assert_eq!(arithmetic_type(BinaryOp::Plus, &SqlType::Int, &SqlType::String), None);
+        assert_eq!(
+            arithmetic_type(BinaryOp::Divide, &SqlType::Int, &SqlType::Int),
+            Some(SqlType::Int)
+        );
+        assert_eq!(
+            arithmetic_type(BinaryOp::Plus, &SqlType::Int, &SqlType::Double),
+            Some(SqlType::Double)
+        );
+        assert_eq!(
+            arithmetic_type(BinaryOp::Plus, &SqlType::Int, &SqlType::String),
+            None
+        );
     }
 }

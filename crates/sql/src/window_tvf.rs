@@ -26,7 +26,10 @@ const KINDS: [&str; 4] = ["TUMBLE", "HOP", "CUMULATE", "SESSION"];
 pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
     let span = spanned(expr);
     let ast::Expr::Function(f) = expr else {
-        return Err(Error::plan("TABLE(...) expects a window function: TUMBLE, HOP, CUMULATE or SESSION", span));
+        return Err(Error::plan(
+            "TABLE(...) expects a window function: TUMBLE, HOP, CUMULATE or SESSION",
+            span,
+        ));
     };
     let kind_name = f.name.to_string().to_ascii_uppercase();
     if !KINDS.contains(&kind_name.as_str()) {
@@ -51,11 +54,17 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
         let (name, value) = match a {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => {
                 if seen_named {
-                    return Err(Error::plan("positional arguments cannot follow named ones", spanned(x)));
+                    return Err(Error::plan(
+                        "positional arguments cannot follow named ones",
+                        spanned(x),
+                    ));
                 }
                 let Some(name) = positional_names.get(i) else {
                     return Err(Error::plan(
-                        format!("{kind_name} takes at most {} arguments", positional_names.len()),
+                        format!(
+                            "{kind_name} takes at most {} arguments",
+                            positional_names.len()
+                        ),
                         spanned(x),
                     ));
                 };
@@ -68,7 +77,11 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
             } => {
                 seen_named = true;
                 let upper = name.value.to_ascii_uppercase();
-                let upper = if upper == "MAX_SIZE" && kind_name == "CUMULATE" { "SIZE".to_string() } else { upper };
+                let upper = if upper == "MAX_SIZE" && kind_name == "CUMULATE" {
+                    "SIZE".to_string()
+                } else {
+                    upper
+                };
                 if !positional_names.contains(&upper.as_str()) {
                     return Err(Error::plan(
                         format!("{kind_name} has no argument {}", name.value),
@@ -78,21 +91,40 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
                 }
                 (upper, x)
             }
-            other => return Err(Error::plan(format!("unsupported argument {other}"), span_of(other.span()))),
+            other => {
+                return Err(Error::plan(
+                    format!("unsupported argument {other}"),
+                    span_of(other.span()),
+                ))
+            }
         };
         if named.iter().any(|(n, _)| *n == name) {
-            return Err(Error::plan(format!("argument {name} is given twice"), spanned(value)));
+            return Err(Error::plan(
+                format!("argument {name} is given twice"),
+                spanned(value),
+            ));
         }
         named.push((name, value));
     }
     let take = |n: &str| named.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-    let data = take("DATA").ok_or_else(|| Error::plan(format!("{kind_name} needs a table: {kind_name}(TABLE t, ...)"), span))?;
+    let data = take("DATA").ok_or_else(|| {
+        Error::plan(
+            format!("{kind_name} needs a table: {kind_name}(TABLE t, ...)"),
+            span,
+        )
+    })?;
     let table = match data {
         ast::Expr::Function(tf) if tf.name.to_string() == TABLE_ARG => match &tf.args {
             FunctionArguments::List(l) => match l.args.first() {
-                Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(ast::Expr::CompoundIdentifier(parts)))) => {
-                    ast::ObjectName(parts.iter().cloned().map(ast::ObjectNamePart::Identifier).collect())
-                }
+                Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(
+                    ast::Expr::CompoundIdentifier(parts),
+                ))) => ast::ObjectName(
+                    parts
+                        .iter()
+                        .cloned()
+                        .map(ast::ObjectNamePart::Identifier)
+                        .collect(),
+                ),
                 _ => return Err(Error::plan("expected TABLE name", spanned(data))),
             },
             _ => return Err(Error::plan("expected TABLE name", spanned(data))),
@@ -105,8 +137,12 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
             .with_hint(format!("write {kind_name}(TABLE t, DESCRIPTOR(ts), ...)")))
         }
     };
-    let descriptor = take("TIMECOL")
-        .ok_or_else(|| Error::plan(format!("{kind_name} needs a time column: DESCRIPTOR(ts)"), span))?;
+    let descriptor = take("TIMECOL").ok_or_else(|| {
+        Error::plan(
+            format!("{kind_name} needs a time column: DESCRIPTOR(ts)"),
+            span,
+        )
+    })?;
     let args = named
         .iter()
         .filter(|(n, _)| n != "DATA" && n != "TIMECOL")
@@ -128,15 +164,22 @@ impl TvfCall<'_> {
     pub fn time_column(&self, schema: &Schema) -> Result<usize> {
         let span = spanned(self.descriptor);
         let col = match self.descriptor {
-            ast::Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("DESCRIPTOR") => match &f.args {
-                FunctionArguments::List(l) if l.args.len() == 1 => match &l.args[0] {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(ast::Expr::Identifier(id))) => id.clone(),
+            ast::Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("DESCRIPTOR") => {
+                match &f.args {
+                    FunctionArguments::List(l) if l.args.len() == 1 => match &l.args[0] {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(ast::Expr::Identifier(id))) => {
+                            id.clone()
+                        }
+                        _ => return Err(Error::plan("DESCRIPTOR takes one column name", span)),
+                    },
                     _ => return Err(Error::plan("DESCRIPTOR takes one column name", span)),
-                },
-                _ => return Err(Error::plan("DESCRIPTOR takes one column name", span)),
-            },
+                }
+            }
             _ => {
-                return Err(Error::plan("the time column must be given as DESCRIPTOR(column)", span))
+                return Err(Error::plan(
+                    "the time column must be given as DESCRIPTOR(column)",
+                    span,
+                ))
             }
         };
         let col_span = span_of(col.span);
@@ -149,9 +192,17 @@ impl TvfCall<'_> {
         };
         let field = schema.field(index);
         if !field.rowtime {
-            let rowtimes: Vec<_> = schema.fields.iter().filter(|f| f.rowtime).map(|f| f.name.as_str()).collect();
+            let rowtimes: Vec<_> = schema
+                .fields
+                .iter()
+                .filter(|f| f.rowtime)
+                .map(|f| f.name.as_str())
+                .collect();
             let hint = if rowtimes.is_empty() {
-                format!("declare it with WATERMARK FOR {} AS ... in CREATE TABLE", field.name)
+                format!(
+                    "declare it with WATERMARK FOR {} AS ... in CREATE TABLE",
+                    field.name
+                )
             } else {
                 format!("the rowtime attribute is {}", rowtimes.join(", "))
             };
@@ -181,7 +232,10 @@ impl TvfCall<'_> {
         };
         let required = |name: &str| -> Result<(i64, Span)> {
             let (ms, span) = get(name)?.ok_or_else(|| {
-                Error::plan(format!("{} needs a {name} argument", self.kind_name), self.span)
+                Error::plan(
+                    format!("{} needs a {name} argument", self.kind_name),
+                    self.span,
+                )
             })?;
             if ms <= 0 {
                 return Err(Error::plan(format!("{name} must be positive"), span));
@@ -213,7 +267,11 @@ impl TvfCall<'_> {
                         size_span,
                     ));
                 }
-                WindowKind::Hop { slide, size, offset }
+                WindowKind::Hop {
+                    slide,
+                    size,
+                    offset,
+                }
             }
             "CUMULATE" => {
                 let (step, _) = required("STEP")?;
@@ -224,7 +282,11 @@ impl TvfCall<'_> {
                         size_span,
                     ));
                 }
-                WindowKind::Cumulate { step, max_size, offset }
+                WindowKind::Cumulate {
+                    step,
+                    max_size,
+                    offset,
+                }
             }
             _ => WindowKind::Session {
                 gap: required("GAP")?.0,
