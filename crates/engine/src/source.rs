@@ -115,6 +115,10 @@ impl TableSource {
         // Data errors name the table as well as the file, line and field.
         self.next_items_inner(out).map_err(|e| match e {
             Error::Input(m) => Error::Input(format!("table {}: {m}", self.table.name)),
+            Error::Io { context, source } => Error::Io {
+                context: format!("table {}: {context}", self.table.name),
+                source,
+            },
             other => other,
         })
     }
