@@ -37,6 +37,14 @@ pub trait Accumulator: Send {
     /// Merges the pending partial results into the stored ones (Flink's
     /// global flush).
     fn global_flush(&mut self) {}
+
+    /// Adds group `src` of `other` (an accumulator of the same aggregate)
+    /// into group `dst` of this one, for each `(src, dst)` in `pairs`:
+    /// how slices are merged into a window. Order-sensitive aggregates take
+    /// `other` as coming after what this one holds.
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()>;
+
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A fresh accumulator for `call`.
@@ -101,6 +109,21 @@ fn argument<'a>(values: Option<&'a ArrayRef>, name: &str) -> Result<&'a ArrayRef
     values.ok_or_else(|| Error::Internal(format!("{name} without argument")))
 }
 
+/// `other` as the concrete accumulator `T` it must be.
+fn same<'a, T: 'static>(other: &'a dyn Accumulator) -> Result<&'a T> {
+    other
+        .as_any()
+        .downcast_ref::<T>()
+        .ok_or_else(|| Error::Internal("merging accumulators of different aggregates".into()))
+}
+
+/// Makes room for group `g` in `v`.
+fn ensure<T: Clone>(v: &mut Vec<T>, g: u32, fill: T) {
+    if g as usize >= v.len() {
+        v.resize(g as usize + 1, fill);
+    }
+}
+
 fn grow<T: Clone>(v: &mut Vec<T>, groups: &[u32], fill: T) {
     if let Some(max) = groups.iter().max() {
         if *max as usize >= v.len() {
@@ -130,6 +153,19 @@ impl Accumulator for Count {
             }
         }
         Ok(())
+    }
+
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            ensure(&mut self.counts, dst, 0);
+            self.counts[dst as usize] += other.counts.get(src as usize).copied().unwrap_or(0);
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
@@ -172,6 +208,25 @@ impl Accumulator for CountDistinct {
             }
         }
         Ok(())
+    }
+
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            ensure(&mut self.seen, dst, HashSet::new());
+            if let Some(values) = other.seen.get(src as usize) {
+                for v in values {
+                    if self.seen[dst as usize].insert(v.clone()) {
+                        self.bytes += v.len() + 16;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
@@ -237,6 +292,24 @@ where
             self.seen[g] = true;
         }
         Ok(())
+    }
+
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            let (src, dst) = (src as usize, dst as usize);
+            ensure(&mut self.sums, dst as u32, T::Native::default());
+            ensure(&mut self.seen, dst as u32, false);
+            if other.seen.get(src).copied().unwrap_or(false) {
+                self.sums[dst] = if self.seen[dst] { self.sums[dst].add(other.sums[src]) } else { other.sums[src] };
+                self.seen[dst] = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
@@ -311,6 +384,25 @@ impl Accumulator for DoubleSum {
             self.counts[g] += 1;
         }
         Ok(())
+    }
+
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            ensure(&mut self.local, dst, None);
+            ensure(&mut self.counts, dst, 0);
+            let src = src as usize;
+            let level = |v: &Vec<Option<f64>>| v.get(src).copied().flatten();
+            let total = Self::merge(level(&other.stored), Self::merge(level(&other.pending), level(&other.local)));
+            let d = dst as usize;
+            self.local[d] = Self::merge(self.local[d], total);
+            self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
@@ -407,6 +499,28 @@ impl Accumulator for Avg {
         Ok(())
     }
 
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        let integer = matches!(self.arg, SqlType::Int | SqlType::BigInt);
+        for &(src, dst) in pairs {
+            ensure(&mut self.exact, dst, 0);
+            ensure(&mut self.counts, dst, 0);
+            let (src, d) = (src as usize, dst as usize);
+            let add = other.exact.get(src).copied().unwrap_or(0);
+            self.exact[d] = if integer {
+                (self.exact[d] as i64).wrapping_add(add as i64) as i128
+            } else {
+                self.exact[d].wrapping_add(add)
+            };
+            self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
         let count = |g: usize| self.counts.get(g).copied().unwrap_or(0);
         Ok(match &self.arg {
@@ -500,6 +614,34 @@ where
         Ok(())
     }
 
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            ensure(&mut self.values, dst, None);
+            if let Some(x) = other.values.get(src as usize).copied().flatten() {
+                let slot = &mut self.values[dst as usize];
+                let better = match slot {
+                    None => true,
+                    Some(cur) => {
+                        if self.max {
+                            x > *cur
+                        } else {
+                            x < *cur
+                        }
+                    }
+                };
+                if better {
+                    *slot = Some(x);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
         let out: PrimitiveArray<T> = groups
             .iter()
@@ -565,6 +707,32 @@ impl Accumulator for RowValue {
         Ok(())
     }
 
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            ensure(&mut self.values, dst, None);
+            let Some(bytes) = other.values.get(src as usize).and_then(|v| v.as_deref()) else {
+                continue;
+            };
+            let slot = &mut self.values[dst as usize];
+            let replace = match (slot.as_deref(), self.pick) {
+                (None, _) => true,
+                (Some(_), Pick::First) => false,
+                (Some(_), Pick::Last) => true,
+                (Some(cur), Pick::Min) => bytes < cur,
+                (Some(cur), Pick::Max) => bytes > cur,
+            };
+            if replace {
+                *slot = Some(bytes.to_vec());
+            }
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
         // Groups without a value get a NULL row, encoded once.
         let parser = self.converter.parser();
@@ -610,6 +778,28 @@ impl Accumulator for ListAgg {
             }
         }
         Ok(())
+    }
+
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+        let other = same::<Self>(other)?;
+        for &(src, dst) in pairs {
+            ensure(&mut self.values, dst, None);
+            let Some(more) = other.values.get(src as usize).and_then(|v| v.as_deref()) else {
+                continue;
+            };
+            match &mut self.values[dst as usize] {
+                Some(acc) => {
+                    acc.push_str(&self.separator);
+                    acc.push_str(more);
+                }
+                slot @ None => *slot = Some(more.to_string()),
+            }
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {

@@ -17,6 +17,7 @@ pub mod eval;
 pub mod format;
 pub mod operator;
 pub mod pipeline;
+pub mod slicing;
 pub mod source;
 pub mod stateless;
 pub mod stream;

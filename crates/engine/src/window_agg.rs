@@ -22,6 +22,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::time::window_start;
+use crate::slicing::Slicing;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SqlType};
 
@@ -108,13 +109,15 @@ struct Slice {
     keys: Option<Rows>,
     table: HashTable<u32>,
     hashes: Vec<u64>,
+    /// Arrival number of each group's first row: a window emits its keys
+    /// in that order.
+    first_seq: Vec<u64>,
     accumulators: Vec<Box<dyn Accumulator>>,
     groups: u32,
 }
 
 struct WindowState {
-    size: i64,
-    offset: i64,
+    slicing: Slicing,
     lateness: i64,
     time_column: usize,
     key_columns: Vec<usize>,
@@ -127,20 +130,20 @@ struct WindowState {
     metrics: OperatorMetrics,
     /// Scratch buffers reused across chunks.
     scratch_rows: Vec<(i64, Vec<u32>)>,
+    /// How many rows came in before the current run: rows' arrival numbers.
+    rows_seen: u64,
     two_phase: Option<TwoPhase>,
 }
 
 impl WindowAggregate {
     pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
-        let WindowKind::Tumble { size, offset } = spec.kind else {
-            return Err(Error::Internal(format!(
-                "{} aggregation is not built yet",
-                spec.kind.name()
-            )));
-        };
-        if size <= 0 || spec.lateness < 0 {
-            return Err(Error::Internal("window size must be positive".into()));
+        let slicing = Slicing::new(spec.kind)?;
+        if spec.lateness < 0 {
+            return Err(Error::Internal("allowed lateness must not be negative".into()));
         }
+        // Flink's buffer-flush grouping of DOUBLE sums is modelled for
+        // TUMBLE; HOP and CUMULATE add their values in slice order.
+        let two_phase_sums = spec.two_phase_sums && matches!(slicing, Slicing::Tumble { .. });
         for call in &spec.aggregates {
             new_accumulator(call)?;
         }
@@ -162,8 +165,7 @@ impl WindowAggregate {
         Ok(WindowAggregate {
             time: EventTime::new(),
             state: WindowState {
-                size,
-                offset,
+                slicing,
                 lateness: spec.lateness,
                 time_column: spec.time_column,
                 key_columns: spec.key_columns,
@@ -175,7 +177,8 @@ impl WindowAggregate {
                 hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
                 metrics: OperatorMetrics::default(),
                 scratch_rows: Vec::new(),
-                two_phase: spec.two_phase_sums.then_some(TwoPhase {
+                rows_seen: 0,
+                two_phase: two_phase_sums.then_some(TwoPhase {
                     late_row_buffered: false,
                     checked_at: tidemark_common::time::NO_WATERMARK,
                 }),
@@ -238,6 +241,7 @@ impl WindowState {
             keys: self.key_converter.as_ref().map(|c| c.empty_rows(0, 0)),
             table: HashTable::new(),
             hashes: Vec::new(),
+            first_seq: Vec::new(),
             accumulators: self
                 .aggregates
                 .iter()
@@ -248,24 +252,36 @@ impl WindowState {
     }
 
     fn emit_window(&mut self, window_end: i64, emitter: &mut Emitter) -> Result<()> {
-        let Some(slice) = self.slices.get(&window_end) else {
-            return Ok(());
+        use std::ops::Bound::{Excluded, Included};
+        let start = self.slicing.window_start(window_end);
+        let parts: Vec<&Slice> = self
+            .slices
+            .range((Excluded(start), Included(window_end)))
+            .map(|(_, s)| s)
+            .collect();
+        let merged;
+        let (slice, order): (&Slice, Vec<u32>) = match parts.as_slice() {
+            [] => return Ok(()),
+            // One slice (always, for TUMBLE): its groups are numbered in
+            // the order of their first row already.
+            [only] => (only, (0..only.groups).collect()),
+            _ => {
+                merged = self.merge_slices(&parts)?;
+                let mut order: Vec<u32> = (0..merged.groups).collect();
+                order.sort_by_key(|g| merged.first_seq[*g as usize]);
+                (&merged, order)
+            }
         };
-        let n = slice.groups as usize;
+        let n = order.len();
         if n == 0 {
             return Ok(());
         }
-        // Groups were numbered in the order of their first row.
-        let order: Vec<u32> = (0..slice.groups).collect();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
         if let (Some(conv), Some(keys)) = (&self.key_converter, &slice.keys) {
-            columns.extend(conv.convert_rows(keys.iter())?);
+            columns.extend(conv.convert_rows(order.iter().map(|g| keys.row(*g as usize)))?);
         }
-        let start = window_end.saturating_sub(self.size);
         columns.push(Arc::new(TimestampMillisecondArray::from_value(start, n)));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(
-            window_end, n,
-        )));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(window_end, n)));
         columns.push(Arc::new(
             TimestampMillisecondArray::from_value(window_end.saturating_sub(1), n)
                 .with_timezone_opt(self.window_time_zone.clone()),
@@ -278,6 +294,63 @@ impl WindowState {
             .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
         self.metrics.windows_fired += 1;
         Ok(())
+    }
+
+    /// One slice holding the merge of `parts` (earliest first): keys are
+    /// matched across slices, each key's first arrival is the earliest, and
+    /// accumulators merge in slice order.
+    fn merge_slices(&self, parts: &[&Slice]) -> Result<Slice> {
+        let mut window = self.new_slice()?;
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for part in parts {
+            pairs.clear();
+            for g in 0..part.groups {
+                let dst = match (&part.keys, &mut window.keys) {
+                    (Some(keys), Some(window_keys)) => {
+                        let row = keys.row(g as usize);
+                        let hash = part.hashes[g as usize];
+                        let hashes = &window.hashes;
+                        let found = window
+                            .table
+                            .find(hash, |&w| hashes[w as usize] == hash && window_keys.row(w as usize) == row)
+                            .copied();
+                        match found {
+                            Some(w) => w,
+                            None => {
+                                let w = window.groups;
+                                window.groups += 1;
+                                window_keys.push(row);
+                                window.hashes.push(hash);
+                                window.first_seq.push(part.first_seq[g as usize]);
+                                let hashes = &window.hashes;
+                                window.table.insert_unique(hash, w, |&x| hashes[x as usize]);
+                                w
+                            }
+                        }
+                    }
+                    _ => {
+                        if window.groups == 0 {
+                            window.groups = 1;
+                            window.first_seq.push(part.first_seq[0]);
+                        }
+                        0
+                    }
+                };
+                let seq = &mut window.first_seq[dst as usize];
+                *seq = (*seq).min(part.first_seq[g as usize]);
+                pairs.push((g, dst));
+            }
+            for (into, from) in window.accumulators.iter_mut().zip(&part.accumulators) {
+                into.merge_from(from.as_ref(), &pairs)?;
+            }
+        }
+        Ok(window)
+    }
+
+    /// Frees the slices no window after `window_end` needs.
+    fn free_slices_through(&mut self, window_end: i64) {
+        let slicing = self.slicing;
+        self.slices.retain(|slice_end, _| slicing.last_window_end(*slice_end) > window_end);
     }
 }
 
@@ -369,18 +442,22 @@ impl TimerHandler for WindowState {
             if ts.is_null(i) {
                 continue;
             }
-            let end = window_start(ts_values[i], self.offset, self.size).saturating_add(self.size);
-            if self.cleanup_time(end) <= watermarks[i] {
+            let end = self.slicing.slice_end(ts_values[i]);
+            if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 if let Some(tp) = &mut self.two_phase {
                     tp.late_row_buffered = true;
-                    let gate =
-                        window_start(watermarks[i].saturating_add(1), self.offset, self.size)
-                            .saturating_add(self.size - 1);
+                    let unit = self.slicing.unit();
+                    let gate = window_start(watermarks[i].saturating_add(1), self.slicing.offset(), unit)
+                        .saturating_add(unit - 1);
                     time.register(gate, WindowTimer::Gate);
                     earliest_new_timer = earliest_new_timer.min(gate);
                 }
                 continue;
+            }
+            if self.cleanup_time(end) <= watermarks[i] {
+                // Late for its earliest windows, on time for later ones.
+                self.metrics.partially_late_rows += 1;
             }
             let slot = match last {
                 Some(s) if per_slice[s].0 == end => s,
@@ -393,7 +470,14 @@ impl TimerHandler for WindowState {
                             per_slice[used].0 = end;
                         }
                         if !self.slices.contains_key(&end) {
-                            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
+                            // The slice's first window still to fire.
+                            if let Some(first) = self
+                                .slicing
+                                .window_ends(end)
+                                .find(|e| e.saturating_sub(1) > watermarks[i])
+                            {
+                                earliest_new_timer = earliest_new_timer.min(first.saturating_sub(1));
+                            }
                         }
                         used += 1;
                         used - 1
@@ -410,9 +494,16 @@ impl TimerHandler for WindowState {
             if !self.slices.contains_key(&end) {
                 let slice = self.new_slice()?;
                 self.slices.insert(end, slice);
-                time.register(end.saturating_sub(1), WindowTimer::Fire(end));
-                if self.lateness > 0 {
-                    time.register(self.cleanup_time(end), WindowTimer::Cleanup(end));
+                // Every window of the new slice that has not fired yet; the
+                // earlier ones fired without it (its rows are partly late).
+                let watermark = time.watermark().max(watermarks[rows[0] as usize]);
+                for window_end in self.slicing.window_ends(end) {
+                    if window_end.saturating_sub(1) > watermark {
+                        time.register(window_end.saturating_sub(1), WindowTimer::Fire(window_end));
+                    }
+                    if self.lateness > 0 && self.cleanup_time(window_end) > watermark {
+                        time.register(self.cleanup_time(window_end), WindowTimer::Cleanup(window_end));
+                    }
                 }
             }
             let slice = self
@@ -440,6 +531,7 @@ impl TimerHandler for WindowState {
                                 slice.groups += 1;
                                 slice_keys.push(row);
                                 slice.hashes.push(hash);
+                                slice.first_seq.push(self.rows_seen + r as u64);
                                 let hashes = &slice.hashes;
                                 slice.table.insert_unique(hash, g, |&x| hashes[x as usize]);
                                 g
@@ -451,6 +543,7 @@ impl TimerHandler for WindowState {
                 _ => {
                     if slice.groups == 0 {
                         slice.groups = 1;
+                        slice.first_seq.push(self.rows_seen + rows[0] as u64);
                     }
                     groups.resize(rows.len(), 0);
                 }
@@ -461,6 +554,7 @@ impl TimerHandler for WindowState {
             }
         }
         self.scratch_rows = per_slice;
+        self.rows_seen += consumed as u64;
         Ok(consumed)
     }
 
@@ -477,12 +571,10 @@ impl TimerHandler for WindowState {
             WindowTimer::Fire(end) => {
                 self.emit_window(end, out)?;
                 if self.lateness == 0 {
-                    self.slices.remove(&end);
+                    self.free_slices_through(end);
                 }
             }
-            WindowTimer::Cleanup(end) => {
-                self.slices.remove(&end);
-            }
+            WindowTimer::Cleanup(end) => self.free_slices_through(end),
         }
         Ok(())
     }

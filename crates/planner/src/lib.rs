@@ -131,15 +131,10 @@ fn build(
         } => {
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
-                WindowKind::Tumble { .. } => {}
-                WindowKind::Hop { .. }
-                | WindowKind::Cumulate { .. }
-                | WindowKind::Session { .. } => {
+                WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {}
+                WindowKind::Session { .. } => {
                     return Err(Error::plan(
-                        format!(
-                            "{} windows are not supported yet; use TUMBLE",
-                            window.kind.name()
-                        ),
+                        "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE",
                         Span::default(),
                     ))
                 }

@@ -218,14 +218,9 @@ impl<'a> QueryBinder<'a> {
             )
             .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
         };
-        if let WindowKind::Hop { .. } | WindowKind::Cumulate { .. } | WindowKind::Session { .. } =
-            window.kind
-        {
+        if let WindowKind::Session { .. } = window.kind {
             return Err(Error::plan(
-                format!(
-                    "{} windows are not supported yet; use TUMBLE",
-                    window.kind.name()
-                ),
+                "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE",
                 span,
             ));
         }
