@@ -254,11 +254,18 @@ impl WindowState {
     fn emit_window(&mut self, window_end: i64, emitter: &mut Emitter) -> Result<()> {
         use std::ops::Bound::{Excluded, Included};
         let start = self.slicing.window_start(window_end);
-        let parts: Vec<&Slice> = self
+        let mut parts: Vec<&Slice> = self
             .slices
             .range((Excluded(start), Included(window_end)))
             .map(|(_, s)| s)
             .collect();
+        // Order-sensitive aggregates (LISTAGG, FIRST_VALUE, LAST_VALUE) see
+        // the slices in the order Flink merges them: a HOP window starts
+        // from its newest slice and adds older ones; a CUMULATE window grows
+        // from its oldest.
+        if let Slicing::Hop { .. } = self.slicing {
+            parts.reverse();
+        }
         let merged;
         let (slice, order): (&Slice, Vec<u32>) = match parts.as_slice() {
             [] => return Ok(()),
@@ -296,9 +303,9 @@ impl WindowState {
         Ok(())
     }
 
-    /// One slice holding the merge of `parts` (earliest first): keys are
+    /// One slice holding the merge of `parts`, in the order given: keys are
     /// matched across slices, each key's first arrival is the earliest, and
-    /// accumulators merge in slice order.
+    /// accumulators merge in that order.
     fn merge_slices(&self, parts: &[&Slice]) -> Result<Slice> {
         let mut window = self.new_slice()?;
         let mut pairs: Vec<(u32, u32)> = Vec::new();
