@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 4] = [
+const QUERIES: [&str; 6] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -67,6 +67,10 @@ const QUERIES: [&str; 4] = [
     "SELECT k, ts, v, window_start FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE v < 20",
     "SELECT k, window_end, SUM(d), AVG(d), MAX(d) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '3' SECOND, \
      INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
+    "SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(v), LISTAGG(CAST(v AS STRING)), FIRST_VALUE(v) \
+     FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
+    "SELECT window_start, window_end, COUNT(DISTINCT k), AVG(v), LAST_VALUE(v), SUM(d) \
+     FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {
