@@ -67,29 +67,7 @@ impl Series {
 }
 
 pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
-    let exe = std::env::current_exe().context("cannot locate the running executable")?;
-    let target_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
-        .to_path_buf();
-    if cfg!(debug_assertions) {
-        eprintln!("warning: this is a debug build, so the plain program is unoptimized; use `cargo run --release`");
-    }
-    let tidemark = match &args.tidemark {
-        Some(path) if path.is_file() => path.clone(),
-        Some(path) => bail!("no tidemark binary at {}", path.display()),
-        None => locate_tidemark(&target_dir)?,
-    };
-
-    println!(
-        "preparing {} rows, {} keys under {}",
-        group(args.rows),
-        group(args.keys),
-        target_dir.join("bench-data").display()
-    );
-    let data = data::prepare(&target_dir.join("bench-data"), args.rows, args.keys)?;
-    print_setup(&data, &tidemark);
+    let (exe, tidemark, data) = setup(args)?;
 
     let mut baseline = Series::new("baseline");
     let mut engine = Series::new("tidemark");
@@ -119,6 +97,84 @@ pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
     let ratio = baseline.median_wall_s() / engine.median_wall_s();
     println!("tidemark / baseline throughput: {:.0} %", ratio * 100.0);
     check_rows(&baseline, &engine);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Finds the programs and prepares the input: the bench's own executable
+/// (which also runs the plain program), the tidemark binary, the data.
+fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
+    let exe = std::env::current_exe().context("cannot locate the running executable")?;
+    let target_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
+        .to_path_buf();
+    if cfg!(debug_assertions) {
+        eprintln!("warning: this is a debug build, so the plain program is unoptimized; use `cargo run --release`");
+    }
+    let tidemark = match &args.tidemark {
+        Some(path) if path.is_file() => path.clone(),
+        Some(path) => bail!("no tidemark binary at {}", path.display()),
+        None => locate_tidemark(&target_dir)?,
+    };
+    println!(
+        "preparing {} rows, {} keys under {}",
+        group(args.rows),
+        group(args.keys),
+        target_dir.join("bench-data").display()
+    );
+    let data = data::prepare(&target_dir.join("bench-data"), args.rows, args.keys)?;
+    print_setup(&data, &tidemark);
+    Ok((exe, tidemark, data))
+}
+
+/// The window shapes `windows` compares, with the TVF call of each.
+const WINDOW_QUERIES: [(&str, &str); 4] = [
+    ("TUMBLE 1 min", "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)"),
+    ("HOP 10 min / 1 min", "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)"),
+    (
+        "CUMULATE 1 min / 10 min",
+        "CUMULATE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)",
+    ),
+    ("HOP 60 min / 1 min", "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '60' MINUTE)"),
+];
+
+/// The `windows` benchmark: the same aggregation over TUMBLE, HOP and
+/// CUMULATE windows on the same input, each timed against TUMBLE's.
+pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
+    let (_, tidemark, data) = setup(args)?;
+    let mut scripts = Vec::new();
+    for (i, (_, tvf)) in WINDOW_QUERIES.iter().enumerate() {
+        let script = data.dir.join(format!("windows-{i}.sql"));
+        let sql = format!(
+            "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
+             WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n\
+             SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\nFROM TABLE({tvf})\n\
+             GROUP BY window_start, window_end, key;\n",
+            data::CSV_NAME
+        );
+        std::fs::write(&script, sql).with_context(|| format!("cannot write {}", script.display()))?;
+        scripts.push(script);
+    }
+    let mut series: Vec<Series> = WINDOW_QUERIES.iter().map(|(name, _)| Series::new(name)).collect();
+    for run in 1..=args.runs {
+        for (s, script) in series.iter_mut().zip(&scripts) {
+            let m = measure(tidemark.as_os_str(), &[OsStr::new("run"), script.as_os_str()])?;
+            s.push(&m)?;
+            println!("run {run}/{}: {} {:.3} s, {:.1} MiB", args.runs, s.name, m.wall_s, m.max_rss_kib as f64 / 1024.0);
+        }
+    }
+    println!();
+    let refs: Vec<&Series> = series.iter().collect();
+    print_table(args.rows, &refs);
+    let tumble = series[0].median_wall_s();
+    for s in &series[1..] {
+        println!("{}: {:.2}x the TUMBLE time", s.name, s.median_wall_s() / tumble);
+    }
+    println!(
+        "HOP 60 min / 1 min: {:.2}x the HOP 10 min / 1 min time",
+        series[3].median_wall_s() / series[1].median_wall_s()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -53,6 +53,19 @@ enum Command {
     },
     /// The plain program: reads the CSV, aggregates one-minute windows per
     /// key and prints them on stdout; counts on stderr.
+    /// The same COUNT/SUM/MAX per key over TUMBLE 1 min, HOP 10 min / 1 min,
+    /// CUMULATE 1 min / 10 min and HOP 60 min / 1 min on the same input,
+    /// each timed against TUMBLE.
+    Windows {
+        #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+        rows: u64,
+        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+        keys: u64,
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        #[arg(long, value_name = "PATH")]
+        tidemark: Option<PathBuf>,
+    },
     #[command(hide = true)]
     Baseline {
         /// The headerless `key,ts,price` CSV.
@@ -83,6 +96,17 @@ fn main() -> ExitCode {
             runs,
             tidemark,
         } => driver::tumble(&driver::TumbleArgs {
+            rows,
+            keys,
+            runs,
+            tidemark,
+        }),
+        Command::Windows {
+            rows,
+            keys,
+            runs,
+            tidemark,
+        } => driver::windows(&driver::TumbleArgs {
             rows,
             keys,
             runs,
