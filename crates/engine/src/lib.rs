@@ -18,6 +18,7 @@ pub mod format;
 pub mod operator;
 pub mod pipeline;
 pub mod slicing;
+pub mod session_agg;
 pub mod source;
 pub mod stateless;
 pub mod stream;

@@ -74,16 +74,16 @@ pub struct WindowAggregate {
 
 /// Fired results waiting to go downstream, and the watermark downstream
 /// has been told.
-struct Emitter {
-    pending: Vec<RecordBatch>,
-    forwarded: i64,
-    out: Vec<StreamItem>,
+pub(crate) struct Emitter {
+    pub(crate) pending: Vec<RecordBatch>,
+    pub(crate) forwarded: i64,
+    pub(crate) out: Vec<StreamItem>,
 }
 
 impl Emitter {
     /// Sends pending results, then the watermark that fired them: the rows
     /// carry the watermark in force before it, as they would one by one.
-    fn flush(&mut self, watermark: i64) {
+    pub(crate) fn flush(&mut self, watermark: i64) {
         for batch in self.pending.drain(..) {
             let n = batch.num_rows();
             if n > 0 {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
+use tidemark_engine::session_agg::SessionAggregate;
 use tidemark_engine::source::TableSource;
 use tidemark_engine::stateless::{Filter, Project, TumbleLabels};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
@@ -130,29 +131,23 @@ fn build(
             schema,
         } => {
             let source = build(input, operators, options, batch_size, eval)?;
-            match window.kind {
-                WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {}
-                WindowKind::Session { .. } => {
-                    return Err(Error::plan(
-                        "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE",
-                        Span::default(),
-                    ))
-                }
-            }
             let in_schema = input.schema();
-            operators.push(Box::new(WindowAggregate::new(WindowAggregateSpec {
+            let spec = WindowAggregateSpec {
                 kind: window.kind,
                 time_column: window.time_column,
                 key_columns: keys.clone(),
-                key_types: keys
-                    .iter()
-                    .map(|k| in_schema.field(*k).ty.clone())
-                    .collect(),
+                key_types: keys.iter().map(|k| in_schema.field(*k).ty.clone()).collect(),
                 aggregates: aggregates.clone(),
                 lateness: 0,
                 output_schema: schema.to_arrow(),
                 two_phase_sums: two_phase_sums(aggregates, options),
-            })?));
+            };
+            match window.kind {
+                WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {
+                    operators.push(Box::new(WindowAggregate::new(spec)?))
+                }
+                WindowKind::Session { .. } => operators.push(Box::new(SessionAggregate::new(spec)?)),
+            }
             Ok(source)
         }
     }

@@ -9,7 +9,6 @@ use crate::statement::span_of;
 use crate::window_tvf::split_call;
 use sqlparser::ast::{self, GroupByExpr, SelectItem, SetExpr, Spanned, TableFactor};
 use tidemark_common::expr::{AggregateCall, Expr};
-use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
 
 /// How deep subqueries may nest.
@@ -25,6 +24,9 @@ struct Relation {
     plan: LogicalPlan,
     /// For a window TVF: the plan under it and the window.
     tvf: Option<(LogicalPlan, WindowSpec)>,
+    /// SESSION's `PARTITION BY` columns (of the TVF's input), with where
+    /// each is written.
+    partition: Vec<(usize, Span)>,
 }
 
 impl<'a> QueryBinder<'a> {
@@ -129,7 +131,11 @@ impl<'a> QueryBinder<'a> {
                 name, args: None, ..
             } => {
                 let plan = self.scan(name)?;
-                Ok(Relation { plan, tvf: None })
+                Ok(Relation {
+                    plan,
+                    tvf: None,
+                    partition: vec![],
+                })
             }
             TableFactor::Table {
                 name,
@@ -146,6 +152,18 @@ impl<'a> QueryBinder<'a> {
                     .map_err(|e| e.or_span(call.table_span))?;
                 let time_column = call.time_column(input.schema())?;
                 let kind = call.kind()?;
+                let mut partition = Vec::new();
+                for column in &call.partition {
+                    let column_span = span_of(column.span);
+                    let Some(index) = input.schema().index_of(&column.value) else {
+                        let mut err = Error::plan(format!("unknown column '{}' in PARTITION BY", column.value), column_span);
+                        if let Some(near) = crate::expr_binder::nearest(&column.value, input.schema().names()) {
+                            err = err.with_hint(format!("did you mean '{near}'?"));
+                        }
+                        return Err(err);
+                    };
+                    partition.push((index, column_span));
+                }
                 let window = WindowSpec { kind, time_column };
                 let schema = tvf_schema(input.schema(), &window);
                 Ok(Relation {
@@ -155,11 +173,16 @@ impl<'a> QueryBinder<'a> {
                         schema,
                     },
                     tvf: Some((input, window)),
+                    partition,
                 })
             }
             TableFactor::Derived { subquery, .. } => {
                 let plan = self.bind_query(subquery, span_of(subquery.span()))?;
-                Ok(Relation { plan, tvf: None })
+                Ok(Relation {
+                    plan,
+                    tvf: None,
+                    partition: vec![],
+                })
             }
             other => Err(Error::plan(
                 format!("'{}' is not supported in FROM", other),
@@ -218,12 +241,6 @@ impl<'a> QueryBinder<'a> {
             )
             .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
         };
-        if let WindowKind::Session { .. } = window.kind {
-            return Err(Error::plan(
-                "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE",
-                span,
-            ));
-        }
         let tvf_schema = relation.plan.schema().clone();
         let n_in = input.schema().len();
         let (ws, we, wt) = (n_in, n_in + 1, n_in + 2);
@@ -276,6 +293,21 @@ impl<'a> QueryBinder<'a> {
                 },
             )
             .with_hint("add window_start, window_end to GROUP BY"));
+        }
+
+        // A session is kept per group key; PARTITION BY names (some of)
+        // those keys, as Flink requires.
+        for (column, column_span) in &relation.partition {
+            if !keys.iter().any(|(k, _)| k.as_column() == Some(*column)) {
+                return Err(Error::plan(
+                    format!(
+                        "SESSION is partitioned by '{}', which the query does not GROUP BY",
+                        tvf_schema.field(*column).name
+                    ),
+                    *column_span,
+                )
+                .with_hint("group by the PARTITION BY columns"));
+            }
         }
 
         // Output of the aggregation: keys, window columns, aggregates.

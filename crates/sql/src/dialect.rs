@@ -49,30 +49,45 @@ impl Dialect for FlinkDialect {
             return None;
         }
         let table_token = parser.next_token();
-        Some(parser.parse_object_name(false).map(|name| {
-            let mut marker = Ident::new(TABLE_ARG);
-            marker.span = table_token.span;
-            Expr::Function(Function {
-                name: ObjectName(vec![ObjectNamePart::Identifier(marker)]),
-                uses_odbc_syntax: false,
-                parameters: FunctionArguments::None,
-                args: FunctionArguments::List(FunctionArgumentList {
-                    duplicate_treatment: None,
-                    args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(
-                        Expr::CompoundIdentifier(
-                            name.0
-                                .into_iter()
-                                .filter_map(|p| p.as_ident().cloned())
-                                .collect(),
-                        ),
-                    ))],
-                    clauses: vec![],
-                }),
-                filter: None,
-                null_treatment: None,
-                over: None,
-                within_group: vec![],
-            })
-        }))
+        Some(parse_table_arg(parser, table_token.span))
     }
+}
+
+/// `name [PARTITION BY col | PARTITION BY (col, ...)]` after `TABLE`, as
+/// the marker call `$table(name, col, ...)`.
+fn parse_table_arg(parser: &mut Parser, table_span: sqlparser::tokenizer::Span) -> Result<Expr, ParserError> {
+    let name = parser.parse_object_name(false)?;
+    let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(
+        name.0.into_iter().filter_map(|p| p.as_ident().cloned()).collect(),
+    )))];
+    if parser.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
+        let columns = if parser.consume_token(&Token::LParen) {
+            let columns = parser.parse_comma_separated(|p| p.parse_identifier())?;
+            parser.expect_token(&Token::RParen)?;
+            columns
+        } else {
+            vec![parser.parse_identifier()?]
+        };
+        args.extend(
+            columns
+                .into_iter()
+                .map(|c| FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(c)))),
+        );
+    }
+    let mut marker = Ident::new(TABLE_ARG);
+    marker.span = table_span;
+    Ok(Expr::Function(Function {
+        name: ObjectName(vec![ObjectNamePart::Identifier(marker)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args,
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    }))
 }

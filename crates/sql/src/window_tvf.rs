@@ -14,6 +14,8 @@ pub struct TvfCall<'a> {
     /// The table named by `TABLE t`.
     pub table: ast::ObjectName,
     pub table_span: Span,
+    /// `PARTITION BY` columns of a SESSION's table argument.
+    pub partition: Vec<ast::Ident>,
     pub descriptor: &'a ast::Expr,
     pub args: Vec<(String, &'a ast::Expr)>,
     pub span: Span,
@@ -113,6 +115,7 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
             span,
         )
     })?;
+    let mut partition = Vec::new();
     let table = match data {
         ast::Expr::Function(tf) if tf.name.to_string() == TABLE_ARG => match &tf.args {
             FunctionArguments::List(l) => match l.args.first() {
@@ -137,6 +140,21 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
             .with_hint(format!("write {kind_name}(TABLE t, DESCRIPTOR(ts), ...)")))
         }
     };
+    if let ast::Expr::Function(tf) = data {
+        if let FunctionArguments::List(l) = &tf.args {
+            for a in l.args.iter().skip(1) {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(ast::Expr::Identifier(id))) = a {
+                    partition.push(id.clone());
+                }
+            }
+        }
+    }
+    if !partition.is_empty() && kind_name != "SESSION" {
+        return Err(Error::plan(
+            format!("{kind_name} takes no PARTITION BY; only SESSION does"),
+            span_of(partition[0].span),
+        ));
+    }
     let descriptor = take("TIMECOL").ok_or_else(|| {
         Error::plan(
             format!("{kind_name} needs a time column: DESCRIPTOR(ts)"),
@@ -152,6 +170,7 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
         kind_name,
         table_span: spanned(data),
         table,
+        partition,
         descriptor,
         args,
         span,

@@ -1,0 +1,321 @@
+//! Session window aggregation on the shared event-time service.
+//!
+//! Per key, a row opens the session `[ts, ts + gap)`; sessions that
+//! overlap or touch merge, also when a row arrives out of order and bridges
+//! two of them. A session fires when the watermark reaches its end - 1. A
+//! row is late only when the session it would belong to after merging has
+//! already been cleaned up, so a row far behind the watermark that touches
+//! an open session is kept (spec §2).
+
+use crate::accumulators::{new_accumulator, Accumulator};
+use crate::operator::{Operator, OperatorMetrics};
+use crate::stream::{Chunk, StreamItem};
+use crate::time_service::{EventTime, TimerHandler};
+use crate::window_agg::{Emitter, WindowAggregateSpec};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::{RowConverter, SortField};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::expr::AggregateCall;
+use tidemark_common::time::NO_WATERMARK;
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Result};
+
+/// A session's fire timer. Ordered by window end, then by the arrival of
+/// the session's first row: the spec's output order within one firing.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SessionTimer {
+    end: i64,
+    first_seq: u64,
+    key: Vec<u8>,
+}
+
+struct Session {
+    end: i64,
+    first_seq: u64,
+    accumulators: Vec<Box<dyn Accumulator>>,
+}
+
+struct SessionState {
+    gap: i64,
+    lateness: i64,
+    time_column: usize,
+    key_columns: Vec<usize>,
+    key_converter: Option<RowConverter>,
+    aggregates: Vec<AggregateCall>,
+    output_schema: SchemaRef,
+    window_time_zone: Option<Arc<str>>,
+    /// Open sessions per key (in arrow's row format), by start.
+    sessions: HashMap<Vec<u8>, BTreeMap<i64, Session>>,
+    rows_seen: u64,
+    metrics: OperatorMetrics,
+}
+
+pub struct SessionAggregate {
+    time: EventTime<SessionTimer>,
+    state: SessionState,
+    emitter: Emitter,
+}
+
+impl SessionAggregate {
+    pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
+        let WindowKind::Session { gap } = spec.kind else {
+            return Err(Error::Internal(format!("session aggregation over {}", spec.kind.name())));
+        };
+        if gap <= 0 || spec.lateness < 0 {
+            return Err(Error::Internal("a session gap must be positive".into()));
+        }
+        for call in &spec.aggregates {
+            new_accumulator(call)?;
+        }
+        let key_converter = if spec.key_columns.is_empty() {
+            None
+        } else {
+            Some(RowConverter::new(
+                spec.key_types.iter().map(|t| SortField::new(t.to_arrow())).collect(),
+            )?)
+        };
+        let n_keys = spec.key_columns.len();
+        let window_time_zone = match spec.output_schema.field(n_keys + 2).data_type() {
+            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
+            other => return Err(Error::Internal(format!("window_time of type {other}"))),
+        };
+        Ok(SessionAggregate {
+            time: EventTime::new(),
+            state: SessionState {
+                gap,
+                lateness: spec.lateness,
+                time_column: spec.time_column,
+                key_columns: spec.key_columns,
+                key_converter,
+                aggregates: spec.aggregates,
+                output_schema: spec.output_schema,
+                window_time_zone,
+                sessions: HashMap::new(),
+                rows_seen: 0,
+                metrics: OperatorMetrics::default(),
+            },
+            emitter: Emitter {
+                pending: Vec::new(),
+                forwarded: NO_WATERMARK,
+                out: Vec::new(),
+            },
+        })
+    }
+}
+
+impl Operator for SessionAggregate {
+    fn name(&self) -> String {
+        "SessionAggregate".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                self.state.metrics.rows_in += chunk.num_rows() as u64;
+                self.time
+                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| e.flush(wm))?;
+            }
+            StreamItem::Watermark(wm) => {
+                self.time.advance(wm, &mut self.state, &mut self.emitter)?;
+                self.emitter.flush(wm);
+            }
+            StreamItem::End => {
+                self.emitter.flush(self.time.watermark());
+                self.emitter.out.push(StreamItem::End);
+            }
+        }
+        for item in &self.emitter.out {
+            if let StreamItem::Chunk(c) = item {
+                self.state.metrics.rows_out += c.num_rows() as u64;
+            }
+        }
+        out.append(&mut self.emitter.out);
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.state.metrics.clone()
+    }
+}
+
+impl SessionState {
+    fn cleanup_time(&self, end: i64) -> i64 {
+        end.saturating_sub(1).saturating_add(self.lateness)
+    }
+
+    fn new_accumulators(&self) -> Result<Vec<Box<dyn Accumulator>>> {
+        self.aggregates.iter().map(new_accumulator).collect()
+    }
+
+    fn emit(&self, key: &[u8], start: i64, session: &Session, out: &mut Emitter) -> Result<()> {
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
+        if let Some(conv) = &self.key_converter {
+            let parser = conv.parser();
+            columns.extend(conv.convert_rows(std::iter::once(parser.parse(key)))?);
+        }
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(start, 1)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(session.end, 1)));
+        columns.push(Arc::new(
+            TimestampMillisecondArray::from_value(session.end.saturating_sub(1), 1)
+                .with_timezone_opt(self.window_time_zone.clone()),
+        ));
+        for acc in &session.accumulators {
+            columns.push(acc.evaluate(&[0])?);
+        }
+        out.pending.push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
+        Ok(())
+    }
+}
+
+impl TimerHandler for SessionState {
+    type Key = SessionTimer;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        _out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ts = batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+        let keys = match &self.key_converter {
+            Some(conv) => {
+                let cols: Vec<ArrayRef> = self.key_columns.iter().map(|c| batch.column(*c).clone()).collect();
+                Some(conv.convert_columns(&cols)?)
+            }
+            None => None,
+        };
+        let values: Vec<Option<ArrayRef>> = self
+            .aggregates
+            .iter()
+            .map(|call| call.arg.map(|c| batch.column(c).clone()))
+            .collect();
+
+        // Rows one at a time: each may merge sessions and move timers.
+        // The run ends before the first row whose watermark reaches a timer
+        // an earlier row of the run registered.
+        let mut earliest_new_timer = i64::MAX;
+        for i in 0..len {
+            if watermarks[i] >= earliest_new_timer {
+                self.rows_seen += i as u64;
+                return Ok(i);
+            }
+            if ts.is_null(i) {
+                continue;
+            }
+            let row_start = ts.value(i);
+            let row_end = row_start.saturating_add(self.gap);
+            let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
+            let open = self.sessions.get(key);
+            // Sessions that overlap or touch [row_start, row_end): sorted by
+            // start and disjoint, they are a run ending at the last start
+            // not after row_end.
+            let touching: Vec<i64> = open.map_or_else(Vec::new, |sessions| {
+                let mut starts: Vec<i64> = sessions
+                    .range(..=row_end)
+                    .rev()
+                    .take_while(|(_, s)| s.end >= row_start)
+                    .map(|(start, _)| *start)
+                    .collect();
+                starts.reverse();
+                starts
+            });
+            let mut start = row_start;
+            let mut end = row_end;
+            if let Some(sessions) = open {
+                for s in &touching {
+                    start = start.min(*s);
+                    end = end.max(sessions[s].end);
+                }
+            }
+            if self.cleanup_time(end) <= watermarks[i] {
+                self.metrics.late_rows += 1;
+                continue;
+            }
+            let seq = self.rows_seen + i as u64;
+            let fresh = if touching.is_empty() { Some(self.new_accumulators()?) } else { None };
+            let sessions = self.sessions.entry(key.to_vec()).or_default();
+            let mut merged: Option<Session> = None;
+            for s in touching {
+                let Some(old) = sessions.remove(&s) else {
+                    continue;
+                };
+                time.delete(
+                    old.end.saturating_sub(1),
+                    &SessionTimer {
+                        end: old.end,
+                        first_seq: old.first_seq,
+                        key: key.to_vec(),
+                    },
+                );
+                merged = Some(match merged {
+                    None => old,
+                    Some(mut into) => {
+                        for (a, b) in into.accumulators.iter_mut().zip(&old.accumulators) {
+                            a.merge_from(b.as_ref(), &[(0, 0)])?;
+                        }
+                        into.first_seq = into.first_seq.min(old.first_seq);
+                        into
+                    }
+                });
+            }
+            let mut session = match (merged, fresh) {
+                (Some(s), _) => s,
+                (None, Some(accumulators)) => Session {
+                    end,
+                    first_seq: seq,
+                    accumulators,
+                },
+                (None, None) => return Err(Error::Internal("touching sessions vanished".into())),
+            };
+            for (acc, v) in session.accumulators.iter_mut().zip(&values) {
+                acc.update(v.as_ref(), &[i as u32], &[0])?;
+            }
+            session.end = end;
+            session.first_seq = session.first_seq.min(seq);
+            time.register(
+                end.saturating_sub(1),
+                SessionTimer {
+                    end,
+                    first_seq: session.first_seq,
+                    key: key.to_vec(),
+                },
+            );
+            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
+            sessions.insert(start, session);
+        }
+        self.rows_seen += len as u64;
+        Ok(len)
+    }
+
+    fn on_timer(
+        &mut self,
+        _time: &mut EventTime<SessionTimer>,
+        _at: i64,
+        timer: SessionTimer,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some(sessions) = self.sessions.get_mut(&timer.key) else {
+            return Ok(());
+        };
+        let Some(start) = sessions.iter().find(|(_, s)| s.end == timer.end).map(|(start, _)| *start) else {
+            return Ok(());
+        };
+        let session = sessions
+            .remove(&start)
+            .ok_or_else(|| Error::Internal("session vanished".into()))?;
+        if sessions.is_empty() {
+            self.sessions.remove(&timer.key);
+        }
+        self.emit(&timer.key, start, &session, out)?;
+        self.metrics.windows_fired += 1;
+        Ok(())
+    }
+}
