@@ -676,7 +676,6 @@ pub(crate) fn local_to_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
     wall_ms.checked_sub(i64::from(offset_secs) * 1000)
 }
 
-/// Digits only, as a number.
 /// A field as an error message shows it: long text is cut with an
 /// ellipsis, so a huge field cannot make a huge message.
 fn shorten(text: &str) -> String {
@@ -687,6 +686,7 @@ fn shorten(text: &str) -> String {
     }
 }
 
+/// Digits only, as a number.
 fn digits(text: &[u8]) -> Option<u32> {
     text.iter().try_fold(0u32, |acc, &d| {
         d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))

@@ -47,6 +47,9 @@ struct SessionState {
     aggregates: Vec<AggregateCall>,
     output_schema: SchemaRef,
     window_time_zone: Option<Arc<str>>,
+    /// Show window_start and window_end on this zone's wall clock
+    /// (TIMESTAMP_LTZ rowtimes).
+    zone: Option<chrono_tz::Tz>,
     /// Open sessions per key (in arrow's row format), by start.
     sessions: HashMap<Vec<u8>, BTreeMap<i64, Session>>,
     rows_seen: u64,
@@ -93,6 +96,7 @@ impl SessionAggregate {
                 aggregates: spec.aggregates,
                 output_schema: spec.output_schema,
                 window_time_zone,
+                zone: spec.zone,
                 sessions: HashMap::new(),
                 rows_seen: 0,
                 metrics: OperatorMetrics::default(),
@@ -156,8 +160,12 @@ impl SessionState {
             let parser = conv.parser();
             columns.extend(conv.convert_rows(std::iter::once(parser.parse(key)))?);
         }
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(start, 1)));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(session.end, 1)));
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(wall(start), 1)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(wall(session.end), 1)));
         columns.push(Arc::new(
             TimestampMillisecondArray::from_value(session.end.saturating_sub(1), 1)
                 .with_timezone_opt(self.window_time_zone.clone()),

@@ -208,19 +208,22 @@ impl Operator for Filter {
 pub struct TumbleLabels {
     size: i64,
     offset: i64,
+    /// Lay windows out on this zone's wall clock (TIMESTAMP_LTZ rowtimes).
+    zone: Option<chrono_tz::Tz>,
     time_column: usize,
     schema: SchemaRef,
     metrics: OperatorMetrics,
 }
 
 impl TumbleLabels {
-    pub fn new(kind: WindowKind, time_column: usize, schema: SchemaRef) -> Result<Self> {
+    pub fn new(kind: WindowKind, time_column: usize, schema: SchemaRef, zone: Option<chrono_tz::Tz>) -> Result<Self> {
         let WindowKind::Tumble { size, offset } = kind else {
             return Err(Error::Internal(format!("TumbleLabels for {}", kind.name())));
         };
         Ok(TumbleLabels {
             size,
             offset,
+            zone,
             time_column,
             schema,
             metrics: OperatorMetrics::default(),
@@ -241,9 +244,28 @@ impl Operator for TumbleLabels {
                     .column(self.time_column)
                     .as_primitive::<TimestampMillisecondType>();
                 let (size, offset) = (self.size, self.offset);
-                let start: TimestampMillisecondArray = ts.unary(|t| window_start(t, offset, size));
-                let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));
-                let time: TimestampMillisecondArray = end.unary(|e| e.saturating_sub(1));
+                let (start, end, time): (TimestampMillisecondArray, TimestampMillisecondArray, TimestampMillisecondArray) =
+                    match self.zone {
+                        None => {
+                            let start: TimestampMillisecondArray = ts.unary(|t| window_start(t, offset, size));
+                            let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));
+                            let time = end.unary(|e| e.saturating_sub(1));
+                            (start, end, time)
+                        }
+                        Some(tz) => {
+                            // Bounds on the zone's wall clock; window_time
+                            // is the instant the window's last millisecond
+                            // happens.
+                            let wall: TimestampMillisecondArray =
+                                ts.unary(|t| crate::format::to_wall_clock(t, tz).unwrap_or(t));
+                            let start: TimestampMillisecondArray = wall.unary(|t| window_start(t, offset, size));
+                            let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));
+                            let time = end.unary(|e| {
+                                crate::csv_source::local_to_instant(e, tz).unwrap_or(e).saturating_sub(1)
+                            });
+                            (start, end, time)
+                        }
+                    };
                 let mut columns = chunk.batch.columns().to_vec();
                 columns.push(Arc::new(start));
                 columns.push(Arc::new(end));

@@ -39,6 +39,9 @@ pub struct WindowAggregateSpec {
     /// Group DOUBLE additions as Flink's two-phase (local/global) window
     /// aggregation does, so that DOUBLE sums match Flink bit for bit.
     pub two_phase_sums: bool,
+    /// For a TIMESTAMP_LTZ rowtime in a zone other than UTC: windows are
+    /// laid out on that zone's wall clock.
+    pub zone: Option<chrono_tz::Tz>,
 }
 
 /// The timers of a window aggregation, keyed by window end. At equal
@@ -118,6 +121,9 @@ struct Slice {
 
 struct WindowState {
     slicing: Slicing,
+    /// Windows are laid out on this zone's wall clock: slice and window
+    /// bounds are wall-clock times, timers the instants they happen at.
+    zone: Option<chrono_tz::Tz>,
     lateness: i64,
     time_column: usize,
     key_columns: Vec<usize>,
@@ -143,7 +149,8 @@ impl WindowAggregate {
         }
         // Flink's buffer-flush grouping of DOUBLE sums is modelled for
         // TUMBLE; HOP and CUMULATE add their values in slice order.
-        let two_phase_sums = spec.two_phase_sums && matches!(slicing, Slicing::Tumble { .. });
+        let two_phase_sums =
+            spec.two_phase_sums && matches!(slicing, Slicing::Tumble { .. }) && spec.zone.is_none();
         for call in &spec.aggregates {
             new_accumulator(call)?;
         }
@@ -166,6 +173,7 @@ impl WindowAggregate {
             time: EventTime::new(),
             state: WindowState {
                 slicing,
+                zone: spec.zone,
                 lateness: spec.lateness,
                 time_column: spec.time_column,
                 key_columns: spec.key_columns,
@@ -230,8 +238,27 @@ impl Operator for WindowAggregate {
 }
 
 impl WindowState {
+    /// The instant a window ending at `window_end` fires: its last
+    /// millisecond. On a zone's wall clock, the instant that wall-clock
+    /// time happens (a day is 23 or 25 hours across a DST change).
+    fn fire_time(&self, window_end: i64) -> i64 {
+        let end = match self.zone {
+            None => window_end,
+            Some(tz) => crate::csv_source::local_to_instant(window_end, tz).unwrap_or(window_end),
+        };
+        end.saturating_sub(1)
+    }
+
     fn cleanup_time(&self, window_end: i64) -> i64 {
-        window_end.saturating_sub(1).saturating_add(self.lateness)
+        self.fire_time(window_end).saturating_add(self.lateness)
+    }
+
+    /// A rowtime where windows are laid out: the wall clock in `zone`.
+    fn wall_clock(&self, instant: i64) -> i64 {
+        match self.zone {
+            None => instant,
+            Some(tz) => crate::format::to_wall_clock(instant, tz).unwrap_or(instant),
+        }
     }
 
     fn new_slice(&self) -> Result<Slice> {
@@ -290,7 +317,7 @@ impl WindowState {
         columns.push(Arc::new(TimestampMillisecondArray::from_value(start, n)));
         columns.push(Arc::new(TimestampMillisecondArray::from_value(window_end, n)));
         columns.push(Arc::new(
-            TimestampMillisecondArray::from_value(window_end.saturating_sub(1), n)
+            TimestampMillisecondArray::from_value(self.fire_time(window_end), n)
                 .with_timezone_opt(self.window_time_zone.clone()),
         ));
         for acc in &slice.accumulators {
@@ -449,7 +476,7 @@ impl TimerHandler for WindowState {
             if ts.is_null(i) {
                 continue;
             }
-            let end = self.slicing.slice_end(ts_values[i]);
+            let end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
             if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 if let Some(tp) = &mut self.two_phase {
@@ -481,9 +508,9 @@ impl TimerHandler for WindowState {
                             if let Some(first) = self
                                 .slicing
                                 .window_ends(end)
-                                .find(|e| e.saturating_sub(1) > watermarks[i])
+                                .find(|e| self.fire_time(*e) > watermarks[i])
                             {
-                                earliest_new_timer = earliest_new_timer.min(first.saturating_sub(1));
+                                earliest_new_timer = earliest_new_timer.min(self.fire_time(first));
                             }
                         }
                         used += 1;
@@ -505,8 +532,8 @@ impl TimerHandler for WindowState {
                 // earlier ones fired without it (its rows are partly late).
                 let watermark = time.watermark().max(watermarks[rows[0] as usize]);
                 for window_end in self.slicing.window_ends(end) {
-                    if window_end.saturating_sub(1) > watermark {
-                        time.register(window_end.saturating_sub(1), WindowTimer::Fire(window_end));
+                    if self.fire_time(window_end) > watermark {
+                        time.register(self.fire_time(window_end), WindowTimer::Fire(window_end));
                     }
                     if self.lateness > 0 && self.cleanup_time(window_end) > watermark {
                         time.register(self.cleanup_time(window_end), WindowTimer::Cleanup(window_end));

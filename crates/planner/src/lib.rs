@@ -57,6 +57,13 @@ fn two_phase_sums(aggregates: &[AggregateCall], options: &SessionOptions) -> boo
     !one_phase && mergeable && double_sums
 }
 
+/// The zone whose wall clock windows over `rowtime` are laid out on: the
+/// session zone for a TIMESTAMP_LTZ rowtime, unless it is UTC (where the
+/// wall clock is the instant).
+fn window_zone(rowtime: &SqlType, eval: EvalContext) -> Option<chrono_tz::Tz> {
+    (matches!(rowtime, SqlType::TimestampLtz(_)) && eval.time_zone != chrono_tz::UTC).then_some(eval.time_zone)
+}
+
 /// Builds the chain bottom-up: returns the source and appends operators in
 /// the order rows flow through them.
 fn build(
@@ -68,15 +75,6 @@ fn build(
 ) -> Result<TableSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
-            if table.watermark.as_ref().is_some_and(|w| {
-                matches!(table.schema.field(w.column).ty, SqlType::TimestampLtz(_))
-            }) && eval.time_zone != chrono_tz::UTC
-            {
-                return Err(Error::plan(
-                    "TIMESTAMP_LTZ rowtimes are only supported with 'table.local-time-zone' = 'UTC' so far",
-                    Span::default(),
-                ));
-            }
             TableSource::open(Arc::clone(table), batch_size, eval)
         }
         LogicalPlan::Filter { input, predicate } => {
@@ -108,6 +106,7 @@ fn build(
                     window.kind,
                     window.time_column,
                     schema.to_arrow(),
+                    window_zone(&input.schema().field(window.time_column).ty, eval),
                 )?)),
                 WindowKind::Hop { .. }
                 | WindowKind::Cumulate { .. }
@@ -141,6 +140,7 @@ fn build(
                 lateness: 0,
                 output_schema: schema.to_arrow(),
                 two_phase_sums: two_phase_sums(aggregates, options),
+                zone: window_zone(&in_schema.field(window.time_column).ty, eval),
             };
             match window.kind {
                 WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {

@@ -597,6 +597,22 @@ mod tests {
                 "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL ⟨'1' MINUTE))",
                 "TUMBLE's offset must be smaller than its size",
             ),
+            (
+                "SELECT k, COUNT(*) FROM TABLE(SESSION(TABLE t PARTITION BY ⟨kk, DESCRIPTOR(ts), INTERVAL '1' SECOND))\nGROUP BY k, window_start, window_end",
+                "unknown column 'kk' in PARTITION BY",
+            ),
+            (
+                "SELECT COUNT(*) FROM TABLE(SESSION(TABLE t PARTITION BY ⟨k, DESCRIPTOR(ts), INTERVAL '1' SECOND))\nGROUP BY window_start, window_end",
+                "SESSION is partitioned by 'k', which the query does not GROUP BY",
+            ),
+            (
+                "SELECT * FROM TABLE(TUMBLE(TABLE t PARTITION BY ⟨k, DESCRIPTOR(ts), INTERVAL '1' SECOND))",
+                "TUMBLE takes no PARTITION BY",
+            ),
+            (
+                "SELECT * FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL ⟨'5' SECOND))",
+                "CUMULATE's max size must be an integral multiple of its step",
+            ),
             ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
             ("SELECT * FROM t JOIN ⟨t AS u ON t.k = u.k", "joins are not supported yet"),
         ];
