@@ -78,6 +78,13 @@ impl Session {
                 self.catalog.create_table(create, &base)?;
                 Ok(None)
             }
+            Statement::CreateView { name, query, span } => {
+                // Bound once here so that a broken view fails where it is
+                // declared; it is bound again where it is used.
+                QueryBinder::new(&self.catalog).bind_query(query, *span)?;
+                self.catalog.create_view(name, query)?;
+                Ok(None)
+            }
             Statement::Set {
                 key: Some((k, v)), ..
             } => {

@@ -191,7 +191,7 @@ impl<'a> QueryBinder<'a> {
         }
     }
 
-    fn scan(&self, name: &ast::ObjectName) -> Result<LogicalPlan> {
+    fn scan(&mut self, name: &ast::ObjectName) -> Result<LogicalPlan> {
         let span = span_of(name.span());
         let last = name
             .0
@@ -199,6 +199,10 @@ impl<'a> QueryBinder<'a> {
             .and_then(|p| p.as_ident())
             .map(|i| i.value.clone())
             .ok_or_else(|| Error::plan("bad table name", span))?;
+        if let Some(query) = self.catalog.view(&last) {
+            let view_span = span_of(query.span());
+            return self.bind_query(&query, view_span).map_err(|e| e.or_span(span));
+        }
         let table = self.catalog.table(&last, span)?;
         let schema = table.schema.clone();
         Ok(LogicalPlan::Scan { table, schema })
@@ -214,7 +218,7 @@ impl<'a> QueryBinder<'a> {
         let (exprs, fields) = {
             let schema = plan.schema().clone();
             let mut binder = ExprBinder::new(&schema, "SELECT");
-            select_list(&select.projection, &schema, &mut binder)?
+            select_list(&select.projection, &schema, &schema, &mut binder)?
         };
         Ok(LogicalPlan::Project {
             input: Box::new(plan),
@@ -354,9 +358,10 @@ impl<'a> QueryBinder<'a> {
             }
         };
         let (select_exprs, select_fields) = {
+            let output_columns = Schema::new(out_fields.clone());
             let mut binder = ExprBinder::new(&tvf_schema, "SELECT");
             binder.aggregate = Some(&mut scope);
-            select_list(&select.projection, &tvf_schema, &mut binder)?
+            select_list(&select.projection, &tvf_schema, &output_columns, &mut binder)?
         };
 
         for call in &scope.calls {
@@ -472,11 +477,21 @@ pub fn tvf_schema(input: &Schema, window: &WindowSpec) -> Schema {
     Schema::new(fields)
 }
 
+/// Binds a SELECT list. `columns` is the schema the bound column
+/// references point into (the aggregation's output under GROUP BY): a
+/// plain reference to a rowtime attribute stays one, so a later window can
+/// use it (`window_time` of a window aggregation, say).
 fn select_list(
     items: &[SelectItem],
     schema: &Schema,
+    columns: &Schema,
     binder: &mut ExprBinder<'_>,
 ) -> Result<(Vec<Expr>, Vec<Field>)> {
+    let rowtime = |e: &Expr| {
+        e.as_column()
+            .and_then(|i| columns.fields.get(i))
+            .is_some_and(|f| f.rowtime)
+    };
     let mut exprs = Vec::new();
     let mut fields = Vec::new();
     for item in items {
@@ -494,7 +509,7 @@ fn select_list(
                         }
                         Err(e) => return Err(e),
                     };
-                    fields.push(Field::new(f.name.clone(), e.ty()).rowtime(f.rowtime));
+                    fields.push(Field::new(f.name.clone(), e.ty()).rowtime(rowtime(&e)));
                     exprs.push(e);
                 }
             }
@@ -507,12 +522,12 @@ fn select_list(
                     }
                     _ => format!("EXPR${}", exprs.len()),
                 };
-                fields.push(Field::new(name, bound.ty()));
+                fields.push(Field::new(name, bound.ty()).rowtime(rowtime(&bound)));
                 exprs.push(bound);
             }
             SelectItem::ExprWithAlias { expr, alias } => {
                 let bound = binder.bind(expr)?;
-                fields.push(Field::new(alias.value.clone(), bound.ty()));
+                fields.push(Field::new(alias.value.clone(), bound.ty()).rowtime(rowtime(&bound)));
                 exprs.push(bound);
             }
             other => {

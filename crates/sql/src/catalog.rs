@@ -12,6 +12,9 @@ use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     tables: BTreeMap<String, Arc<TableDef>>,
+    /// Views by lower-case name: their name as written and their query,
+    /// bound where they are used.
+    views: BTreeMap<String, (String, Arc<sqlparser::ast::Query>)>,
 }
 
 impl Catalog {
@@ -19,7 +22,8 @@ impl Catalog {
         let key = name.to_ascii_lowercase();
         self.tables.get(&key).cloned().ok_or_else(|| {
             let mut err = Error::plan(format!("unknown table '{name}'"), span);
-            if let Some(near) = nearest(name, self.tables.values().map(|t| t.name.as_str())) {
+            let names = self.tables.values().map(|t| t.name.as_str()).chain(self.view_names());
+            if let Some(near) = nearest(name, names) {
                 err = err.with_hint(format!("did you mean '{near}'?"));
             } else if self.tables.is_empty() {
                 err = err.with_hint("declare it first with CREATE TABLE");
@@ -30,6 +34,28 @@ impl Catalog {
 
     pub fn tables(&self) -> impl Iterator<Item = &Arc<TableDef>> {
         self.tables.values()
+    }
+
+    /// The query of view `name`, if there is one.
+    pub fn view(&self, name: &str) -> Option<Arc<sqlparser::ast::Query>> {
+        self.views.get(&name.to_ascii_lowercase()).map(|(_, q)| Arc::clone(q))
+    }
+
+    pub fn view_names(&self) -> impl Iterator<Item = &str> {
+        self.views.values().map(|(n, _)| n.as_str())
+    }
+
+    /// Stores a view; its query is checked by the caller binding it once.
+    pub fn create_view(&mut self, name: &sqlparser::ast::Ident, query: &sqlparser::ast::Query) -> Result<()> {
+        let key = name.value.to_ascii_lowercase();
+        if self.tables.contains_key(&key) || self.views.contains_key(&key) {
+            return Err(Error::plan(
+                format!("a table or view named '{}' already exists", name.value),
+                crate::statement::span_of(name.span),
+            ));
+        }
+        self.views.insert(key, (name.value.clone(), Arc::new(query.clone())));
+        Ok(())
     }
 
     /// Checks a `CREATE TABLE` and stores it; `base_dir` is the folder a

@@ -25,6 +25,12 @@ const MAX_PAREN_DEPTH: usize = 40;
 #[derive(Debug, Clone)]
 pub enum Statement {
     CreateTable(CreateTable),
+    /// `CREATE [TEMPORARY] VIEW name AS query`.
+    CreateView {
+        name: Ident,
+        query: Box<ast::Query>,
+        span: Span,
+    },
     /// `SET 'key' = 'value'`; `SET` alone lists the options.
     Set {
         key: Option<(String, String)>,
@@ -55,6 +61,7 @@ impl Statement {
     pub fn span(&self) -> Span {
         match self {
             Statement::CreateTable(c) => c.span,
+            Statement::CreateView { span, .. } => *span,
             Statement::Set { span, .. }
             | Statement::Reset { span, .. }
             | Statement::Query { span, .. }
@@ -210,7 +217,25 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
     let first = parser.peek_token();
     match &first.token {
         Token::Word(w) => match w.keyword {
-            Keyword::CREATE => parse_create_table(parser),
+            Keyword::CREATE => {
+                let is_view = matches!(&parser.peek_nth_token(1).token, Token::Word(w) if w.keyword == Keyword::VIEW)
+                    || (matches!(&parser.peek_nth_token(1).token, Token::Word(w) if w.keyword == Keyword::TEMPORARY)
+                        && matches!(&parser.peek_nth_token(2).token, Token::Word(w) if w.keyword == Keyword::VIEW));
+                if !is_view {
+                    return parse_create_table(parser);
+                }
+                parser.next_token();
+                let _temporary = parser.parse_keyword(Keyword::TEMPORARY);
+                parser.expect_keyword(Keyword::VIEW)?;
+                let name = parser.parse_identifier()?;
+                parser.expect_keyword(Keyword::AS)?;
+                let query = parser.parse_query()?;
+                Ok(Statement::CreateView {
+                    name,
+                    query,
+                    span: spanned(parser, start),
+                })
+            }
             Keyword::SET => {
                 parser.next_token();
                 let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF)
