@@ -4,12 +4,12 @@
 use crate::eval::{evaluate, predicate_mask, EvalContext};
 use crate::operator::{Operator, OperatorMetrics};
 use crate::stream::{Chunk, StreamItem};
-use arrow::array::{ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use std::sync::Arc;
 use tidemark_common::expr::Expr;
-use tidemark_common::time::window_start;
+use crate::slicing::Slicing;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result};
 
@@ -203,11 +203,12 @@ impl Operator for Filter {
     }
 }
 
-/// A TUMBLE TVF without aggregation: each row gets the three window
-/// columns of its one window. Rows pass through at once, as in Flink.
-pub struct TumbleLabels {
-    size: i64,
-    offset: i64,
+/// A TUMBLE, HOP or CUMULATE TVF without aggregation: each row comes out
+/// once per window it is in, with the window's three columns, at once and
+/// late or not, as in Flink. A HOP row's windows come latest first, a
+/// CUMULATE row's shortest first, as Flink lists them.
+pub struct WindowLabels {
+    slicing: Slicing,
     /// Lay windows out on this zone's wall clock (TIMESTAMP_LTZ rowtimes).
     zone: Option<chrono_tz::Tz>,
     time_column: usize,
@@ -215,23 +216,72 @@ pub struct TumbleLabels {
     metrics: OperatorMetrics,
 }
 
-impl TumbleLabels {
+impl WindowLabels {
     pub fn new(kind: WindowKind, time_column: usize, schema: SchemaRef, zone: Option<chrono_tz::Tz>) -> Result<Self> {
-        let WindowKind::Tumble { size, offset } = kind else {
-            return Err(Error::Internal(format!("TumbleLabels for {}", kind.name())));
-        };
-        Ok(TumbleLabels {
-            size,
-            offset,
+        Ok(WindowLabels {
+            slicing: Slicing::new(kind)?,
             zone,
             time_column,
             schema,
             metrics: OperatorMetrics::default(),
         })
     }
+
+    fn label(&self, chunk: &Chunk) -> Result<Chunk> {
+        let ts = chunk.batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+        let mut rows: Vec<u32> = Vec::with_capacity(chunk.num_rows());
+        let mut starts: Vec<i64> = Vec::with_capacity(chunk.num_rows());
+        let mut ends: Vec<i64> = Vec::with_capacity(chunk.num_rows());
+        for i in 0..chunk.num_rows() {
+            if ts.is_null(i) {
+                continue;
+            }
+            let wall = match self.zone {
+                None => ts.value(i),
+                Some(tz) => crate::format::to_wall_clock(ts.value(i), tz).unwrap_or(ts.value(i)),
+            };
+            let first = rows.len();
+            for end in self.slicing.window_ends(self.slicing.slice_end(wall)) {
+                rows.push(i as u32);
+                starts.push(self.slicing.window_start(end));
+                ends.push(end);
+            }
+            if let Slicing::Hop { .. } = self.slicing {
+                starts[first..].reverse();
+                ends[first..].reverse();
+            }
+        }
+        let indices = arrow::array::UInt32Array::from(rows.clone());
+        let mut columns: Vec<ArrayRef> = chunk
+            .batch
+            .columns()
+            .iter()
+            .map(|c| arrow::compute::take(c, &indices, None))
+            .collect::<std::result::Result<_, _>>()?;
+        let zone = self.zone;
+        let times: TimestampMillisecondArray = ends
+            .iter()
+            .map(|&e| {
+                let instant = match zone {
+                    None => e,
+                    Some(tz) => crate::csv_source::local_to_instant(e, tz).unwrap_or(e),
+                };
+                Some(instant.saturating_sub(1))
+            })
+            .collect();
+        columns.push(Arc::new(TimestampMillisecondArray::from(starts)));
+        columns.push(Arc::new(TimestampMillisecondArray::from(ends)));
+        columns.push(Arc::new(times.with_timezone_opt(ts.timezone())));
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        Ok(Chunk {
+            batch,
+            watermarks: rows.iter().map(|&r| chunk.watermarks[r as usize]).collect(),
+            kinds: chunk.kinds.as_ref().map(|k| rows.iter().map(|&r| k[r as usize]).collect()),
+        })
+    }
 }
 
-impl Operator for TumbleLabels {
+impl Operator for WindowLabels {
     fn name(&self) -> String {
         "WindowTvf".into()
     }
@@ -239,41 +289,12 @@ impl Operator for TumbleLabels {
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
         match item {
             StreamItem::Chunk(chunk) => {
-                let ts = chunk
-                    .batch
-                    .column(self.time_column)
-                    .as_primitive::<TimestampMillisecondType>();
-                let (size, offset) = (self.size, self.offset);
-                let (start, end, time): (TimestampMillisecondArray, TimestampMillisecondArray, TimestampMillisecondArray) =
-                    match self.zone {
-                        None => {
-                            let start: TimestampMillisecondArray = ts.unary(|t| window_start(t, offset, size));
-                            let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));
-                            let time = end.unary(|e| e.saturating_sub(1));
-                            (start, end, time)
-                        }
-                        Some(tz) => {
-                            // Bounds on the zone's wall clock; window_time
-                            // is the instant the window's last millisecond
-                            // happens.
-                            let wall: TimestampMillisecondArray =
-                                ts.unary(|t| crate::format::to_wall_clock(t, tz).unwrap_or(t));
-                            let start: TimestampMillisecondArray = wall.unary(|t| window_start(t, offset, size));
-                            let end: TimestampMillisecondArray = start.unary(|s| s.saturating_add(size));
-                            let time = end.unary(|e| {
-                                crate::csv_source::local_to_instant(e, tz).unwrap_or(e).saturating_sub(1)
-                            });
-                            (start, end, time)
-                        }
-                    };
-                let mut columns = chunk.batch.columns().to_vec();
-                columns.push(Arc::new(start));
-                columns.push(Arc::new(end));
-                columns.push(Arc::new(time.with_timezone_opt(ts.timezone())));
-                let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
                 self.metrics.rows_in += chunk.num_rows() as u64;
-                self.metrics.rows_out += chunk.num_rows() as u64;
-                out.push(StreamItem::Chunk(chunk.with_batch(batch)));
+                let labelled = self.label(&chunk)?;
+                self.metrics.rows_out += labelled.num_rows() as u64;
+                if labelled.num_rows() > 0 {
+                    out.push(StreamItem::Chunk(labelled));
+                }
             }
             other => out.push(other),
         }

@@ -11,7 +11,7 @@ use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
 use tidemark_engine::session_agg::SessionAggregate;
 use tidemark_engine::source::TableSource;
-use tidemark_engine::stateless::{Filter, Project, TumbleLabels};
+use tidemark_engine::stateless::{Filter, Project, WindowLabels};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline};
 use tidemark_sql::LogicalPlan;
@@ -102,20 +102,17 @@ fn build(
         } => {
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
-                WindowKind::Tumble { .. } => operators.push(Box::new(TumbleLabels::new(
-                    window.kind,
-                    window.time_column,
-                    schema.to_arrow(),
-                    window_zone(&input.schema().field(window.time_column).ty, eval),
-                )?)),
-                WindowKind::Hop { .. }
-                | WindowKind::Cumulate { .. }
-                | WindowKind::Session { .. } => {
+                WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {
+                    operators.push(Box::new(WindowLabels::new(
+                        window.kind,
+                        window.time_column,
+                        schema.to_arrow(),
+                        window_zone(&input.schema().field(window.time_column).ty, eval),
+                    )?))
+                }
+                WindowKind::Session { .. } => {
                     return Err(Error::plan(
-                        format!(
-                            "{} windows are not supported yet; use TUMBLE",
-                            window.kind.name()
-                        ),
+                        "SESSION without aggregation is not supported yet; aggregate with GROUP BY window_start, window_end",
                         Span::default(),
                     ))
                 }
