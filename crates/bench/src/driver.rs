@@ -130,13 +130,22 @@ fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
 
 /// The window shapes `windows` compares, with the TVF call of each.
 const WINDOW_QUERIES: [(&str, &str); 4] = [
-    ("TUMBLE 1 min", "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)"),
-    ("HOP 10 min / 1 min", "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)"),
+    (
+        "TUMBLE 1 min",
+        "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)",
+    ),
+    (
+        "HOP 10 min / 1 min",
+        "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)",
+    ),
     (
         "CUMULATE 1 min / 10 min",
         "CUMULATE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)",
     ),
-    ("HOP 60 min / 1 min", "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '60' MINUTE)"),
+    (
+        "HOP 60 min / 1 min",
+        "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '60' MINUTE)",
+    ),
 ];
 
 /// The `windows` benchmark: the same aggregation over TUMBLE, HOP and
@@ -153,15 +162,28 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
              GROUP BY window_start, window_end, key;\n",
             data::CSV_NAME
         );
-        std::fs::write(&script, sql).with_context(|| format!("cannot write {}", script.display()))?;
+        std::fs::write(&script, sql)
+            .with_context(|| format!("cannot write {}", script.display()))?;
         scripts.push(script);
     }
-    let mut series: Vec<Series> = WINDOW_QUERIES.iter().map(|(name, _)| Series::new(name)).collect();
+    let mut series: Vec<Series> = WINDOW_QUERIES
+        .iter()
+        .map(|(name, _)| Series::new(name))
+        .collect();
     for run in 1..=args.runs {
         for (s, script) in series.iter_mut().zip(&scripts) {
-            let m = measure(tidemark.as_os_str(), &[OsStr::new("run"), script.as_os_str()])?;
+            let m = measure(
+                tidemark.as_os_str(),
+                &[OsStr::new("run"), script.as_os_str()],
+            )?;
             s.push(&m)?;
-            println!("run {run}/{}: {} {:.3} s, {:.1} MiB", args.runs, s.name, m.wall_s, m.max_rss_kib as f64 / 1024.0);
+            println!(
+                "run {run}/{}: {} {:.3} s, {:.1} MiB",
+                args.runs,
+                s.name,
+                m.wall_s,
+                m.max_rss_kib as f64 / 1024.0
+            );
         }
     }
     println!();
@@ -169,7 +191,11 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
     print_table(args.rows, &refs);
     let tumble = series[0].median_wall_s();
     for s in &series[1..] {
-        println!("{}: {:.2}x the TUMBLE time", s.name, s.median_wall_s() / tumble);
+        println!(
+            "{}: {:.2}x the TUMBLE time",
+            s.name,
+            s.median_wall_s() / tumble
+        );
     }
     println!(
         "HOP 60 min / 1 min: {:.2}x the HOP 10 min / 1 min time",

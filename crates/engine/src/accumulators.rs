@@ -110,7 +110,7 @@ fn argument<'a>(values: Option<&'a ArrayRef>, name: &str) -> Result<&'a ArrayRef
 }
 
 /// `other` as the concrete accumulator `T` it must be.
-fn same<'a, T: 'static>(other: &'a dyn Accumulator) -> Result<&'a T> {
+fn same<T: 'static>(other: &dyn Accumulator) -> Result<&T> {
     other
         .as_any()
         .downcast_ref::<T>()
@@ -301,7 +301,11 @@ where
             ensure(&mut self.sums, dst as u32, T::Native::default());
             ensure(&mut self.seen, dst as u32, false);
             if other.seen.get(src).copied().unwrap_or(false) {
-                self.sums[dst] = if self.seen[dst] { self.sums[dst].add(other.sums[src]) } else { other.sums[src] };
+                self.sums[dst] = if self.seen[dst] {
+                    self.sums[dst].add(other.sums[src])
+                } else {
+                    other.sums[src]
+                };
                 self.seen[dst] = true;
             }
         }
@@ -393,7 +397,10 @@ impl Accumulator for DoubleSum {
             ensure(&mut self.counts, dst, 0);
             let src = src as usize;
             let level = |v: &Vec<Option<f64>>| v.get(src).copied().flatten();
-            let total = Self::merge(level(&other.stored), Self::merge(level(&other.pending), level(&other.local)));
+            let total = Self::merge(
+                level(&other.stored),
+                Self::merge(level(&other.pending), level(&other.local)),
+            );
             let d = dst as usize;
             self.local[d] = Self::merge(self.local[d], total);
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);

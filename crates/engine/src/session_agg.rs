@@ -5,9 +5,11 @@
 //! two of them. A session fires when the watermark reaches its end - 1. A
 //! row is late only when the session it would belong to after merging has
 //! already been cleaned up, so a row far behind the watermark that touches
-//! an open session is kept (spec §2).
+//! an open session is kept (spec §2). Which sessions a row joins is the
+//! engine's [`crate::merging`].
 
 use crate::accumulators::{new_accumulator, Accumulator};
+use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::{Operator, OperatorMetrics};
 use crate::stream::{Chunk, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
@@ -38,6 +40,12 @@ struct Session {
     accumulators: Vec<Box<dyn Accumulator>>,
 }
 
+impl Interval for Session {
+    fn end(&self) -> i64 {
+        self.end
+    }
+}
+
 struct SessionState {
     gap: i64,
     lateness: i64,
@@ -65,7 +73,10 @@ pub struct SessionAggregate {
 impl SessionAggregate {
     pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
         let WindowKind::Session { gap } = spec.kind else {
-            return Err(Error::Internal(format!("session aggregation over {}", spec.kind.name())));
+            return Err(Error::Internal(format!(
+                "session aggregation over {}",
+                spec.kind.name()
+            )));
         };
         if gap <= 0 || spec.lateness < 0 {
             return Err(Error::Internal("a session gap must be positive".into()));
@@ -77,7 +88,10 @@ impl SessionAggregate {
             None
         } else {
             Some(RowConverter::new(
-                spec.key_types.iter().map(|t| SortField::new(t.to_arrow())).collect(),
+                spec.key_types
+                    .iter()
+                    .map(|t| SortField::new(t.to_arrow()))
+                    .collect(),
             )?)
         };
         let n_keys = spec.key_columns.len();
@@ -120,7 +134,9 @@ impl Operator for SessionAggregate {
             StreamItem::Chunk(chunk) => {
                 self.state.metrics.rows_in += chunk.num_rows() as u64;
                 self.time
-                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| e.flush(wm))?;
+                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| {
+                        e.flush(wm)
+                    })?;
             }
             StreamItem::Watermark(wm) => {
                 self.time.advance(wm, &mut self.state, &mut self.emitter)?;
@@ -164,8 +180,14 @@ impl SessionState {
             Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(wall(start), 1)));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(wall(session.end), 1)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(start),
+            1,
+        )));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(session.end),
+            1,
+        )));
         columns.push(Arc::new(
             TimestampMillisecondArray::from_value(session.end.saturating_sub(1), 1)
                 .with_timezone_opt(self.window_time_zone.clone()),
@@ -173,7 +195,8 @@ impl SessionState {
         for acc in &session.accumulators {
             columns.push(acc.evaluate(&[0])?);
         }
-        out.pending.push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
+        out.pending
+            .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
         Ok(())
     }
 }
@@ -192,10 +215,16 @@ impl TimerHandler for SessionState {
         let len = range.len();
         let batch = chunk.batch.slice(range.start, len);
         let watermarks = &chunk.watermarks[range.clone()];
-        let ts = batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+        let ts = batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
         let keys = match &self.key_converter {
             Some(conv) => {
-                let cols: Vec<ArrayRef> = self.key_columns.iter().map(|c| batch.column(*c).clone()).collect();
+                let cols: Vec<ArrayRef> = self
+                    .key_columns
+                    .iter()
+                    .map(|c| batch.column(*c).clone())
+                    .collect();
                 Some(conv.convert_columns(&cols)?)
             }
             None => None,
@@ -221,34 +250,21 @@ impl TimerHandler for SessionState {
             let row_start = ts.value(i);
             let row_end = row_start.saturating_add(self.gap);
             let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
-            let open = self.sessions.get(key);
-            // Sessions that overlap or touch [row_start, row_end): sorted by
-            // start and disjoint, they are a run ending at the last start
-            // not after row_end.
-            let touching: Vec<i64> = open.map_or_else(Vec::new, |sessions| {
-                let mut starts: Vec<i64> = sessions
-                    .range(..=row_end)
-                    .rev()
-                    .take_while(|(_, s)| s.end >= row_start)
-                    .map(|(start, _)| *start)
-                    .collect();
-                starts.reverse();
-                starts
-            });
-            let mut start = row_start;
-            let mut end = row_end;
-            if let Some(sessions) = open {
-                for s in &touching {
-                    start = start.min(*s);
-                    end = end.max(sessions[s].end);
-                }
-            }
+            let Merge {
+                start,
+                end,
+                joined: touching,
+            } = merge_into(self.sessions.get(key), row_start, row_end);
             if self.cleanup_time(end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 continue;
             }
             let seq = self.rows_seen + i as u64;
-            let fresh = if touching.is_empty() { Some(self.new_accumulators()?) } else { None };
+            let fresh = if touching.is_empty() {
+                Some(self.new_accumulators()?)
+            } else {
+                None
+            };
             let sessions = self.sessions.entry(key.to_vec()).or_default();
             let mut merged: Option<Session> = None;
             for s in touching {
@@ -313,7 +329,11 @@ impl TimerHandler for SessionState {
         let Some(sessions) = self.sessions.get_mut(&timer.key) else {
             return Ok(());
         };
-        let Some(start) = sessions.iter().find(|(_, s)| s.end == timer.end).map(|(start, _)| *start) else {
+        let Some(start) = sessions
+            .iter()
+            .find(|(_, s)| s.end == timer.end)
+            .map(|(start, _)| *start)
+        else {
             return Ok(());
         };
         let session = sessions

@@ -11,17 +11,44 @@ use tidemark_common::{Error, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slicing {
-    Tumble { size: i64, offset: i64 },
-    Hop { size: i64, slide: i64, offset: i64 },
-    Cumulate { max_size: i64, step: i64, offset: i64 },
+    Tumble {
+        size: i64,
+        offset: i64,
+    },
+    Hop {
+        size: i64,
+        slide: i64,
+        offset: i64,
+    },
+    Cumulate {
+        max_size: i64,
+        step: i64,
+        offset: i64,
+    },
 }
 
 impl Slicing {
     pub fn new(kind: WindowKind) -> Result<Self> {
         let slicing = match kind {
             WindowKind::Tumble { size, offset } => Slicing::Tumble { size, offset },
-            WindowKind::Hop { slide, size, offset } => Slicing::Hop { size, slide, offset },
-            WindowKind::Cumulate { step, max_size, offset } => Slicing::Cumulate { max_size, step, offset },
+            WindowKind::Hop {
+                slide,
+                size,
+                offset,
+            } => Slicing::Hop {
+                size,
+                slide,
+                offset,
+            },
+            WindowKind::Cumulate {
+                step,
+                max_size,
+                offset,
+            } => Slicing::Cumulate {
+                max_size,
+                step,
+                offset,
+            },
             WindowKind::Session { .. } => {
                 return Err(Error::Internal("SESSION windows cannot be sliced".into()))
             }
@@ -53,7 +80,9 @@ impl Slicing {
 
     pub fn offset(&self) -> i64 {
         match *self {
-            Slicing::Tumble { offset, .. } | Slicing::Hop { offset, .. } | Slicing::Cumulate { offset, .. } => offset,
+            Slicing::Tumble { offset, .. }
+            | Slicing::Hop { offset, .. }
+            | Slicing::Cumulate { offset, .. } => offset,
         }
     }
 
@@ -67,8 +96,12 @@ impl Slicing {
     pub fn last_window_end(&self, slice_end: i64) -> i64 {
         match *self {
             Slicing::Tumble { .. } => slice_end,
-            Slicing::Hop { size, slide, .. } => slice_end.saturating_sub(slide).saturating_add(size),
-            Slicing::Cumulate { max_size, offset, .. } => {
+            Slicing::Hop { size, slide, .. } => {
+                slice_end.saturating_sub(slide).saturating_add(size)
+            }
+            Slicing::Cumulate {
+                max_size, offset, ..
+            } => {
                 window_start(slice_end.saturating_sub(1), offset, max_size).saturating_add(max_size)
             }
         }
@@ -77,10 +110,12 @@ impl Slicing {
     /// The start of the window that ends at `window_end`.
     pub fn window_start(&self, window_end: i64) -> i64 {
         match *self {
-            Slicing::Tumble { size, .. } | Slicing::Hop { size, .. } => window_end.saturating_sub(size),
-            Slicing::Cumulate { max_size, offset, .. } => {
-                window_start(window_end.saturating_sub(1), offset, max_size)
+            Slicing::Tumble { size, .. } | Slicing::Hop { size, .. } => {
+                window_end.saturating_sub(size)
             }
+            Slicing::Cumulate {
+                max_size, offset, ..
+            } => window_start(window_end.saturating_sub(1), offset, max_size),
         }
     }
 

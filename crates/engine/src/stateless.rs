@@ -3,13 +3,13 @@
 
 use crate::eval::{evaluate, predicate_mask, EvalContext};
 use crate::operator::{Operator, OperatorMetrics};
+use crate::slicing::Slicing;
 use crate::stream::{Chunk, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use std::sync::Arc;
 use tidemark_common::expr::Expr;
-use crate::slicing::Slicing;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result};
 
@@ -217,7 +217,12 @@ pub struct WindowLabels {
 }
 
 impl WindowLabels {
-    pub fn new(kind: WindowKind, time_column: usize, schema: SchemaRef, zone: Option<chrono_tz::Tz>) -> Result<Self> {
+    pub fn new(
+        kind: WindowKind,
+        time_column: usize,
+        schema: SchemaRef,
+        zone: Option<chrono_tz::Tz>,
+    ) -> Result<Self> {
         Ok(WindowLabels {
             slicing: Slicing::new(kind)?,
             zone,
@@ -228,7 +233,10 @@ impl WindowLabels {
     }
 
     fn label(&self, chunk: &Chunk) -> Result<Chunk> {
-        let ts = chunk.batch.column(self.time_column).as_primitive::<TimestampMillisecondType>();
+        let ts = chunk
+            .batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
         let mut rows: Vec<u32> = Vec::with_capacity(chunk.num_rows());
         let mut starts: Vec<i64> = Vec::with_capacity(chunk.num_rows());
         let mut ends: Vec<i64> = Vec::with_capacity(chunk.num_rows());
@@ -276,7 +284,10 @@ impl WindowLabels {
         Ok(Chunk {
             batch,
             watermarks: rows.iter().map(|&r| chunk.watermarks[r as usize]).collect(),
-            kinds: chunk.kinds.as_ref().map(|k| rows.iter().map(|&r| k[r as usize]).collect()),
+            kinds: chunk
+                .kinds
+                .as_ref()
+                .map(|k| rows.iter().map(|&r| k[r as usize]).collect()),
         })
     }
 }

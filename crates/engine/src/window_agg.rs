@@ -10,6 +10,7 @@
 
 use crate::accumulators::{new_accumulator, Accumulator};
 use crate::operator::{Operator, OperatorMetrics};
+use crate::slicing::Slicing;
 use crate::stream::{Chunk, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
@@ -22,7 +23,6 @@ use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::time::window_start;
-use crate::slicing::Slicing;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SqlType};
 
@@ -145,7 +145,9 @@ impl WindowAggregate {
     pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
         let slicing = Slicing::new(spec.kind)?;
         if spec.lateness < 0 {
-            return Err(Error::Internal("allowed lateness must not be negative".into()));
+            return Err(Error::Internal(
+                "allowed lateness must not be negative".into(),
+            ));
         }
         // Flink's buffer-flush grouping of DOUBLE sums is modelled for
         // TUMBLE; HOP and CUMULATE add their values in slice order.
@@ -315,7 +317,9 @@ impl WindowState {
             columns.extend(conv.convert_rows(order.iter().map(|g| keys.row(*g as usize)))?);
         }
         columns.push(Arc::new(TimestampMillisecondArray::from_value(start, n)));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(window_end, n)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            window_end, n,
+        )));
         columns.push(Arc::new(
             TimestampMillisecondArray::from_value(self.fire_time(window_end), n)
                 .with_timezone_opt(self.window_time_zone.clone()),
@@ -346,7 +350,9 @@ impl WindowState {
                         let hashes = &window.hashes;
                         let found = window
                             .table
-                            .find(hash, |&w| hashes[w as usize] == hash && window_keys.row(w as usize) == row)
+                            .find(hash, |&w| {
+                                hashes[w as usize] == hash && window_keys.row(w as usize) == row
+                            })
                             .copied();
                         match found {
                             Some(w) => w,
@@ -384,7 +390,8 @@ impl WindowState {
     /// Frees the slices no window after `window_end` needs.
     fn free_slices_through(&mut self, window_end: i64) {
         let slicing = self.slicing;
-        self.slices.retain(|slice_end, _| slicing.last_window_end(*slice_end) > window_end);
+        self.slices
+            .retain(|slice_end, _| slicing.last_window_end(*slice_end) > window_end);
     }
 }
 
@@ -482,8 +489,9 @@ impl TimerHandler for WindowState {
                 if let Some(tp) = &mut self.two_phase {
                     tp.late_row_buffered = true;
                     let unit = self.slicing.unit();
-                    let gate = window_start(watermarks[i].saturating_add(1), self.slicing.offset(), unit)
-                        .saturating_add(unit - 1);
+                    let gate =
+                        window_start(watermarks[i].saturating_add(1), self.slicing.offset(), unit)
+                            .saturating_add(unit - 1);
                     time.register(gate, WindowTimer::Gate);
                     earliest_new_timer = earliest_new_timer.min(gate);
                 }
@@ -536,7 +544,10 @@ impl TimerHandler for WindowState {
                         time.register(self.fire_time(window_end), WindowTimer::Fire(window_end));
                     }
                     if self.lateness > 0 && self.cleanup_time(window_end) > watermark {
-                        time.register(self.cleanup_time(window_end), WindowTimer::Cleanup(window_end));
+                        time.register(
+                            self.cleanup_time(window_end),
+                            WindowTimer::Cleanup(window_end),
+                        );
                     }
                 }
             }

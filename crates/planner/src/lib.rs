@@ -61,7 +61,8 @@ fn two_phase_sums(aggregates: &[AggregateCall], options: &SessionOptions) -> boo
 /// session zone for a TIMESTAMP_LTZ rowtime, unless it is UTC (where the
 /// wall clock is the instant).
 fn window_zone(rowtime: &SqlType, eval: EvalContext) -> Option<chrono_tz::Tz> {
-    (matches!(rowtime, SqlType::TimestampLtz(_)) && eval.time_zone != chrono_tz::UTC).then_some(eval.time_zone)
+    (matches!(rowtime, SqlType::TimestampLtz(_)) && eval.time_zone != chrono_tz::UTC)
+        .then_some(eval.time_zone)
 }
 
 /// Builds the chain bottom-up: returns the source and appends operators in
@@ -74,9 +75,7 @@ fn build(
     eval: EvalContext,
 ) -> Result<TableSource> {
     match plan {
-        LogicalPlan::Scan { table, .. } => {
-            TableSource::open(Arc::clone(table), batch_size, eval)
-        }
+        LogicalPlan::Scan { table, .. } => TableSource::open(Arc::clone(table), batch_size, eval),
         LogicalPlan::Filter { input, predicate } => {
             let source = build(input, operators, options, batch_size, eval)?;
             operators.push(Box::new(Filter::new(predicate.clone(), eval)));
@@ -132,7 +131,10 @@ fn build(
                 kind: window.kind,
                 time_column: window.time_column,
                 key_columns: keys.clone(),
-                key_types: keys.iter().map(|k| in_schema.field(*k).ty.clone()).collect(),
+                key_types: keys
+                    .iter()
+                    .map(|k| in_schema.field(*k).ty.clone())
+                    .collect(),
                 aggregates: aggregates.clone(),
                 lateness: 0,
                 output_schema: schema.to_arrow(),
@@ -140,10 +142,14 @@ fn build(
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
             };
             match window.kind {
-                WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {
+                WindowKind::Tumble { .. }
+                | WindowKind::Hop { .. }
+                | WindowKind::Cumulate { .. } => {
                     operators.push(Box::new(WindowAggregate::new(spec)?))
                 }
-                WindowKind::Session { .. } => operators.push(Box::new(SessionAggregate::new(spec)?)),
+                WindowKind::Session { .. } => {
+                    operators.push(Box::new(SessionAggregate::new(spec)?))
+                }
             }
             Ok(source)
         }

@@ -156,8 +156,13 @@ impl<'a> QueryBinder<'a> {
                 for column in &call.partition {
                     let column_span = span_of(column.span);
                     let Some(index) = input.schema().index_of(&column.value) else {
-                        let mut err = Error::plan(format!("unknown column '{}' in PARTITION BY", column.value), column_span);
-                        if let Some(near) = crate::expr_binder::nearest(&column.value, input.schema().names()) {
+                        let mut err = Error::plan(
+                            format!("unknown column '{}' in PARTITION BY", column.value),
+                            column_span,
+                        );
+                        if let Some(near) =
+                            crate::expr_binder::nearest(&column.value, input.schema().names())
+                        {
                             err = err.with_hint(format!("did you mean '{near}'?"));
                         }
                         return Err(err);
@@ -201,7 +206,9 @@ impl<'a> QueryBinder<'a> {
             .ok_or_else(|| Error::plan("bad table name", span))?;
         if let Some(query) = self.catalog.view(&last) {
             let view_span = span_of(query.span());
-            return self.bind_query(&query, view_span).map_err(|e| e.or_span(span));
+            return self
+                .bind_query(&query, view_span)
+                .map_err(|e| e.or_span(span));
         }
         let table = self.catalog.table(&last, span)?;
         let schema = table.schema.clone();
@@ -361,7 +368,12 @@ impl<'a> QueryBinder<'a> {
             let output_columns = Schema::new(out_fields.clone());
             let mut binder = ExprBinder::new(&tvf_schema, "SELECT");
             binder.aggregate = Some(&mut scope);
-            select_list(&select.projection, &tvf_schema, &output_columns, &mut binder)?
+            select_list(
+                &select.projection,
+                &tvf_schema,
+                &output_columns,
+                &mut binder,
+            )?
         };
 
         for call in &scope.calls {

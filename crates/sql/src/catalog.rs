@@ -22,7 +22,11 @@ impl Catalog {
         let key = name.to_ascii_lowercase();
         self.tables.get(&key).cloned().ok_or_else(|| {
             let mut err = Error::plan(format!("unknown table '{name}'"), span);
-            let names = self.tables.values().map(|t| t.name.as_str()).chain(self.view_names());
+            let names = self
+                .tables
+                .values()
+                .map(|t| t.name.as_str())
+                .chain(self.view_names());
             if let Some(near) = nearest(name, names) {
                 err = err.with_hint(format!("did you mean '{near}'?"));
             } else if self.tables.is_empty() {
@@ -38,7 +42,9 @@ impl Catalog {
 
     /// The query of view `name`, if there is one.
     pub fn view(&self, name: &str) -> Option<Arc<sqlparser::ast::Query>> {
-        self.views.get(&name.to_ascii_lowercase()).map(|(_, q)| Arc::clone(q))
+        self.views
+            .get(&name.to_ascii_lowercase())
+            .map(|(_, q)| Arc::clone(q))
     }
 
     pub fn view_names(&self) -> impl Iterator<Item = &str> {
@@ -46,7 +52,11 @@ impl Catalog {
     }
 
     /// Stores a view; its query is checked by the caller binding it once.
-    pub fn create_view(&mut self, name: &sqlparser::ast::Ident, query: &sqlparser::ast::Query) -> Result<()> {
+    pub fn create_view(
+        &mut self,
+        name: &sqlparser::ast::Ident,
+        query: &sqlparser::ast::Query,
+    ) -> Result<()> {
         let key = name.value.to_ascii_lowercase();
         if self.tables.contains_key(&key) || self.views.contains_key(&key) {
             return Err(Error::plan(
@@ -54,7 +64,8 @@ impl Catalog {
                 crate::statement::span_of(name.span),
             ));
         }
-        self.views.insert(key, (name.value.clone(), Arc::new(query.clone())));
+        self.views
+            .insert(key, (name.value.clone(), Arc::new(query.clone())));
         Ok(())
     }
 

@@ -55,11 +55,19 @@ impl Dialect for FlinkDialect {
 
 /// `name [PARTITION BY col | PARTITION BY (col, ...)]` after `TABLE`, as
 /// the marker call `$table(name, col, ...)`.
-fn parse_table_arg(parser: &mut Parser, table_span: sqlparser::tokenizer::Span) -> Result<Expr, ParserError> {
+fn parse_table_arg(
+    parser: &mut Parser,
+    table_span: sqlparser::tokenizer::Span,
+) -> Result<Expr, ParserError> {
     let name = parser.parse_object_name(false)?;
-    let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(
-        name.0.into_iter().filter_map(|p| p.as_ident().cloned()).collect(),
-    )))];
+    let mut args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(
+        Expr::CompoundIdentifier(
+            name.0
+                .into_iter()
+                .filter_map(|p| p.as_ident().cloned())
+                .collect(),
+        ),
+    ))];
     if parser.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
         let columns = if parser.consume_token(&Token::LParen) {
             let columns = parser.parse_comma_separated(|p| p.parse_identifier())?;
