@@ -40,9 +40,11 @@ pub trait Accumulator: Send {
 
     /// Adds group `src` of `other` (an accumulator of the same aggregate)
     /// into group `dst` of this one, for each `(src, dst)` in `pairs`:
-    /// how slices are merged into a window. Order-sensitive aggregates take
-    /// `other` as coming after what this one holds.
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()>;
+    /// how slices are merged into a window. LISTAGG appends `other` after
+    /// what this one holds (Flink's merge order); FIRST_VALUE and
+    /// LAST_VALUE go by time, so they need to know whether `other` holds
+    /// earlier rows (`other_is_earlier`).
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], other_is_earlier: bool) -> Result<()>;
 
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -155,7 +157,7 @@ impl Accumulator for Count {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.counts, dst, 0);
@@ -210,7 +212,7 @@ impl Accumulator for CountDistinct {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.seen, dst, HashSet::new());
@@ -294,7 +296,7 @@ where
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             let (src, dst) = (src as usize, dst as usize);
@@ -390,7 +392,7 @@ impl Accumulator for DoubleSum {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.local, dst, None);
@@ -506,7 +508,7 @@ impl Accumulator for Avg {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         let integer = matches!(self.arg, SqlType::Int | SqlType::BigInt);
         for &(src, dst) in pairs {
@@ -621,7 +623,7 @@ where
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);
@@ -714,7 +716,7 @@ impl Accumulator for RowValue {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);
@@ -724,8 +726,8 @@ impl Accumulator for RowValue {
             let slot = &mut self.values[dst as usize];
             let replace = match (slot.as_deref(), self.pick) {
                 (None, _) => true,
-                (Some(_), Pick::First) => false,
-                (Some(_), Pick::Last) => true,
+                (Some(_), Pick::First) => other_is_earlier,
+                (Some(_), Pick::Last) => !other_is_earlier,
                 (Some(cur), Pick::Min) => bytes < cur,
                 (Some(cur), Pick::Max) => bytes > cur,
             };
@@ -787,7 +789,7 @@ impl Accumulator for ListAgg {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)]) -> Result<()> {
+    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);

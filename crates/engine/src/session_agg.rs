@@ -283,7 +283,7 @@ impl TimerHandler for SessionState {
                     None => old,
                     Some(mut into) => {
                         for (a, b) in into.accumulators.iter_mut().zip(&old.accumulators) {
-                            a.merge_from(b.as_ref(), &[(0, 0)])?;
+                            a.merge_from(b.as_ref(), &[(0, 0)], false)?;
                         }
                         into.first_seq = into.first_seq.min(old.first_seq);
                         into

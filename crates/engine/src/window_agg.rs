@@ -288,11 +288,12 @@ impl WindowState {
             .range((Excluded(start), Included(window_end)))
             .map(|(_, s)| s)
             .collect();
-        // Order-sensitive aggregates (LISTAGG, FIRST_VALUE, LAST_VALUE) see
-        // the slices in the order Flink merges them: a HOP window starts
-        // from its newest slice and adds older ones; a CUMULATE window grows
-        // from its oldest.
-        if let Slicing::Hop { .. } = self.slicing {
+        // LISTAGG sees the slices in the order Flink merges them: a HOP
+        // window starts from its newest slice and adds older ones; a
+        // CUMULATE window grows from its oldest. (FIRST_VALUE and LAST_VALUE
+        // go by time either way.)
+        let newest_first = matches!(self.slicing, Slicing::Hop { .. });
+        if newest_first {
             parts.reverse();
         }
         let merged;
@@ -302,7 +303,7 @@ impl WindowState {
             // the order of their first row already.
             [only] => (only, (0..only.groups).collect()),
             _ => {
-                merged = self.merge_slices(&parts)?;
+                merged = self.merge_slices(&parts, newest_first)?;
                 let mut order: Vec<u32> = (0..merged.groups).collect();
                 order.sort_by_key(|g| merged.first_seq[*g as usize]);
                 (&merged, order)
@@ -337,7 +338,7 @@ impl WindowState {
     /// One slice holding the merge of `parts`, in the order given: keys are
     /// matched across slices, each key's first arrival is the earliest, and
     /// accumulators merge in that order.
-    fn merge_slices(&self, parts: &[&Slice]) -> Result<Slice> {
+    fn merge_slices(&self, parts: &[&Slice], newest_first: bool) -> Result<Slice> {
         let mut window = self.new_slice()?;
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for part in parts {
@@ -381,7 +382,7 @@ impl WindowState {
                 pairs.push((g, dst));
             }
             for (into, from) in window.accumulators.iter_mut().zip(&part.accumulators) {
-                into.merge_from(from.as_ref(), &pairs)?;
+                into.merge_from(from.as_ref(), &pairs, newest_first)?;
             }
         }
         Ok(window)
@@ -483,7 +484,7 @@ impl TimerHandler for WindowState {
             if ts.is_null(i) {
                 continue;
             }
-            let end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
+            let mut end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
             if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 if let Some(tp) = &mut self.two_phase {
@@ -500,6 +501,13 @@ impl TimerHandler for WindowState {
             if self.cleanup_time(end) <= watermarks[i] {
                 // Late for its earliest windows, on time for later ones.
                 self.metrics.partially_late_rows += 1;
+                if let Slicing::Cumulate { step, offset, .. } = self.slicing {
+                    // Flink adds such a row to the running total of the
+                    // cycle, after every slice merged so far: the slice of
+                    // the last window that fired.
+                    let wall = self.wall_clock(watermarks[i]).saturating_add(1);
+                    end = end.max(window_start(wall, offset, step));
+                }
             }
             let slot = match last {
                 Some(s) if per_slice[s].0 == end => s,

@@ -79,11 +79,6 @@ pub fn split_call(expr: &ast::Expr) -> Result<TvfCall<'_>> {
             } => {
                 seen_named = true;
                 let upper = name.value.to_ascii_uppercase();
-                let upper = if upper == "MAX_SIZE" && kind_name == "CUMULATE" {
-                    "SIZE".to_string()
-                } else {
-                    upper
-                };
                 if !positional_names.contains(&upper.as_str()) {
                     return Err(Error::plan(
                         format!("{kind_name} has no argument {}", name.value),
