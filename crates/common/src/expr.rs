@@ -137,6 +137,10 @@ pub enum ScalarFunction {
     ToTimestampLtz {
         millis: bool,
     },
+    /// `TO_TIMESTAMP(text [, format])`: a TIMESTAMP(3) read with a chrono
+    /// format (the binder translates Flink's Java pattern into its second
+    /// argument); NULL when the text does not match.
+    ToTimestamp,
 }
 
 impl ScalarFunction {
@@ -147,6 +151,7 @@ impl ScalarFunction {
             ScalarFunction::CharLength => "CHAR_LENGTH",
             ScalarFunction::Abs => "ABS",
             ScalarFunction::ToTimestampLtz { .. } => "TO_TIMESTAMP_LTZ",
+            ScalarFunction::ToTimestamp => "TO_TIMESTAMP",
         }
     }
 }

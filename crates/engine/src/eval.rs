@@ -188,6 +188,29 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
             ),
             other => return Err(Error::Internal(format!("ABS over {other}"))),
         },
+        ScalarFunction::ToTimestamp => {
+            let text = arg.as_string::<i32>();
+            let format = args[1].as_string::<i32>();
+            let format = if format.is_empty() { "" } else { format.value(0) };
+            let parsed: TimestampMillisecondArray = text
+                .iter()
+                .map(|t| {
+                    let t = t?.trim();
+                    chrono::NaiveDateTime::parse_from_str(t, format)
+                        .ok()
+                        .or_else(|| {
+                            chrono::NaiveDate::parse_from_str(t, format)
+                                .ok()
+                                .and_then(|d| d.and_hms_opt(0, 0, 0))
+                        })
+                        .map(|dt| dt.and_utc().timestamp_millis())
+                        // As Flink: text in the default form is read even
+                        // when another format was given.
+                        .or_else(|| crate::csv_source::parse_timestamp(t, false, chrono_tz::UTC))
+                })
+                .collect();
+            Arc::new(parsed)
+        }
         ScalarFunction::ToTimestampLtz { millis } => {
             let v = arg.as_primitive::<Int64Type>();
             let factor = if millis { 1 } else { 1_000 };

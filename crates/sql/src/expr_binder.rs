@@ -600,6 +600,35 @@ impl<'a> ExprBinder<'a> {
                     ty,
                 })
             }
+            "TO_TIMESTAMP" => {
+                if args.is_empty() || args.len() > 2 || !(args[0].ty().is_string() || args[0].ty() == SqlType::Null) {
+                    return Err(Error::plan("TO_TIMESTAMP takes a STRING and an optional format literal", span));
+                }
+                let pattern = match args.get(1) {
+                    None => "yyyy-MM-dd HH:mm:ss".to_string(),
+                    Some(Expr::Literal {
+                        value: ScalarValue::Utf8(Some(p)),
+                        ..
+                    }) => p.clone(),
+                    Some(_) => return Err(Error::plan("TO_TIMESTAMP's format must be a string literal", span)),
+                };
+                let format = java_to_chrono_pattern(&pattern)
+                    .ok_or_else(|| Error::plan(format!("format '{pattern}' is not supported"), span).with_hint(
+                        "use the letters yyyy, MM, dd, HH, mm, ss and SSS with literal separators",
+                    ))?;
+                let text = coerce(args.into_iter().next().expect("arity checked above"), &SqlType::String);
+                Ok(Expr::Function {
+                    func: ScalarFunction::ToTimestamp,
+                    args: vec![
+                        text,
+                        Expr::Literal {
+                            value: ScalarValue::Utf8(Some(format)),
+                            ty: SqlType::String,
+                        },
+                    ],
+                    ty: SqlType::Timestamp(3),
+                })
+            }
             "TO_TIMESTAMP_LTZ" => {
                 let millis = match args.get(1) {
                     None => true,
@@ -666,6 +695,45 @@ fn leftmost_span(mut e: &ast::Expr) -> Span {
             other => return spanned(other),
         }
     }
+}
+
+/// A Java date pattern (as Flink's TO_TIMESTAMP takes) as a chrono format:
+/// the common letters, and anything else not a letter taken literally.
+fn java_to_chrono_pattern(pattern: &str) -> Option<String> {
+    let mut out = String::new();
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let run = chars[i..].iter().take_while(|&&x| x == c).count();
+        let piece = match (c, run) {
+            ('y', 4) => "%Y",
+            ('y', 2) => "%y",
+            ('M', 2) => "%m",
+            ('d', 2) => "%d",
+            ('H', 2) => "%H",
+            ('m', 2) => "%M",
+            ('s', 2) => "%S",
+            ('S', 1..=3) => "%3f",
+            ('\'', _) => return None,
+            (c, _) if c.is_ascii_alphabetic() => return None,
+            ('%', _) => "%%",
+            _ => {
+                out.extend(std::iter::repeat_n(c, run));
+                i += run;
+                continue;
+            }
+        };
+        // Fraction digits follow a '.' in chrono's %3f only with its own dot.
+        if piece == "%3f" && out.ends_with('.') {
+            out.pop();
+            out.push_str("%.3f");
+        } else {
+            out.push_str(piece);
+        }
+        i += run;
+    }
+    Some(out)
 }
 
 /// The aggregate call an expression is, if it is one.
