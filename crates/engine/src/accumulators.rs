@@ -44,7 +44,12 @@ pub trait Accumulator: Send {
     /// what this one holds (Flink's merge order); FIRST_VALUE and
     /// LAST_VALUE go by time, so they need to know whether `other` holds
     /// earlier rows (`other_is_earlier`).
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], other_is_earlier: bool) -> Result<()>;
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        other_is_earlier: bool,
+    ) -> Result<()>;
 
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -157,7 +162,12 @@ impl Accumulator for Count {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.counts, dst, 0);
@@ -212,7 +222,12 @@ impl Accumulator for CountDistinct {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.seen, dst, HashSet::new());
@@ -296,7 +311,12 @@ where
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             let (src, dst) = (src as usize, dst as usize);
@@ -392,7 +412,12 @@ impl Accumulator for DoubleSum {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.local, dst, None);
@@ -508,7 +533,12 @@ impl Accumulator for Avg {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         let integer = matches!(self.arg, SqlType::Int | SqlType::BigInt);
         for &(src, dst) in pairs {
@@ -623,7 +653,12 @@ where
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);
@@ -716,7 +751,12 @@ impl Accumulator for RowValue {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);
@@ -789,7 +829,12 @@ impl Accumulator for ListAgg {
         Ok(())
     }
 
-    fn merge_from(&mut self, other: &dyn Accumulator, pairs: &[(u32, u32)], _other_is_earlier: bool) -> Result<()> {
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        _other_is_earlier: bool,
+    ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);

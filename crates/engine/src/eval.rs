@@ -191,7 +191,11 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
         ScalarFunction::ToTimestamp => {
             let text = arg.as_string::<i32>();
             let format = args[1].as_string::<i32>();
-            let format = if format.is_empty() { "" } else { format.value(0) };
+            let format = if format.is_empty() {
+                ""
+            } else {
+                format.value(0)
+            };
             let parsed: TimestampMillisecondArray = text
                 .iter()
                 .map(|t| {

@@ -13,6 +13,7 @@
 
 mod accumulators;
 mod csv_source;
+mod emit;
 pub mod eval;
 pub mod format;
 pub mod merging;

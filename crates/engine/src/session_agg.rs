@@ -9,11 +9,12 @@
 //! engine's [`crate::merging`].
 
 use crate::accumulators::{new_accumulator, Accumulator};
+use crate::emit::{process_item, Emitter};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::{Operator, OperatorMetrics};
 use crate::stream::{Chunk, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
-use crate::window_agg::{Emitter, WindowAggregateSpec};
+use crate::window_agg::WindowAggregateSpec;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::{RowConverter, SortField};
@@ -21,7 +22,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
-use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result};
 
@@ -115,11 +115,7 @@ impl SessionAggregate {
                 rows_seen: 0,
                 metrics: OperatorMetrics::default(),
             },
-            emitter: Emitter {
-                pending: Vec::new(),
-                forwarded: NO_WATERMARK,
-                out: Vec::new(),
-            },
+            emitter: Emitter::new(),
         })
     }
 }
@@ -130,29 +126,15 @@ impl Operator for SessionAggregate {
     }
 
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        match item {
-            StreamItem::Chunk(chunk) => {
-                self.state.metrics.rows_in += chunk.num_rows() as u64;
-                self.time
-                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| {
-                        e.flush(wm)
-                    })?;
-            }
-            StreamItem::Watermark(wm) => {
-                self.time.advance(wm, &mut self.state, &mut self.emitter)?;
-                self.emitter.flush(wm);
-            }
-            StreamItem::End => {
-                self.emitter.flush(self.time.watermark());
-                self.emitter.out.push(StreamItem::End);
-            }
-        }
-        for item in &self.emitter.out {
-            if let StreamItem::Chunk(c) = item {
-                self.state.metrics.rows_out += c.num_rows() as u64;
-            }
-        }
-        out.append(&mut self.emitter.out);
+        let (rows_in, rows_out) = process_item(
+            &mut self.time,
+            &mut self.state,
+            &mut self.emitter,
+            item,
+            out,
+        )?;
+        self.state.metrics.rows_in += rows_in;
+        self.state.metrics.rows_out += rows_out;
         Ok(())
     }
 

@@ -9,6 +9,7 @@
 //! freed once it can no longer change (`window_end - 1 + lateness`).
 
 use crate::accumulators::{new_accumulator, Accumulator};
+use crate::emit::{process_item, Emitter};
 use crate::operator::{Operator, OperatorMetrics};
 use crate::slicing::Slicing;
 use crate::stream::{Chunk, StreamItem};
@@ -73,34 +74,6 @@ pub struct WindowAggregate {
     time: EventTime<WindowTimer>,
     state: WindowState,
     emitter: Emitter,
-}
-
-/// Fired results waiting to go downstream, and the watermark downstream
-/// has been told.
-pub(crate) struct Emitter {
-    pub(crate) pending: Vec<RecordBatch>,
-    pub(crate) forwarded: i64,
-    pub(crate) out: Vec<StreamItem>,
-}
-
-impl Emitter {
-    /// Sends pending results, then the watermark that fired them: the rows
-    /// carry the watermark in force before it, as they would one by one.
-    pub(crate) fn flush(&mut self, watermark: i64) {
-        for batch in self.pending.drain(..) {
-            let n = batch.num_rows();
-            if n > 0 {
-                self.out.push(StreamItem::Chunk(Chunk::new(
-                    batch,
-                    vec![self.forwarded; n],
-                )));
-            }
-        }
-        if watermark > self.forwarded {
-            self.forwarded = watermark;
-            self.out.push(StreamItem::Watermark(watermark));
-        }
-    }
 }
 
 struct Slice {
@@ -193,11 +166,7 @@ impl WindowAggregate {
                     checked_at: tidemark_common::time::NO_WATERMARK,
                 }),
             },
-            emitter: Emitter {
-                pending: Vec::new(),
-                forwarded: tidemark_common::time::NO_WATERMARK,
-                out: Vec::new(),
-            },
+            emitter: Emitter::new(),
         })
     }
 }
@@ -208,29 +177,15 @@ impl Operator for WindowAggregate {
     }
 
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        match item {
-            StreamItem::Chunk(chunk) => {
-                self.state.metrics.rows_in += chunk.num_rows() as u64;
-                self.time
-                    .process_chunk(&chunk, &mut self.state, &mut self.emitter, |e, wm| {
-                        e.flush(wm)
-                    })?;
-            }
-            StreamItem::Watermark(wm) => {
-                self.time.advance(wm, &mut self.state, &mut self.emitter)?;
-                self.emitter.flush(wm);
-            }
-            StreamItem::End => {
-                self.emitter.flush(self.time.watermark());
-                self.emitter.out.push(StreamItem::End);
-            }
-        }
-        for item in &self.emitter.out {
-            if let StreamItem::Chunk(c) = item {
-                self.state.metrics.rows_out += c.num_rows() as u64;
-            }
-        }
-        out.append(&mut self.emitter.out);
+        let (rows_in, rows_out) = process_item(
+            &mut self.time,
+            &mut self.state,
+            &mut self.emitter,
+            item,
+            out,
+        )?;
+        self.state.metrics.rows_in += rows_in;
+        self.state.metrics.rows_out += rows_out;
         Ok(())
     }
 

@@ -601,8 +601,14 @@ impl<'a> ExprBinder<'a> {
                 })
             }
             "TO_TIMESTAMP" => {
-                if args.is_empty() || args.len() > 2 || !(args[0].ty().is_string() || args[0].ty() == SqlType::Null) {
-                    return Err(Error::plan("TO_TIMESTAMP takes a STRING and an optional format literal", span));
+                if args.is_empty()
+                    || args.len() > 2
+                    || !(args[0].ty().is_string() || args[0].ty() == SqlType::Null)
+                {
+                    return Err(Error::plan(
+                        "TO_TIMESTAMP takes a STRING and an optional format literal",
+                        span,
+                    ));
                 }
                 let pattern = match args.get(1) {
                     None => "yyyy-MM-dd HH:mm:ss".to_string(),
@@ -610,13 +616,22 @@ impl<'a> ExprBinder<'a> {
                         value: ScalarValue::Utf8(Some(p)),
                         ..
                     }) => p.clone(),
-                    Some(_) => return Err(Error::plan("TO_TIMESTAMP's format must be a string literal", span)),
+                    Some(_) => {
+                        return Err(Error::plan(
+                            "TO_TIMESTAMP's format must be a string literal",
+                            span,
+                        ))
+                    }
                 };
-                let format = java_to_chrono_pattern(&pattern)
-                    .ok_or_else(|| Error::plan(format!("format '{pattern}' is not supported"), span).with_hint(
+                let format = java_to_chrono_pattern(&pattern).ok_or_else(|| {
+                    Error::plan(format!("format '{pattern}' is not supported"), span).with_hint(
                         "use the letters yyyy, MM, dd, HH, mm, ss and SSS with literal separators",
-                    ))?;
-                let text = coerce(args.into_iter().next().expect("arity checked above"), &SqlType::String);
+                    )
+                })?;
+                let text = coerce(
+                    args.into_iter().next().expect("arity checked above"),
+                    &SqlType::String,
+                );
                 Ok(Expr::Function {
                     func: ScalarFunction::ToTimestamp,
                     args: vec![
