@@ -137,6 +137,9 @@ pub enum ScalarFunction {
     ToTimestampLtz {
         millis: bool,
     },
+    /// `PROCTIME()`: the engine clock's time as a row is read; only as a
+    /// whole computed column, which the source fills in.
+    ProcTime,
     /// `TO_TIMESTAMP(text [, format])`: a TIMESTAMP(3) read with a chrono
     /// format (the binder translates Flink's Java pattern into its second
     /// argument); NULL when the text does not match.
@@ -152,6 +155,7 @@ impl ScalarFunction {
             ScalarFunction::Abs => "ABS",
             ScalarFunction::ToTimestampLtz { .. } => "TO_TIMESTAMP_LTZ",
             ScalarFunction::ToTimestamp => "TO_TIMESTAMP",
+            ScalarFunction::ProcTime => "PROCTIME",
         }
     }
 }

@@ -13,6 +13,8 @@ pub struct Field {
     /// Whether this column is an event-time attribute (declared with
     /// `WATERMARK FOR`, or a `window_time` produced by a window).
     pub rowtime: bool,
+    /// Whether this column is a processing-time attribute (`PROCTIME()`).
+    pub proctime: bool,
 }
 
 impl Field {
@@ -22,11 +24,17 @@ impl Field {
             ty,
             nullable: true,
             rowtime: false,
+            proctime: false,
         }
     }
 
     pub fn rowtime(mut self, rowtime: bool) -> Self {
         self.rowtime = rowtime;
+        self
+    }
+
+    pub fn proctime(mut self, proctime: bool) -> Self {
+        self.proctime = proctime;
         self
     }
 }

@@ -12,6 +12,7 @@
 //! - [`pipeline`]: a runnable chain and its run summary.
 
 mod accumulators;
+pub mod clock;
 mod csv_source;
 mod emit;
 pub mod eval;

@@ -2,6 +2,7 @@
 //! columns, drops (and counts) rows that cannot be placed in time, and
 //! assigns the watermark row by row.
 
+use crate::clock::Clock;
 use crate::csv_source::{CsvOptions, CsvSource, CsvStats};
 use crate::eval::{evaluate, EvalContext};
 use crate::stream::{Chunk, StreamItem};
@@ -11,6 +12,7 @@ use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
+use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -38,10 +40,17 @@ pub struct TableSource {
     /// An error found after some rows of a batch: raised on the next call,
     /// once those rows have gone out.
     pending_error: Option<Error>,
+    /// Processing time, for `PROCTIME()` columns.
+    clock: Clock,
 }
 
 impl TableSource {
-    pub fn open(table: Arc<TableDef>, batch_size: usize, ctx: EvalContext) -> Result<Self> {
+    pub fn open(
+        table: Arc<TableDef>,
+        batch_size: usize,
+        ctx: EvalContext,
+        clock: Clock,
+    ) -> Result<Self> {
         let path_text = table
             .option("path")
             .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
@@ -78,6 +87,7 @@ impl TableSource {
             rows_without_rowtime: 0,
             done: false,
             pending_error: None,
+            clock,
         })
     }
 
@@ -85,10 +95,21 @@ impl TableSource {
         &self.schema
     }
 
-    /// The physical columns followed by the computed ones.
-    fn with_computed(&self, physical: &RecordBatch) -> Result<RecordBatch> {
+    /// The physical columns followed by the computed ones; `proc_times`
+    /// holds the processing time of each row, for `PROCTIME()` columns.
+    fn with_computed(&self, physical: &RecordBatch, proc_times: &[i64]) -> Result<RecordBatch> {
         let mut columns: Vec<ArrayRef> = physical.columns().to_vec();
         for expr in &self.table.computed {
+            if let Expr::Function {
+                func: ScalarFunction::ProcTime,
+                ..
+            } = expr
+            {
+                let times = arrow::array::TimestampMillisecondArray::from(proc_times.to_vec())
+                    .with_timezone(tidemark_common::LTZ_ARROW_TZ);
+                columns.push(Arc::new(times));
+                continue;
+            }
             columns.push(evaluate(expr, physical, &self.ctx)?);
         }
         Ok(RecordBatch::try_new_with_options(
@@ -142,18 +163,22 @@ impl TableSource {
             let (mut batch, mut lines) = (csv.batch, csv.lines);
             // Computed columns; on a failing row, the rows before it go out
             // first and the error follows, whatever the batch size.
-            let full = match self.with_computed(&batch) {
+            let proc_times = self.clock.next_times(batch.num_rows());
+            let full = match self.with_computed(&batch, &proc_times) {
                 Ok(full) => full,
                 Err(e) => {
-                    let failing = (0..batch.num_rows())
-                        .find_map(|i| self.with_computed(&batch.slice(i, 1)).err().map(|e| (i, e)));
+                    let failing = (0..batch.num_rows()).find_map(|i| {
+                        self.with_computed(&batch.slice(i, 1), &proc_times[i..=i])
+                            .err()
+                            .map(|e| (i, e))
+                    });
                     let (i, e) = failing.unwrap_or((0, e));
                     if i == 0 {
                         return Err(e);
                     }
                     self.pending_error = Some(e);
                     lines.truncate(i);
-                    self.with_computed(&batch.slice(0, i))?
+                    self.with_computed(&batch.slice(0, i), &proc_times[..i])?
                 }
             };
             batch = full;

@@ -316,3 +316,52 @@ impl Operator for WindowLabels {
         self.metrics.clone()
     }
 }
+
+/// Before a window over a processing-time attribute: each row's
+/// watermark becomes the clock just before it was read (its `PROCTIME()`
+/// minus 1 ms), so processing-time windows fire on the engine's clock
+/// through the same event-time service. Event-time watermarks from upstream
+/// do not apply; the end of input still fires every window.
+pub struct ProcTimeWatermarks {
+    time_column: usize,
+    clock: i64,
+}
+
+impl ProcTimeWatermarks {
+    pub fn new(time_column: usize) -> Self {
+        ProcTimeWatermarks {
+            time_column,
+            clock: tidemark_common::time::NO_WATERMARK,
+        }
+    }
+}
+
+impl Operator for ProcTimeWatermarks {
+    fn name(&self) -> String {
+        "ProcTime".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(mut chunk) => {
+                let pt = chunk
+                    .batch
+                    .column(self.time_column)
+                    .as_primitive::<TimestampMillisecondType>();
+                for (i, w) in chunk.watermarks.iter_mut().enumerate() {
+                    if pt.is_valid(i) {
+                        self.clock = self.clock.max(pt.value(i).saturating_sub(1));
+                    }
+                    *w = self.clock;
+                }
+                out.push(StreamItem::Chunk(chunk));
+            }
+            StreamItem::Watermark(w) if w == tidemark_common::time::FINAL_WATERMARK => {
+                out.push(StreamItem::Watermark(w))
+            }
+            StreamItem::Watermark(_) => {}
+            StreamItem::End => out.push(StreamItem::End),
+        }
+        Ok(())
+    }
+}

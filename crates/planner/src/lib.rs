@@ -9,9 +9,10 @@ use std::sync::Arc;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
+use tidemark_engine::clock::Clock;
 use tidemark_engine::session_agg::SessionAggregate;
 use tidemark_engine::source::TableSource;
-use tidemark_engine::stateless::{Filter, Project, WindowLabels};
+use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline};
 use tidemark_sql::LogicalPlan;
@@ -65,6 +66,51 @@ fn window_zone(rowtime: &SqlType, eval: EvalContext) -> Option<chrono_tz::Tz> {
         .then_some(eval.time_zone)
 }
 
+/// The engine clock `SET 'tidemark.clock'` asks for: `system` (default), or
+/// `fake`, which reads row n at `tidemark.clock.start` + n ×
+/// `tidemark.clock.step` (defaults 1970-01-01 00:00:00 and 1 s), so that
+/// processing-time queries can be tested.
+fn clock(options: &SessionOptions) -> Result<Clock> {
+    let bad = |key: &str, value: &str, want: &str| {
+        Error::plan(
+            format!("'{key}' must be {want}, got '{value}'"),
+            Span::default(),
+        )
+    };
+    match options.get("tidemark.clock").unwrap_or("system") {
+        "system" => Ok(Clock::System),
+        "fake" => {
+            let start_text = options
+                .get("tidemark.clock.start")
+                .unwrap_or("1970-01-01 00:00:00");
+            let start = chrono::NaiveDateTime::parse_from_str(start_text, "%Y-%m-%d %H:%M:%S%.f")
+                .map_err(|_| {
+                    bad(
+                        "tidemark.clock.start",
+                        start_text,
+                        "a time 'yyyy-MM-dd HH:mm:ss' (UTC)",
+                    )
+                })?
+                .and_utc()
+                .timestamp_millis();
+            let step_text = options.get("tidemark.clock.step").unwrap_or("1 s");
+            let step = tidemark_common::time::parse_duration_ms(step_text).map_err(|_| {
+                bad(
+                    "tidemark.clock.step",
+                    step_text,
+                    "a duration such as '500 ms'",
+                )
+            })?;
+            Ok(Clock::Fake {
+                start,
+                step,
+                rows: 0,
+            })
+        }
+        other => Err(bad("tidemark.clock", other, "'system' or 'fake'")),
+    }
+}
+
 /// Builds the chain bottom-up: returns the source and appends operators in
 /// the order rows flow through them.
 fn build(
@@ -75,7 +121,9 @@ fn build(
     eval: EvalContext,
 ) -> Result<TableSource> {
     match plan {
-        LogicalPlan::Scan { table, .. } => TableSource::open(Arc::clone(table), batch_size, eval),
+        LogicalPlan::Scan { table, .. } => {
+            TableSource::open(Arc::clone(table), batch_size, eval, clock(options)?)
+        }
         LogicalPlan::Filter { input, predicate } => {
             let source = build(input, operators, options, batch_size, eval)?;
             operators.push(Box::new(Filter::new(predicate.clone(), eval)));
@@ -127,6 +175,9 @@ fn build(
         } => {
             let source = build(input, operators, options, batch_size, eval)?;
             let in_schema = input.schema();
+            if in_schema.field(window.time_column).proctime {
+                operators.push(Box::new(ProcTimeWatermarks::new(window.time_column)));
+            }
             let spec = WindowAggregateSpec {
                 kind: window.kind,
                 time_column: window.time_column,

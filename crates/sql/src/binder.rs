@@ -640,6 +640,7 @@ mod tests {
                 "SELECT * FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL ⟨'5' SECOND))",
                 "CUMULATE's max size must be an integral multiple of its step",
             ),
+            ("SELECT ⟨PROCTIME() FROM t", "PROCTIME() can only define a computed column"),
             ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
             ("SELECT * FROM t JOIN ⟨t AS u ON t.k = u.k", "joins are not supported yet"),
         ];

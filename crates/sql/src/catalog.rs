@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use tidemark_common::catalog::{TableDef, Watermark};
+use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
 
 #[derive(Clone, Debug, Default)]
@@ -100,9 +101,24 @@ impl Catalog {
         let mut fields = physical;
         let mut computed = Vec::new();
         for col in &create.columns {
-            if let ColumnDef::Computed { name, expr, .. } = col {
+            if let ColumnDef::Computed { name, expr, span } = col {
                 let bound = ExprBinder::new(&physical_schema, "a computed column").bind(expr)?;
-                fields.push(Field::new(name.value.clone(), bound.ty()));
+                let proctime = matches!(
+                    bound,
+                    Expr::Function {
+                        func: ScalarFunction::ProcTime,
+                        ..
+                    }
+                );
+                if !proctime && bound.to_string().contains("PROCTIME()") {
+                    return Err(
+                        Error::plan("PROCTIME() must be the whole computed column", *span)
+                            .with_hint(
+                                "declare `pt AS PROCTIME()` and compute from pt in the query",
+                            ),
+                    );
+                }
+                fields.push(Field::new(name.value.clone(), bound.ty()).proctime(proctime));
                 computed.push(bound);
             }
         }
@@ -131,6 +147,12 @@ impl Catalog {
                     return Err(err);
                 };
                 let ty = schema.field(column).ty.clone();
+                if schema.field(column).proctime {
+                    return Err(Error::plan(
+                        format!("'{}' is a processing-time attribute; a watermark needs an event-time column", w.column.value),
+                        column_span,
+                    ));
+                }
                 if !ty.is_timestamp() {
                     return Err(Error::plan(
                         format!("the rowtime column '{}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {ty}", w.column.value),

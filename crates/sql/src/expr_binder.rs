@@ -600,6 +600,20 @@ impl<'a> ExprBinder<'a> {
                     ty,
                 })
             }
+            "PROCTIME" => {
+                arity(0)?;
+                if self.clause != "a computed column" {
+                    return Err(
+                        Error::plan("PROCTIME() can only define a computed column", span)
+                            .with_hint("declare `pt AS PROCTIME()` in CREATE TABLE"),
+                    );
+                }
+                Ok(Expr::Function {
+                    func: ScalarFunction::ProcTime,
+                    args,
+                    ty: SqlType::TimestampLtz(3),
+                })
+            }
             "TO_TIMESTAMP" => {
                 if args.is_empty()
                     || args.len() > 2

@@ -205,7 +205,7 @@ impl TvfCall<'_> {
             return Err(err);
         };
         let field = schema.field(index);
-        if !field.rowtime {
+        if !field.rowtime && !field.proctime {
             let rowtimes: Vec<_> = schema
                 .fields
                 .iter()
