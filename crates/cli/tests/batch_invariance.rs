@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 8] = [
+const QUERIES: [&str; 9] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -73,6 +73,8 @@ const QUERIES: [&str; 8] = [
      FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end",
     "SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)), MAX(d) \
      FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '300' MILLISECOND)) GROUP BY k, window_start, window_end",
+    "SELECT k, v, d, window_start, window_end FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), \
+     INTERVAL '300' MILLISECOND))",
     "CREATE VIEW w AS SELECT k, window_time AS wt, SUM(v) AS s FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), \
      INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end, window_time; \
      SELECT window_start, COUNT(*), SUM(s), LISTAGG(k) FROM TABLE(HOP(TABLE w, DESCRIPTOR(wt), INTERVAL '2' SECOND, \

@@ -21,6 +21,7 @@ pub mod merging;
 pub mod operator;
 pub mod pipeline;
 pub mod session_agg;
+pub mod session_rows;
 pub mod slicing;
 pub mod source;
 pub mod stateless;

@@ -11,6 +11,7 @@ use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
 use tidemark_engine::clock::Clock;
 use tidemark_engine::session_agg::SessionAggregate;
+use tidemark_engine::session_rows::SessionRows;
 use tidemark_engine::source::TableSource;
 use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
@@ -149,19 +150,28 @@ fn build(
         } => {
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
-                WindowKind::Tumble { .. } | WindowKind::Hop { .. } | WindowKind::Cumulate { .. } => {
-                    operators.push(Box::new(WindowLabels::new(
-                        window.kind,
+                WindowKind::Tumble { .. }
+                | WindowKind::Hop { .. }
+                | WindowKind::Cumulate { .. } => operators.push(Box::new(WindowLabels::new(
+                    window.kind,
+                    window.time_column,
+                    schema.to_arrow(),
+                    window_zone(&input.schema().field(window.time_column).ty, eval),
+                )?)),
+                WindowKind::Session { gap } => {
+                    let in_schema = input.schema();
+                    operators.push(Box::new(SessionRows::new(
+                        gap,
                         window.time_column,
+                        window.partition.clone(),
+                        window
+                            .partition
+                            .iter()
+                            .map(|c| in_schema.field(*c).ty.clone())
+                            .collect(),
                         schema.to_arrow(),
-                        window_zone(&input.schema().field(window.time_column).ty, eval),
+                        window_zone(&in_schema.field(window.time_column).ty, eval),
                     )?))
-                }
-                WindowKind::Session { .. } => {
-                    return Err(Error::plan(
-                        "SESSION without aggregation is not supported yet; aggregate with GROUP BY window_start, window_end",
-                        Span::default(),
-                    ))
                 }
             }
             Ok(source)

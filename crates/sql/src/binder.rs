@@ -169,7 +169,11 @@ impl<'a> QueryBinder<'a> {
                     };
                     partition.push((index, column_span));
                 }
-                let window = WindowSpec { kind, time_column };
+                let window = WindowSpec {
+                    kind,
+                    time_column,
+                    partition: partition.iter().map(|(c, _)| *c).collect(),
+                };
                 let schema = tvf_schema(input.schema(), &window);
                 Ok(Relation {
                     plan: LogicalPlan::WindowTvf {
@@ -442,6 +446,7 @@ impl<'a> QueryBinder<'a> {
             window: WindowSpec {
                 kind: window.kind,
                 time_column: 0,
+                partition: vec![],
             },
             keys: (1..=n_keys).collect(),
             aggregates,

@@ -52,6 +52,9 @@ pub enum LogicalPlan {
 pub struct WindowSpec {
     pub kind: WindowKind,
     pub time_column: usize,
+    /// SESSION's `PARTITION BY` columns (of the input), which key the
+    /// sessions of a TVF read without aggregation.
+    pub partition: Vec<usize>,
 }
 
 impl LogicalPlan {

@@ -1,0 +1,225 @@
+//! A SESSION TVF read without aggregation: rows are held per session and,
+//! when the session fires, come out in arrival order, each with the
+//! session's `window_start`, `window_end` and `window_time` (as Flink does).
+//! Sessions are keyed by the `PARTITION BY` columns and merge as in
+//! [`crate::merging`].
+
+use crate::emit::{process_item, Emitter};
+use crate::merging::{merge_into, Interval, Merge};
+use crate::operator::{Operator, OperatorMetrics};
+use crate::stream::{Chunk, StreamItem};
+use crate::time_service::{EventTime, TimerHandler};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::{RowConverter, SortField};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::{Error, Result, SqlType};
+
+struct Held {
+    end: i64,
+    /// The session's rows, each a one-row slice of its input batch.
+    rows: Vec<RecordBatch>,
+}
+
+impl Interval for Held {
+    fn end(&self) -> i64 {
+        self.end
+    }
+}
+
+struct RowsState {
+    gap: i64,
+    time_column: usize,
+    key_columns: Vec<usize>,
+    key_converter: Option<RowConverter>,
+    output_schema: SchemaRef,
+    zone: Option<chrono_tz::Tz>,
+    sessions: HashMap<Vec<u8>, BTreeMap<i64, Held>>,
+    metrics: OperatorMetrics,
+}
+
+pub struct SessionRows {
+    time: EventTime<(i64, Vec<u8>)>,
+    state: RowsState,
+    emitter: Emitter,
+}
+
+impl SessionRows {
+    pub fn new(
+        gap: i64,
+        time_column: usize,
+        key_columns: Vec<usize>,
+        key_types: Vec<SqlType>,
+        output_schema: SchemaRef,
+        zone: Option<chrono_tz::Tz>,
+    ) -> Result<Self> {
+        if gap <= 0 {
+            return Err(Error::Internal("a session gap must be positive".into()));
+        }
+        let key_converter = if key_columns.is_empty() {
+            None
+        } else {
+            Some(RowConverter::new(
+                key_types
+                    .iter()
+                    .map(|t| SortField::new(t.to_arrow()))
+                    .collect(),
+            )?)
+        };
+        Ok(SessionRows {
+            time: EventTime::new(),
+            state: RowsState {
+                gap,
+                time_column,
+                key_columns,
+                key_converter,
+                output_schema,
+                zone,
+                sessions: HashMap::new(),
+                metrics: OperatorMetrics::default(),
+            },
+            emitter: Emitter::new(),
+        })
+    }
+}
+
+impl Operator for SessionRows {
+    fn name(&self) -> String {
+        "SessionTvf".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        let (rows_in, rows_out) = process_item(
+            &mut self.time,
+            &mut self.state,
+            &mut self.emitter,
+            item,
+            out,
+        )?;
+        self.state.metrics.rows_in += rows_in;
+        self.state.metrics.rows_out += rows_out;
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.state.metrics.clone()
+    }
+}
+
+impl TimerHandler for RowsState {
+    /// (session end, key): sessions firing together come out by key.
+    type Key = (i64, Vec<u8>);
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<(i64, Vec<u8>)>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        _out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ts = batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        let keys = match &self.key_converter {
+            Some(conv) => {
+                let cols: Vec<ArrayRef> = self
+                    .key_columns
+                    .iter()
+                    .map(|c| batch.column(*c).clone())
+                    .collect();
+                Some(conv.convert_columns(&cols)?)
+            }
+            None => None,
+        };
+        let mut earliest_new_timer = i64::MAX;
+        for i in 0..len {
+            if watermarks[i] >= earliest_new_timer {
+                return Ok(i);
+            }
+            if ts.is_null(i) {
+                continue;
+            }
+            let row_start = ts.value(i);
+            let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
+            let Merge { start, end, joined } = merge_into(
+                self.sessions.get(key),
+                row_start,
+                row_start.saturating_add(self.gap),
+            );
+            if end.saturating_sub(1) <= watermarks[i] {
+                self.metrics.late_rows += 1;
+                continue;
+            }
+            let sessions = self.sessions.entry(key.to_vec()).or_default();
+            let mut rows = Vec::new();
+            for s in joined {
+                if let Some(old) = sessions.remove(&s) {
+                    time.delete(old.end.saturating_sub(1), &(old.end, key.to_vec()));
+                    rows.extend(old.rows);
+                }
+            }
+            rows.push(batch.slice(i, 1));
+            time.register(end.saturating_sub(1), (end, key.to_vec()));
+            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
+            sessions.insert(start, Held { end, rows });
+        }
+        Ok(len)
+    }
+
+    fn on_timer(
+        &mut self,
+        _time: &mut EventTime<(i64, Vec<u8>)>,
+        _at: i64,
+        (end, key): (i64, Vec<u8>),
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some(sessions) = self.sessions.get_mut(&key) else {
+            return Ok(());
+        };
+        let Some(start) = sessions.iter().find(|(_, s)| s.end == end).map(|(s, _)| *s) else {
+            return Ok(());
+        };
+        let held = sessions
+            .remove(&start)
+            .ok_or_else(|| Error::Internal("session vanished".into()))?;
+        if sessions.is_empty() {
+            self.sessions.remove(&key);
+        }
+        let Some(first) = held.rows.first() else {
+            return Ok(());
+        };
+        let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
+        let n = rows.num_rows();
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        let time_zone = match rows.column(self.time_column).data_type() {
+            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
+            _ => None,
+        };
+        let mut columns: Vec<ArrayRef> = rows.columns().to_vec();
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(start),
+            n,
+        )));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(end),
+            n,
+        )));
+        columns.push(Arc::new(
+            TimestampMillisecondArray::from_value(end.saturating_sub(1), n)
+                .with_timezone_opt(time_zone),
+        ));
+        out.pending
+            .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
+        self.metrics.windows_fired += 1;
+        Ok(())
+    }
+}
