@@ -1,0 +1,14 @@
+-- SESSION's PARTITION BY must name a column of the table: a planning error that points at the argument.
+CREATE TABLE bid (
+  bidtime TIMESTAMP(3),
+  price DECIMAL(10, 2),
+  item STRING,
+  supplier_id STRING,
+  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = 'data/bids.csv',
+  'format' = 'csv'
+);
+
+SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE bid PARTITION BY suplier_id, DESCRIPTOR(bidtime), INTERVAL '2' MINUTES)) GROUP BY window_start, window_end;
