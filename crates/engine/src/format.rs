@@ -163,6 +163,10 @@ pub fn write_java_double(v: f64, out: &mut String) {
         out.push_str("0.0");
         return;
     }
+    if let Some((digits, exp)) = integral_digits(abs) {
+        lay_out_java(&digits, exp, out);
+        return;
+    }
     let mut ryu_buf = ryu::Buffer::new();
     let (mut digits, mut exp) = shortest_digits(ryu_buf.format_finite(abs));
     if digits.len() == 1 {
@@ -174,6 +178,46 @@ pub fn write_java_double(v: f64, out: &mut String) {
         }
     }
     lay_out_java(&digits, exp, out);
+}
+
+/// The digits Java 17's `Double.toString` (the JVM Flink runs on) prints
+/// for a whole number below 2^63: not the shortest decimal, but the exact
+/// integer, with only the low digits the double cannot tell apart rounded
+/// away (`100000000000000848.0` prints as `1.00000000000000848E17`, where the
+/// shortest form is `1.0000000000000085E17`). Java 19 and later print the
+/// shortest form; tidemark prints what Flink prints.
+fn integral_digits(abs: f64) -> Option<(Vec<u8>, i32)> {
+    if abs < 1.0 || abs.fract() != 0.0 || abs >= 9_223_372_036_854_775_808.0 {
+        return None;
+    }
+    let bits = abs.to_bits();
+    let bin_exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    let significand = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let value = if bin_exp >= 52 {
+        significand << (bin_exp - 52)
+    } else {
+        significand >> (52 - bin_exp)
+    };
+    // Above 2^55 the double's spacing exceeds 1 by enough that its last
+    // floor((bin_exp - 54) · log10 2) digits carry nothing: rounded half up.
+    let dropped = if bin_exp > 55 {
+        ((bin_exp - 54) as u64 * 30_103 / 100_000) as u32
+    } else {
+        0
+    };
+    let (kept, exp_shift) = if dropped > 0 {
+        let pow10 = 10u64.pow(dropped);
+        let rounded = value / pow10 + u64::from(value % pow10 >= pow10 / 2);
+        (rounded, dropped as i32)
+    } else {
+        (value, 0)
+    };
+    let mut digits = kept.to_string().into_bytes();
+    let exp = digits.len() as i32 - 1 + exp_shift;
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    Some((digits, exp))
 }
 
 /// Splits a float's text (`123.45`, `1e-7`, `4.9e-324`) into its significant
@@ -551,5 +595,27 @@ mod tests {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod java17_tests {
+    use super::java_double_to_string;
+
+    #[test]
+    fn whole_numbers_print_as_java_17_does() {
+        let cases = [
+            (100_000_000_000_000_848.0, "1.00000000000000848E17"),
+            (282_879_384_806_159_008.0, "2.82879384806159008E17"),
+            (1.0e7, "1.0E7"),
+            (1.0e18, "1.0E18"),
+            (1_234_567.0, "1234567.0"),
+            (12_345_678.0, "1.2345678E7"),
+            (-9_007_199_254_740_992.0, "-9.007199254740992E15"),
+            (0.5, "0.5"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(java_double_to_string(v), want, "{v}");
+        }
     }
 }
