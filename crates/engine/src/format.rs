@@ -143,9 +143,11 @@ pub fn java_double_to_string(v: f64) -> String {
     out
 }
 
-/// Writes `v` the way Java's `Double.toString` does: the shortest decimal
-/// that reads back as `v`, in plain notation for 1e-3 ≤ |v| < 1e7 and as
-/// `d.dddE±n` otherwise, always with a digit after the point.
+/// Writes `v` the way Java's `Double.toString` does on the JVM Flink runs
+/// on: the shortest decimal that reads back as `v` (whole numbers below 2^63
+/// as their exact digits, as Java 17 prints them), in plain notation for
+/// 1e-3 ≤ |v| < 1e7 and as `d.dddE±n` otherwise, always with a digit after
+/// the point.
 pub fn write_java_double(v: f64, out: &mut String) {
     if v.is_nan() {
         out.push_str("NaN");
