@@ -634,21 +634,7 @@ where
             if has_nulls && v.is_null(r as usize) {
                 continue;
             }
-            let x = vals[r as usize];
-            let slot = &mut self.values[g as usize];
-            let better = match slot {
-                None => true,
-                Some(cur) => {
-                    if self.max {
-                        x > *cur
-                    } else {
-                        x < *cur
-                    }
-                }
-            };
-            if better {
-                *slot = Some(x);
-            }
+            offer_extreme(&mut self.values[g as usize], vals[r as usize], self.max);
         }
         Ok(())
     }
@@ -663,20 +649,7 @@ where
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);
             if let Some(x) = other.values.get(src as usize).copied().flatten() {
-                let slot = &mut self.values[dst as usize];
-                let better = match slot {
-                    None => true,
-                    Some(cur) => {
-                        if self.max {
-                            x > *cur
-                        } else {
-                            x < *cur
-                        }
-                    }
-                };
-                if better {
-                    *slot = Some(x);
-                }
+                offer_extreme(&mut self.values[dst as usize], x, self.max);
             }
         }
         Ok(())
@@ -692,6 +665,23 @@ where
             .map(|g| self.values.get(*g as usize).copied().flatten())
             .collect();
         Ok(Arc::new(out.with_data_type(self.data_type.clone())))
+    }
+}
+
+/// Keeps the larger (`max`) or smaller of `slot` and `x`.
+fn offer_extreme<N: PartialOrd>(slot: &mut Option<N>, x: N, max: bool) {
+    let better = match slot {
+        None => true,
+        Some(cur) => {
+            if max {
+                x > *cur
+            } else {
+                x < *cur
+            }
+        }
+    };
+    if better {
+        *slot = Some(x);
     }
 }
 
@@ -723,6 +713,25 @@ impl RowValue {
     }
 }
 
+/// Offers a value (in arrow's row format, whose byte order is the value
+/// order) to a group's slot; `later` says whether it comes after what the
+/// slot holds, which decides FIRST_VALUE and LAST_VALUE.
+fn offer_row(slot: &mut Option<Vec<u8>>, bytes: &[u8], pick: Pick, later: bool) {
+    let replace = match (slot.as_deref(), pick) {
+        (None, _) => true,
+        (Some(_), Pick::First) => !later,
+        (Some(_), Pick::Last) => later,
+        (Some(cur), Pick::Min) => bytes < cur,
+        (Some(cur), Pick::Max) => bytes > cur,
+    };
+    if replace {
+        // The buffer is reused: LAST_VALUE replaces on every row.
+        let buf = slot.get_or_insert_with(Vec::new);
+        buf.clear();
+        buf.extend_from_slice(bytes);
+    }
+}
+
 impl Accumulator for RowValue {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
         let v = argument(values, "value aggregate")?;
@@ -732,21 +741,13 @@ impl Accumulator for RowValue {
             if v.is_null(r as usize) {
                 continue;
             }
-            let bytes = encoded.row(r as usize);
-            let bytes = bytes.as_ref();
-            let slot = &mut self.values[g as usize];
-            let replace = match (slot.as_deref(), self.pick) {
-                (None, _) => true,
-                (Some(_), Pick::First) => false,
-                (Some(_), Pick::Last) => true,
-                (Some(cur), Pick::Min) => bytes < cur,
-                (Some(cur), Pick::Max) => bytes > cur,
-            };
-            if replace {
-                let buf = slot.get_or_insert_with(Vec::new);
-                buf.clear();
-                buf.extend_from_slice(bytes);
-            }
+            // A new row comes after everything the group holds.
+            offer_row(
+                &mut self.values[g as usize],
+                encoded.row(r as usize).as_ref(),
+                self.pick,
+                true,
+            );
         }
         Ok(())
     }
@@ -763,17 +764,12 @@ impl Accumulator for RowValue {
             let Some(bytes) = other.values.get(src as usize).and_then(|v| v.as_deref()) else {
                 continue;
             };
-            let slot = &mut self.values[dst as usize];
-            let replace = match (slot.as_deref(), self.pick) {
-                (None, _) => true,
-                (Some(_), Pick::First) => other_is_earlier,
-                (Some(_), Pick::Last) => !other_is_earlier,
-                (Some(cur), Pick::Min) => bytes < cur,
-                (Some(cur), Pick::Max) => bytes > cur,
-            };
-            if replace {
-                *slot = Some(bytes.to_vec());
-            }
+            offer_row(
+                &mut self.values[dst as usize],
+                bytes,
+                self.pick,
+                !other_is_earlier,
+            );
         }
         Ok(())
     }
@@ -809,6 +805,17 @@ struct ListAgg {
     separator: String,
 }
 
+/// Appends `text` to a LISTAGG group, after the separator if it holds any.
+fn append_listed(slot: &mut Option<String>, separator: &str, text: &str) {
+    match slot {
+        Some(acc) => {
+            acc.push_str(separator);
+            acc.push_str(text);
+        }
+        None => *slot = Some(text.to_string()),
+    }
+}
+
 impl Accumulator for ListAgg {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
         let v = argument(values, "LISTAGG")?;
@@ -818,13 +825,11 @@ impl Accumulator for ListAgg {
             if s.is_null(r as usize) {
                 continue;
             }
-            match &mut self.values[g as usize] {
-                Some(acc) => {
-                    acc.push_str(&self.separator);
-                    acc.push_str(s.value(r as usize));
-                }
-                slot @ None => *slot = Some(s.value(r as usize).to_string()),
-            }
+            append_listed(
+                &mut self.values[g as usize],
+                &self.separator,
+                s.value(r as usize),
+            );
         }
         Ok(())
     }
@@ -841,13 +846,7 @@ impl Accumulator for ListAgg {
             let Some(more) = other.values.get(src as usize).and_then(|v| v.as_deref()) else {
                 continue;
             };
-            match &mut self.values[dst as usize] {
-                Some(acc) => {
-                    acc.push_str(&self.separator);
-                    acc.push_str(more);
-                }
-                slot @ None => *slot = Some(more.to_string()),
-            }
+            append_listed(&mut self.values[dst as usize], &self.separator, more);
         }
         Ok(())
     }
