@@ -1,17 +1,21 @@
-//! How a windowed operator turns stream items into output: rows go to its
-//! [`TimerHandler`] through the event-time service, fired results wait in
-//! an [`Emitter`], and each watermark that fired something follows those
-//! results downstream.
+//! Windowed operators ([`Windowed`]): how stream items reach a window
+//! state (a [`TimerHandler`]) through the event-time service, how fired
+//! results wait in an [`Emitter`], and how each watermark that fired
+//! something follows those results downstream. Window aggregation, session
+//! aggregation and the SESSION TVF are each a `Windowed` of their state.
 
+use crate::operator::{Operator, OperatorMetrics};
 use crate::stream::{Chunk, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::RecordBatch;
+use arrow::row::{RowConverter, SortField};
 use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::Result;
+use tidemark_common::SqlType;
 
 /// Fired results waiting to go downstream, and the watermark downstream
 /// has been told.
-pub(crate) struct Emitter {
+pub struct Emitter {
     pub(crate) pending: Vec<RecordBatch>,
     forwarded: i64,
     out: Vec<StreamItem>,
@@ -45,9 +49,89 @@ impl Emitter {
     }
 }
 
+/// The state of a windowed operator: what it does with rows and timers,
+/// its name and its numbers.
+pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
+    const NAME: &'static str;
+    fn metrics(&self) -> &OperatorMetrics;
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics;
+}
+
+/// A windowed operator: its state on the event-time service, and the
+/// results it fired on their way out.
+pub struct Windowed<S: WindowedState> {
+    time: EventTime<S::Key>,
+    state: S,
+    emitter: Emitter,
+}
+
+impl<S: WindowedState> Windowed<S> {
+    pub(crate) fn from_state(state: S) -> Self {
+        Windowed {
+            time: EventTime::new(),
+            state,
+            emitter: Emitter::new(),
+        }
+    }
+}
+
+impl<S: WindowedState> Operator for Windowed<S>
+where
+    S::Key: Send,
+{
+    fn name(&self) -> String {
+        S::NAME.into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        let (rows_in, rows_out) = process_item(
+            &mut self.time,
+            &mut self.state,
+            &mut self.emitter,
+            item,
+            out,
+        )?;
+        let metrics = self.state.metrics_mut();
+        metrics.rows_in += rows_in;
+        metrics.rows_out += rows_out;
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.state.metrics().clone()
+    }
+}
+
+/// The key converter of a windowed operator's group keys, if it has any.
+pub(crate) fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
+    if key_types.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(RowConverter::new(
+        key_types
+            .iter()
+            .map(|t| SortField::new(t.to_arrow()))
+            .collect(),
+    )?))
+}
+
+/// The time zone tag of `window_time` in a window aggregation's output
+/// (keys, window_start, window_end, window_time, ...): the rowtime's.
+pub(crate) fn window_time_zone(
+    output: &arrow::datatypes::Schema,
+    n_keys: usize,
+) -> Result<Option<std::sync::Arc<str>>> {
+    match output.field(n_keys + 2).data_type() {
+        arrow::datatypes::DataType::Timestamp(_, tz) => Ok(tz.clone()),
+        other => Err(tidemark_common::Error::Internal(format!(
+            "window_time of type {other}"
+        ))),
+    }
+}
+
 /// One item through a windowed operator whose state is `handler`;
 /// returns how many rows came in and went out.
-pub(crate) fn process_item<H: TimerHandler<Output = Emitter>>(
+fn process_item<H: TimerHandler<Output = Emitter>>(
     time: &mut EventTime<H::Key>,
     handler: &mut H,
     emitter: &mut Emitter,

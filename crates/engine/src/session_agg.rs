@@ -9,15 +9,15 @@
 //! engine's [`crate::merging`].
 
 use crate::accumulators::{new_accumulator, Accumulator};
-use crate::emit::{process_item, Emitter};
+use crate::emit::{key_converter, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
-use crate::operator::{Operator, OperatorMetrics};
-use crate::stream::{Chunk, StreamItem};
+use crate::operator::OperatorMetrics;
+use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::window_agg::WindowAggregateSpec;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
-use arrow::row::{RowConverter, SortField};
+use arrow::row::RowConverter;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ impl Interval for Session {
     }
 }
 
-struct SessionState {
+pub struct SessionState {
     gap: i64,
     lateness: i64,
     time_column: usize,
@@ -64,11 +64,8 @@ struct SessionState {
     metrics: OperatorMetrics,
 }
 
-pub struct SessionAggregate {
-    time: EventTime<SessionTimer>,
-    state: SessionState,
-    emitter: Emitter,
-}
+/// The operator: its state on the shared event-time service.
+pub type SessionAggregate = Windowed<SessionState>;
 
 impl SessionAggregate {
     pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
@@ -84,62 +81,34 @@ impl SessionAggregate {
         for call in &spec.aggregates {
             new_accumulator(call)?;
         }
-        let key_converter = if spec.key_columns.is_empty() {
-            None
-        } else {
-            Some(RowConverter::new(
-                spec.key_types
-                    .iter()
-                    .map(|t| SortField::new(t.to_arrow()))
-                    .collect(),
-            )?)
-        };
-        let n_keys = spec.key_columns.len();
-        let window_time_zone = match spec.output_schema.field(n_keys + 2).data_type() {
-            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
-            other => return Err(Error::Internal(format!("window_time of type {other}"))),
-        };
-        Ok(SessionAggregate {
-            time: EventTime::new(),
-            state: SessionState {
-                gap,
-                lateness: spec.lateness,
-                time_column: spec.time_column,
-                key_columns: spec.key_columns,
-                key_converter,
-                aggregates: spec.aggregates,
-                output_schema: spec.output_schema,
-                window_time_zone,
-                zone: spec.zone,
-                sessions: HashMap::new(),
-                rows_seen: 0,
-                metrics: OperatorMetrics::default(),
-            },
-            emitter: Emitter::new(),
-        })
+        let key_converter = key_converter(&spec.key_types)?;
+        let window_time_zone = window_time_zone(&spec.output_schema, spec.key_columns.len())?;
+        Ok(Windowed::from_state(SessionState {
+            gap,
+            lateness: spec.lateness,
+            time_column: spec.time_column,
+            key_columns: spec.key_columns,
+            key_converter,
+            aggregates: spec.aggregates,
+            output_schema: spec.output_schema,
+            window_time_zone,
+            zone: spec.zone,
+            sessions: HashMap::new(),
+            rows_seen: 0,
+            metrics: OperatorMetrics::default(),
+        }))
     }
 }
 
-impl Operator for SessionAggregate {
-    fn name(&self) -> String {
-        "SessionAggregate".into()
+impl WindowedState for SessionState {
+    const NAME: &'static str = "SessionAggregate";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
     }
 
-    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        let (rows_in, rows_out) = process_item(
-            &mut self.time,
-            &mut self.state,
-            &mut self.emitter,
-            item,
-            out,
-        )?;
-        self.state.metrics.rows_in += rows_in;
-        self.state.metrics.rows_out += rows_out;
-        Ok(())
-    }
-
-    fn metrics(&self) -> OperatorMetrics {
-        self.state.metrics.clone()
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
     }
 }
 

@@ -4,14 +4,14 @@
 //! Sessions are keyed by the `PARTITION BY` columns and merge as in
 //! [`crate::merging`].
 
-use crate::emit::{process_item, Emitter};
+use crate::emit::{key_converter, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
-use crate::operator::{Operator, OperatorMetrics};
-use crate::stream::{Chunk, StreamItem};
+use crate::operator::OperatorMetrics;
+use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
-use arrow::row::{RowConverter, SortField};
+use arrow::row::RowConverter;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ impl Interval for Held {
     }
 }
 
-struct RowsState {
+pub struct RowsState {
     gap: i64,
     time_column: usize,
     key_columns: Vec<usize>,
@@ -40,11 +40,8 @@ struct RowsState {
     metrics: OperatorMetrics,
 }
 
-pub struct SessionRows {
-    time: EventTime<(i64, Vec<u8>)>,
-    state: RowsState,
-    emitter: Emitter,
-}
+/// The operator: its state on the shared event-time service.
+pub type SessionRows = Windowed<RowsState>;
 
 impl SessionRows {
     pub fn new(
@@ -58,53 +55,29 @@ impl SessionRows {
         if gap <= 0 {
             return Err(Error::Internal("a session gap must be positive".into()));
         }
-        let key_converter = if key_columns.is_empty() {
-            None
-        } else {
-            Some(RowConverter::new(
-                key_types
-                    .iter()
-                    .map(|t| SortField::new(t.to_arrow()))
-                    .collect(),
-            )?)
-        };
-        Ok(SessionRows {
-            time: EventTime::new(),
-            state: RowsState {
-                gap,
-                time_column,
-                key_columns,
-                key_converter,
-                output_schema,
-                zone,
-                sessions: HashMap::new(),
-                metrics: OperatorMetrics::default(),
-            },
-            emitter: Emitter::new(),
-        })
+        let key_converter = key_converter(&key_types)?;
+        Ok(Windowed::from_state(RowsState {
+            gap,
+            time_column,
+            key_columns,
+            key_converter,
+            output_schema,
+            zone,
+            sessions: HashMap::new(),
+            metrics: OperatorMetrics::default(),
+        }))
     }
 }
 
-impl Operator for SessionRows {
-    fn name(&self) -> String {
-        "SessionTvf".into()
+impl WindowedState for RowsState {
+    const NAME: &'static str = "SessionTvf";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
     }
 
-    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        let (rows_in, rows_out) = process_item(
-            &mut self.time,
-            &mut self.state,
-            &mut self.emitter,
-            item,
-            out,
-        )?;
-        self.state.metrics.rows_in += rows_in;
-        self.state.metrics.rows_out += rows_out;
-        Ok(())
-    }
-
-    fn metrics(&self) -> OperatorMetrics {
-        self.state.metrics.clone()
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
     }
 }
 

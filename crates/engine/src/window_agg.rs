@@ -9,14 +9,14 @@
 //! freed once it can no longer change (`window_end - 1 + lateness`).
 
 use crate::accumulators::{new_accumulator, Accumulator};
-use crate::emit::{process_item, Emitter};
-use crate::operator::{Operator, OperatorMetrics};
+use crate::emit::{key_converter, window_time_zone, Emitter, Windowed, WindowedState};
+use crate::operator::OperatorMetrics;
 use crate::slicing::Slicing;
-use crate::stream::{Chunk, StreamItem};
+use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
-use arrow::row::{RowConverter, Rows, SortField};
+use arrow::row::{RowConverter, Rows};
 use hashbrown::HashTable;
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -70,11 +70,8 @@ struct TwoPhase {
     checked_at: i64,
 }
 
-pub struct WindowAggregate {
-    time: EventTime<WindowTimer>,
-    state: WindowState,
-    emitter: Emitter,
-}
+/// The operator: its state on the shared event-time service.
+pub type WindowAggregate = Windowed<WindowState>;
 
 struct Slice {
     /// Rows were added since the last local flush (two-phase sums).
@@ -92,7 +89,7 @@ struct Slice {
     groups: u32,
 }
 
-struct WindowState {
+pub struct WindowState {
     slicing: Slicing,
     /// Windows are laid out on this zone's wall clock: slice and window
     /// bounds are wall-clock times, timers the instants they happen at.
@@ -129,68 +126,40 @@ impl WindowAggregate {
         for call in &spec.aggregates {
             new_accumulator(call)?;
         }
-        let key_converter = if spec.key_columns.is_empty() {
-            None
-        } else {
-            Some(RowConverter::new(
-                spec.key_types
-                    .iter()
-                    .map(|t| SortField::new(t.to_arrow()))
-                    .collect(),
-            )?)
-        };
-        let n_keys = spec.key_columns.len();
-        let window_time_zone = match spec.output_schema.field(n_keys + 2).data_type() {
-            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
-            other => return Err(Error::Internal(format!("window_time of type {other}"))),
-        };
-        Ok(WindowAggregate {
-            time: EventTime::new(),
-            state: WindowState {
-                slicing,
-                zone: spec.zone,
-                lateness: spec.lateness,
-                time_column: spec.time_column,
-                key_columns: spec.key_columns,
-                key_converter,
-                aggregates: spec.aggregates,
-                output_schema: spec.output_schema,
-                window_time_zone,
-                slices: BTreeMap::new(),
-                hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
-                metrics: OperatorMetrics::default(),
-                scratch_rows: Vec::new(),
-                rows_seen: 0,
-                two_phase: two_phase_sums.then_some(TwoPhase {
-                    late_row_buffered: false,
-                    checked_at: tidemark_common::time::NO_WATERMARK,
-                }),
-            },
-            emitter: Emitter::new(),
-        })
+        let key_converter = key_converter(&spec.key_types)?;
+        let window_time_zone = window_time_zone(&spec.output_schema, spec.key_columns.len())?;
+        Ok(Windowed::from_state(WindowState {
+            slicing,
+            zone: spec.zone,
+            lateness: spec.lateness,
+            time_column: spec.time_column,
+            key_columns: spec.key_columns,
+            key_converter,
+            aggregates: spec.aggregates,
+            output_schema: spec.output_schema,
+            window_time_zone,
+            slices: BTreeMap::new(),
+            hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
+            metrics: OperatorMetrics::default(),
+            scratch_rows: Vec::new(),
+            rows_seen: 0,
+            two_phase: two_phase_sums.then_some(TwoPhase {
+                late_row_buffered: false,
+                checked_at: tidemark_common::time::NO_WATERMARK,
+            }),
+        }))
     }
 }
 
-impl Operator for WindowAggregate {
-    fn name(&self) -> String {
-        "WindowAggregate".into()
+impl WindowedState for WindowState {
+    const NAME: &'static str = "WindowAggregate";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
     }
 
-    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        let (rows_in, rows_out) = process_item(
-            &mut self.time,
-            &mut self.state,
-            &mut self.emitter,
-            item,
-            out,
-        )?;
-        self.state.metrics.rows_in += rows_in;
-        self.state.metrics.rows_out += rows_out;
-        Ok(())
-    }
-
-    fn metrics(&self) -> OperatorMetrics {
-        self.state.metrics.clone()
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
     }
 }
 
