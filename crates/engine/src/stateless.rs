@@ -60,20 +60,32 @@ fn in_expression(err: Error, expr: &Expr) -> Error {
     }
 }
 
-/// Applies `f` to `chunk`; if it fails, applies it to the rows before the
-/// first row that fails on its own and passes those on before the error,
-/// so that what comes out before a runtime error is the same at every
-/// batch size. Only the error path pays for the row-by-row search.
-pub fn rows_before_failure(
-    chunk: &Chunk,
+/// One item through a stateless per-chunk step `f` (projection, filter):
+/// chunks are mapped, everything else passes. If `f` fails on a chunk, it is
+/// applied to the rows before the first row that fails on its own, and
+/// those go out before that row's error, so what comes out before a runtime
+/// error is the same at every batch size. Only the error path pays for the
+/// row-by-row search.
+fn map_chunks(
+    item: StreamItem,
     out: &mut Vec<StreamItem>,
+    metrics: &mut OperatorMetrics,
     f: impl Fn(&Chunk) -> Result<Chunk>,
 ) -> Result<()> {
-    let err = match f(chunk) {
+    let StreamItem::Chunk(chunk) = item else {
+        out.push(item);
+        return Ok(());
+    };
+    metrics.rows_in += chunk.num_rows() as u64;
+    let mut emit = |done: Chunk| {
+        if done.num_rows() > 0 {
+            metrics.rows_out += done.num_rows() as u64;
+            out.push(StreamItem::Chunk(done));
+        }
+    };
+    let err = match f(&chunk) {
         Ok(done) => {
-            if done.num_rows() > 0 {
-                out.push(StreamItem::Chunk(done));
-            }
+            emit(done);
             return Ok(());
         }
         Err(e) => e,
@@ -81,12 +93,9 @@ pub fn rows_before_failure(
     // The error reported is the first failing row's own, which may differ
     // from the one the whole batch hit first.
     for i in 0..chunk.num_rows() {
-        if let Err(row_err) = f(&slice_chunk(chunk, i, 1)) {
+        if let Err(row_err) = f(&slice_chunk(&chunk, i, 1)) {
             if i > 0 {
-                let done = f(&slice_chunk(chunk, 0, i))?;
-                if done.num_rows() > 0 {
-                    out.push(StreamItem::Chunk(done));
-                }
+                emit(f(&slice_chunk(&chunk, 0, i))?);
             }
             return Err(row_err);
         }
@@ -109,18 +118,11 @@ impl Operator for Project {
     }
 
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        match item {
-            StreamItem::Chunk(chunk) => {
-                self.metrics.rows_in += chunk.num_rows() as u64;
-                let result = rows_before_failure(&chunk, out, |c| self.project(c));
-                if let Some(StreamItem::Chunk(c)) = out.last() {
-                    self.metrics.rows_out += c.num_rows() as u64;
-                }
-                result?;
-            }
-            other => out.push(other),
-        }
-        Ok(())
+        // The metrics are counted apart while `self` is lent to the step.
+        let mut metrics = std::mem::take(&mut self.metrics);
+        let result = map_chunks(item, out, &mut metrics, |c| self.project(c));
+        self.metrics = metrics;
+        result
     }
 
     fn metrics(&self) -> OperatorMetrics {
@@ -181,21 +183,11 @@ impl Operator for Filter {
     }
 
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        match item {
-            StreamItem::Chunk(chunk) => {
-                self.metrics.rows_in += chunk.num_rows() as u64;
-                let before = out.len();
-                let result = rows_before_failure(&chunk, out, |c| self.filter(c));
-                if out.len() > before {
-                    if let Some(StreamItem::Chunk(c)) = out.last() {
-                        self.metrics.rows_out += c.num_rows() as u64;
-                    }
-                }
-                result?;
-            }
-            other => out.push(other),
-        }
-        Ok(())
+        // The metrics are counted apart while `self` is lent to the step.
+        let mut metrics = std::mem::take(&mut self.metrics);
+        let result = map_chunks(item, out, &mut metrics, |c| self.filter(c));
+        self.metrics = metrics;
+        result
     }
 
     fn metrics(&self) -> OperatorMetrics {
