@@ -112,17 +112,6 @@ impl BinaryOp {
                 | BinaryOp::GtEq
         )
     }
-
-    pub fn is_arithmetic(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Plus
-                | BinaryOp::Minus
-                | BinaryOp::Multiply
-                | BinaryOp::Divide
-                | BinaryOp::Modulo
-        )
-    }
 }
 
 /// Scalar functions beyond operators, CAST, CASE and COALESCE.

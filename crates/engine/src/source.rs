@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
-use tidemark_common::{Error, Result, SqlType};
+use tidemark_common::{Error, Result};
 
 /// What a source reports for the run summary.
 #[derive(Clone, Debug, Default)]
@@ -234,9 +234,4 @@ impl TableSource {
             return Ok(true);
         }
     }
-}
-
-/// The SQL types of a table's columns, physical then computed.
-pub fn column_types(table: &TableDef) -> Vec<SqlType> {
-    table.schema.fields.iter().map(|f| f.ty.clone()).collect()
 }

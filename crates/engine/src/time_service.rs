@@ -82,10 +82,6 @@ impl<K: Ord + Clone> EventTime<K> {
         self.timers.first().map(|(t, _)| *t)
     }
 
-    pub fn pending_timers(&self) -> usize {
-        self.timers.len()
-    }
-
     /// Moves the watermark to `watermark` (never back) and fires, in
     /// (time, key) order, every timer it reaches — including timers that
     /// firing registers. Returns how many fired.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use tidemark_common::catalog::{TableDef, Watermark};
 use tidemark_common::expr::{Expr, ScalarFunction};
-use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
+use tidemark_common::{Error, Field, Result, Schema, Span};
 
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
@@ -246,12 +246,4 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
         }
     }
     Ok(())
-}
-
-/// SQL types of a table's physical columns, in file order.
-pub fn physical_columns(table: &TableDef) -> Vec<(String, SqlType)> {
-    table.schema.fields[..table.physical]
-        .iter()
-        .map(|f| (f.name.clone(), f.ty.clone()))
-        .collect()
 }

@@ -16,7 +16,7 @@ mod types;
 mod window_tvf;
 
 pub use binder::QueryBinder;
-pub use catalog::{physical_columns, Catalog};
+pub use catalog::Catalog;
 pub use dialect::FlinkDialect;
 pub use plan::{LogicalPlan, WindowSpec};
 pub use statement::{parse_script, ColumnDef, CreateTable, Statement};
