@@ -69,6 +69,12 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
                 count(m.windows_fired, "window fired", "windows fired"),
                 count(m.late_rows, "late row", "late rows")
             ));
+            if m.late_rows_accepted > 0 {
+                out.push_str(&format!(
+                    ", {} within the allowed lateness",
+                    count(m.late_rows_accepted, "late row added", "late rows added")
+                ));
+            }
             if m.partially_late_rows > 0 {
                 out.push_str(&format!(
                     ", {}",

@@ -61,4 +61,27 @@ impl SessionOptions {
             .with_hint("use an IANA zone name such as 'UTC' or 'Asia/Shanghai'")
         })
     }
+
+    /// `table.exec.emit.allow-lateness`: how long after a window fires a
+    /// late row may still update it (a duration such as `'3 s'`); 0 by
+    /// default.
+    pub fn allow_lateness(&self) -> Result<i64> {
+        self.duration("table.exec.emit.allow-lateness", 0)
+    }
+
+    /// A duration option, `default` (ms) when unset.
+    pub fn duration(&self, key: &str, default: i64) -> Result<i64> {
+        let Some(text) = self.get(key) else {
+            return Ok(default);
+        };
+        match crate::time::parse_duration_ms(text) {
+            Ok(ms) if ms >= 0 => Ok(ms),
+            _ => Err(Error::plan(
+                format!(
+                    "'{key}' must be a duration such as '3 s', '500 ms' or '1 min', got '{text}'"
+                ),
+                Span::default(),
+            )),
+        }
+    }
 }

@@ -5,20 +5,26 @@
 //! aggregation and the SESSION TVF are each a `Windowed` of their state.
 
 use crate::operator::{Operator, OperatorMetrics};
-use crate::stream::{Chunk, StreamItem};
+use crate::stream::{Chunk, SideItem, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::RecordBatch;
 use arrow::row::{RowConverter, SortField};
 use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::Result;
-use tidemark_common::SqlType;
+use tidemark_common::{RowKind, SqlType};
 
-/// Fired results waiting to go downstream, and the watermark downstream
-/// has been told.
+/// Fired results (with their row kinds) and side items waiting to go
+/// downstream in the order they happened, and the watermark downstream has
+/// been told.
 pub struct Emitter {
-    pub(crate) pending: Vec<RecordBatch>,
+    pending: Vec<Pending>,
     forwarded: i64,
     out: Vec<StreamItem>,
+}
+
+enum Pending {
+    Rows(RecordBatch, RowKind),
+    Side(SideItem),
 }
 
 impl Emitter {
@@ -30,18 +36,39 @@ impl Emitter {
         }
     }
 
-    /// Sends pending results, then the watermark that fired them: the rows
-    /// carry the watermark in force before it, as they would one by one.
-    fn flush(&mut self, watermark: i64) {
-        for batch in self.pending.drain(..) {
-            let n = batch.num_rows();
-            if n > 0 {
-                self.out.push(StreamItem::Chunk(Chunk::new(
-                    batch,
-                    vec![self.forwarded; n],
-                )));
+    /// Queues result rows, all of one kind.
+    pub(crate) fn rows(&mut self, batch: RecordBatch, kind: RowKind) {
+        if batch.num_rows() > 0 {
+            self.pending.push(Pending::Rows(batch, kind));
+        }
+    }
+
+    /// Queues a side item (a trace event, late rows) among the results.
+    pub(crate) fn side(&mut self, item: SideItem) {
+        self.pending.push(Pending::Side(item));
+    }
+
+    /// Sends what is pending: the rows carry the watermark downstream was
+    /// last told, as they would one by one.
+    fn flush_pending(&mut self) {
+        for item in self.pending.drain(..) {
+            match item {
+                Pending::Rows(batch, kind) => {
+                    let n = batch.num_rows();
+                    let mut chunk = Chunk::new(batch, vec![self.forwarded; n]);
+                    if kind != RowKind::Insert {
+                        chunk.kinds = Some(vec![kind; n]);
+                    }
+                    self.out.push(StreamItem::Chunk(chunk));
+                }
+                Pending::Side(side) => self.out.push(StreamItem::Side(side)),
             }
         }
+    }
+
+    /// Sends pending results, then the watermark that fired them.
+    fn flush(&mut self, watermark: i64) {
+        self.flush_pending();
         if watermark > self.forwarded {
             self.forwarded = watermark;
             self.out.push(StreamItem::Watermark(watermark));
@@ -143,10 +170,17 @@ fn process_item<H: TimerHandler<Output = Emitter>>(
         StreamItem::Chunk(chunk) => {
             rows_in = chunk.num_rows() as u64;
             time.process_chunk(&chunk, handler, emitter, |e, wm| e.flush(wm))?;
+            // What rows themselves emitted (re-fires, late rows) goes out
+            // now, before anything later.
+            emitter.flush_pending();
         }
         StreamItem::Watermark(wm) => {
             time.advance(wm, handler, emitter)?;
             emitter.flush(wm);
+        }
+        StreamItem::Side(side) => {
+            emitter.flush_pending();
+            emitter.out.push(StreamItem::Side(side));
         }
         StreamItem::End => {
             emitter.flush(time.watermark());

@@ -31,5 +31,5 @@ pub mod window_agg;
 
 pub use eval::EvalContext;
 pub use operator::{Operator, OperatorMetrics};
-pub use pipeline::{Pipeline, RunSummary};
-pub use stream::{Chunk, StreamItem};
+pub use pipeline::{Pipeline, RunOutput, RunSummary};
+pub use stream::{Chunk, LateRows, SideItem, StreamItem};

@@ -15,6 +15,9 @@ pub struct OperatorMetrics {
     /// Rows too late for some of their windows but added to others.
     pub partially_late_rows: u64,
     pub windows_fired: u64,
+    /// Rows that arrived after their window fired, within the allowed
+    /// lateness: added, and the window fired again for their key.
+    pub late_rows_accepted: u64,
 }
 
 pub trait Operator: Send {

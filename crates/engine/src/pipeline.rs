@@ -3,9 +3,15 @@
 
 use crate::operator::{Operator, OperatorMetrics};
 use crate::source::{SourceMetrics, TableSource};
-use crate::stream::{Chunk, StreamItem};
+use crate::stream::{Chunk, SideItem, StreamItem};
 use std::time::{Duration, Instant};
 use tidemark_common::Result;
+
+/// What a run hands its sink.
+pub enum RunOutput<'a> {
+    Rows(&'a Chunk),
+    Side(&'a SideItem),
+}
 
 pub struct Pipeline {
     pub source: TableSource,
@@ -23,8 +29,9 @@ pub struct RunSummary {
 }
 
 impl Pipeline {
-    /// Runs to the end of input, handing every output chunk to `sink`.
-    pub fn run(&mut self, sink: &mut dyn FnMut(&Chunk) -> Result<()>) -> Result<RunSummary> {
+    /// Runs to the end of input, handing every output chunk and side item
+    /// (trace events, late rows) to `sink`, in order.
+    pub fn run(&mut self, sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>) -> Result<RunSummary> {
         let started = Instant::now();
         let mut items = Vec::new();
         let mut next = Vec::new();
@@ -54,8 +61,9 @@ impl Pipeline {
                 match item {
                     StreamItem::Chunk(chunk) => {
                         rows_emitted += chunk.num_rows() as u64;
-                        sink(&chunk)?;
+                        sink(RunOutput::Rows(&chunk))?;
                     }
+                    StreamItem::Side(side) => sink(RunOutput::Side(&side))?,
                     StreamItem::Watermark(w) => final_watermark = final_watermark.max(w),
                     StreamItem::End => {}
                 }

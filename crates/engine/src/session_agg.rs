@@ -23,21 +23,27 @@ use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::window::WindowKind;
-use tidemark_common::{Error, Result};
+use tidemark_common::{Error, Result, RowKind};
 
-/// A session's fire timer. Ordered by window end, then by the arrival of
-/// the session's first row: the spec's output order within one firing.
+/// A session's fire or cleanup timer. Ordered by window end, then by the
+/// arrival of the session's first row: the spec's output order within one
+/// firing.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SessionTimer {
     end: i64,
     first_seq: u64,
     key: Vec<u8>,
+    /// Frees a fired session (with allowed lateness); otherwise fires it.
+    cleanup: bool,
 }
 
 struct Session {
     end: i64,
     first_seq: u64,
     accumulators: Vec<Box<dyn Accumulator>>,
+    /// What the session emitted when it fired, kept until its cleanup
+    /// (with allowed lateness) so a late row can update or retract it.
+    emitted: Option<RecordBatch>,
 }
 
 impl Interval for Session {
@@ -121,7 +127,8 @@ impl SessionState {
         self.aggregates.iter().map(new_accumulator).collect()
     }
 
-    fn emit(&self, key: &[u8], start: i64, session: &Session, out: &mut Emitter) -> Result<()> {
+    /// The result row of a key's session.
+    fn result(&self, key: &[u8], start: i64, session: &Session) -> Result<RecordBatch> {
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
         if let Some(conv) = &self.key_converter {
             let parser = conv.parser();
@@ -146,9 +153,31 @@ impl SessionState {
         for acc in &session.accumulators {
             columns.push(acc.evaluate(&[0])?);
         }
-        out.pending
-            .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
-        Ok(())
+        Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
+    }
+
+    fn fire_timer(key: &[u8], session: &Session) -> (i64, SessionTimer) {
+        (
+            session.end.saturating_sub(1),
+            SessionTimer {
+                end: session.end,
+                first_seq: session.first_seq,
+                key: key.to_vec(),
+                cleanup: false,
+            },
+        )
+    }
+
+    fn cleanup_timer(&self, key: &[u8], session: &Session) -> (i64, SessionTimer) {
+        (
+            self.cleanup_time(session.end),
+            SessionTimer {
+                end: session.end,
+                first_seq: session.first_seq,
+                key: key.to_vec(),
+                cleanup: true,
+            },
+        )
     }
 }
 
@@ -161,7 +190,7 @@ impl TimerHandler for SessionState {
         time: &mut EventTime<SessionTimer>,
         chunk: &Chunk,
         range: Range<usize>,
-        _out: &mut Emitter,
+        out: &mut Emitter,
     ) -> Result<usize> {
         let len = range.len();
         let batch = chunk.batch.slice(range.start, len);
@@ -201,70 +230,28 @@ impl TimerHandler for SessionState {
             let row_start = ts.value(i);
             let row_end = row_start.saturating_add(self.gap);
             let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
-            let Merge {
-                start,
-                end,
-                joined: touching,
-            } = merge_into(self.sessions.get(key), row_start, row_end);
-            if self.cleanup_time(end) <= watermarks[i] {
+            let merge = merge_into(self.sessions.get(key), row_start, row_end);
+            if self.cleanup_time(merge.end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 continue;
             }
             let seq = self.rows_seen + i as u64;
-            let fresh = if touching.is_empty() {
-                Some(self.new_accumulators()?)
-            } else {
-                None
-            };
-            let sessions = self.sessions.entry(key.to_vec()).or_default();
-            let mut merged: Option<Session> = None;
-            for s in touching {
-                let Some(old) = sessions.remove(&s) else {
-                    continue;
-                };
-                time.delete(
-                    old.end.saturating_sub(1),
-                    &SessionTimer {
-                        end: old.end,
-                        first_seq: old.first_seq,
-                        key: key.to_vec(),
-                    },
-                );
-                merged = Some(match merged {
-                    None => old,
-                    Some(mut into) => {
-                        for (a, b) in into.accumulators.iter_mut().zip(&old.accumulators) {
-                            a.merge_from(b.as_ref(), &[(0, 0)], false)?;
-                        }
-                        into.first_seq = into.first_seq.min(old.first_seq);
-                        into
-                    }
-                });
-            }
-            let mut session = match (merged, fresh) {
-                (Some(s), _) => s,
-                (None, Some(accumulators)) => Session {
-                    end,
-                    first_seq: seq,
-                    accumulators,
-                },
-                (None, None) => return Err(Error::Internal("touching sessions vanished".into())),
-            };
-            for (acc, v) in session.accumulators.iter_mut().zip(&values) {
-                acc.update(v.as_ref(), &[i as u32], &[0])?;
-            }
-            session.end = end;
-            session.first_seq = session.first_seq.min(seq);
-            time.register(
-                end.saturating_sub(1),
-                SessionTimer {
-                    end,
-                    first_seq: session.first_seq,
-                    key: key.to_vec(),
-                },
+            let mut sessions = self.sessions.remove(key).unwrap_or_default();
+            let added = self.add_row(
+                time,
+                key,
+                &mut sessions,
+                merge,
+                (i, seq, watermarks[i]),
+                &values,
+                out,
             );
-            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
-            sessions.insert(start, session);
+            if !sessions.is_empty() {
+                self.sessions.insert(key.to_vec(), sessions);
+            }
+            if let Some(fire_at) = added? {
+                earliest_new_timer = earliest_new_timer.min(fire_at);
+            }
         }
         self.rows_seen += len as u64;
         Ok(len)
@@ -272,29 +259,151 @@ impl TimerHandler for SessionState {
 
     fn on_timer(
         &mut self,
-        _time: &mut EventTime<SessionTimer>,
+        time: &mut EventTime<SessionTimer>,
         _at: i64,
         timer: SessionTimer,
         out: &mut Emitter,
     ) -> Result<()> {
-        let Some(sessions) = self.sessions.get_mut(&timer.key) else {
+        let Some(mut sessions) = self.sessions.remove(&timer.key) else {
             return Ok(());
         };
+        let fired = self.on_session_timer(time, &timer, &mut sessions, out);
+        if !sessions.is_empty() {
+            self.sessions.insert(timer.key, sessions);
+        }
+        fired
+    }
+}
+
+impl SessionState {
+    /// Adds row `row` (with its arrival number and the watermark it met) to
+    /// a key's sessions, as
+    /// `merge` says it joins them. Returns the fire timer it set, if any.
+    ///
+    /// A row inside one session's bounds updates that session; if it has
+    /// fired (allowed lateness), it fires again at once as `-U` old, `+U`
+    /// new, or not at all when its result did not change. Otherwise the
+    /// joined sessions and the row become one new session: those that had
+    /// fired are retracted (`-D`), and it fires afresh with `+I` — at once
+    /// if its end is already behind the watermark.
+    #[allow(clippy::too_many_arguments)]
+    fn add_row(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        key: &[u8],
+        sessions: &mut BTreeMap<i64, Session>,
+        merge: Merge,
+        (row, seq, watermark): (usize, u64, i64),
+        values: &[Option<ArrayRef>],
+        out: &mut Emitter,
+    ) -> Result<Option<i64>> {
+        let Merge { start, end, joined } = merge;
+        let row_index = [row as u32];
+        if let [only] = joined[..] {
+            if let Some(session) = sessions
+                .get_mut(&only)
+                .filter(|s| only == start && s.end == end)
+            {
+                for (acc, v) in session.accumulators.iter_mut().zip(values) {
+                    acc.update(v.as_ref(), &row_index, &[0])?;
+                }
+                if let Some(old) = session.emitted.take() {
+                    let new = self.result(key, start, session)?;
+                    if old != new {
+                        out.rows(old, RowKind::UpdateBefore);
+                        out.rows(new.clone(), RowKind::UpdateAfter);
+                    }
+                    session.emitted = Some(new);
+                    self.metrics.late_rows_accepted += 1;
+                }
+                return Ok(None);
+            }
+        }
+        let mut merged: Option<Session> = None;
+        let mut retracted = false;
+        for s in joined {
+            let Some(old) = sessions.remove(&s) else {
+                continue;
+            };
+            let (at, timer) = match &old.emitted {
+                Some(emitted) => {
+                    retracted = true;
+                    out.rows(emitted.clone(), RowKind::Delete);
+                    self.cleanup_timer(key, &old)
+                }
+                None => Self::fire_timer(key, &old),
+            };
+            time.delete(at, &timer);
+            merged = Some(match merged {
+                None => old,
+                Some(mut into) => {
+                    for (a, b) in into.accumulators.iter_mut().zip(&old.accumulators) {
+                        a.merge_from(b.as_ref(), &[(0, 0)], false)?;
+                    }
+                    into.first_seq = into.first_seq.min(old.first_seq);
+                    into
+                }
+            });
+        }
+        let mut session = match merged {
+            Some(s) => s,
+            None => Session {
+                end,
+                first_seq: seq,
+                accumulators: self.new_accumulators()?,
+                emitted: None,
+            },
+        };
+        for (acc, v) in session.accumulators.iter_mut().zip(values) {
+            acc.update(v.as_ref(), &row_index, &[0])?;
+        }
+        session.end = end;
+        session.first_seq = session.first_seq.min(seq);
+        session.emitted = None;
+        let (at, timer) = Self::fire_timer(key, &session);
+        if retracted || at <= watermark {
+            self.metrics.late_rows_accepted += 1;
+        }
+        time.register(at, timer);
+        sessions.insert(start, session);
+        Ok(Some(at))
+    }
+
+    /// A key's session timer: fire (and, with allowed lateness, keep the
+    /// session until its cleanup), or clean up.
+    fn on_session_timer(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        timer: &SessionTimer,
+        sessions: &mut BTreeMap<i64, Session>,
+        out: &mut Emitter,
+    ) -> Result<()> {
         let Some(start) = sessions
             .iter()
-            .find(|(_, s)| s.end == timer.end)
+            .find(|(_, s)| s.end == timer.end && s.first_seq == timer.first_seq)
             .map(|(start, _)| *start)
         else {
             return Ok(());
         };
-        let session = sessions
-            .remove(&start)
-            .ok_or_else(|| Error::Internal("session vanished".into()))?;
-        if sessions.is_empty() {
-            self.sessions.remove(&timer.key);
+        if timer.cleanup || self.lateness == 0 {
+            let session = sessions
+                .remove(&start)
+                .ok_or_else(|| Error::Internal("session vanished".into()))?;
+            if !timer.cleanup {
+                out.rows(self.result(&timer.key, start, &session)?, RowKind::Insert);
+                self.metrics.windows_fired += 1;
+            }
+            return Ok(());
         }
-        self.emit(&timer.key, start, &session, out)?;
+        let session = sessions
+            .get_mut(&start)
+            .ok_or_else(|| Error::Internal("session vanished".into()))?;
+        let result = self.result(&timer.key, start, session)?;
+        out.rows(result.clone(), RowKind::Insert);
         self.metrics.windows_fired += 1;
+        session.emitted = Some(result);
+        let (at, cleanup) = self.cleanup_timer(&timer.key, session);
+        time.register(at, cleanup);
         Ok(())
     }
 }

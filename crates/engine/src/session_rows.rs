@@ -15,7 +15,7 @@ use arrow::row::RowConverter;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
-use tidemark_common::{Error, Result, SqlType};
+use tidemark_common::{Error, Result, RowKind, SqlType};
 
 struct Held {
     end: i64,
@@ -190,8 +190,10 @@ impl TimerHandler for RowsState {
             TimestampMillisecondArray::from_value(end.saturating_sub(1), n)
                 .with_timezone_opt(time_zone),
         ));
-        out.pending
-            .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
+        out.rows(
+            RecordBatch::try_new(self.output_schema.clone(), columns)?,
+            RowKind::Insert,
+        );
         self.metrics.windows_fired += 1;
         Ok(())
     }

@@ -352,7 +352,7 @@ impl Operator for ProcTimeWatermarks {
                 out.push(StreamItem::Watermark(w))
             }
             StreamItem::Watermark(_) => {}
-            StreamItem::End => out.push(StreamItem::End),
+            other @ (StreamItem::End | StreamItem::Side(_)) => out.push(other),
         }
         Ok(())
     }

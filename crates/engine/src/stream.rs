@@ -47,9 +47,37 @@ impl Chunk {
     }
 }
 
+/// What travels beside the changelog, in order with it, so that what a
+/// user sees of it is the same at every batch size.
+#[derive(Clone, Debug)]
+pub enum SideItem {
+    /// One event of the trace (`SET 'tidemark.trace' = 'true'`), as the line
+    /// printed for it.
+    Trace(String),
+    /// Rows a window operator added to no window.
+    Late(LateRows),
+}
+
+/// Late rows as they left their source table, and why they were dropped.
+#[derive(Clone, Debug)]
+pub struct LateRows {
+    /// The source table's columns.
+    pub batch: RecordBatch,
+    pub types: std::sync::Arc<[tidemark_common::SqlType]>,
+    /// The source table's name.
+    pub source: std::sync::Arc<str>,
+    /// The operator that dropped them.
+    pub operator: &'static str,
+    /// The watermark each row was judged against.
+    pub watermarks: Vec<i64>,
+    pub reason: &'static str,
+}
+
 #[derive(Clone, Debug)]
 pub enum StreamItem {
     Chunk(Chunk),
+    /// Trace events and late rows, in order among the chunks.
+    Side(SideItem),
     /// The watermark advanced to this instant (`i64::MAX` at end of input).
     Watermark(i64),
     /// The input ended; nothing follows.

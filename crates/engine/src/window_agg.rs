@@ -18,14 +18,14 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondAr
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::{RowConverter, Rows};
 use hashbrown::HashTable;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::time::window_start;
 use tidemark_common::window::WindowKind;
-use tidemark_common::{Error, Result, SqlType};
+use tidemark_common::{Error, Result, RowKind, SqlType};
 
 /// What an aggregation's configuration says, checked by [`WindowAggregate::new`].
 pub struct WindowAggregateSpec {
@@ -102,6 +102,10 @@ pub struct WindowState {
     output_schema: SchemaRef,
     window_time_zone: Option<Arc<str>>,
     slices: BTreeMap<i64, Slice>,
+    /// What each fired window last emitted, per key (in arrow's row
+    /// format), from its fire to its cleanup: a late row's re-fire
+    /// retracts it. Only kept when there is allowed lateness.
+    fired: BTreeMap<i64, HashMap<Box<[u8]>, RecordBatch>>,
     hasher: foldhash::fast::FixedState,
     metrics: OperatorMetrics,
     /// Scratch buffers reused across chunks.
@@ -139,6 +143,7 @@ impl WindowAggregate {
             output_schema: spec.output_schema,
             window_time_zone,
             slices: BTreeMap::new(),
+            fired: BTreeMap::new(),
             hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
             metrics: OperatorMetrics::default(),
             scratch_rows: Vec::new(),
@@ -204,7 +209,11 @@ impl WindowState {
         })
     }
 
-    fn emit_window(&mut self, window_end: i64, emitter: &mut Emitter) -> Result<()> {
+    /// The slices of the window ending at `window_end`, in the order its
+    /// results merge them: a HOP window starts from its newest slice and
+    /// adds older ones (which LISTAGG shows); a CUMULATE window grows from
+    /// its oldest. FIRST_VALUE and LAST_VALUE go by time either way.
+    fn window_parts(&self, window_end: i64) -> (Vec<&Slice>, bool) {
         use std::ops::Bound::{Excluded, Included};
         let start = self.slicing.window_start(window_end);
         let mut parts: Vec<&Slice> = self
@@ -212,14 +221,15 @@ impl WindowState {
             .range((Excluded(start), Included(window_end)))
             .map(|(_, s)| s)
             .collect();
-        // LISTAGG sees the slices in the order Flink merges them: a HOP
-        // window starts from its newest slice and adds older ones; a
-        // CUMULATE window grows from its oldest. (FIRST_VALUE and LAST_VALUE
-        // go by time either way.)
         let newest_first = matches!(self.slicing, Slicing::Hop { .. });
         if newest_first {
             parts.reverse();
         }
+        (parts, newest_first)
+    }
+
+    fn emit_window(&mut self, window_end: i64, emitter: &mut Emitter) -> Result<()> {
+        let (parts, newest_first) = self.window_parts(window_end);
         let merged;
         let (slice, order): (&Slice, Vec<u32>) = match parts.as_slice() {
             [] => return Ok(()),
@@ -227,21 +237,52 @@ impl WindowState {
             // the order of their first row already.
             [only] => (only, (0..only.groups).collect()),
             _ => {
-                merged = self.merge_slices(&parts, newest_first)?;
+                merged = self.merge_slices(&parts, newest_first, None)?;
                 let mut order: Vec<u32> = (0..merged.groups).collect();
                 order.sort_by_key(|g| merged.first_seq[*g as usize]);
                 (&merged, order)
             }
         };
-        let n = order.len();
-        if n == 0 {
+        if order.is_empty() {
             return Ok(());
         }
+        let batch = self.window_batch(window_end, slice, &order)?;
+        // Kept until cleanup: a late row's re-fire retracts it.
+        let emitted: Vec<(Box<[u8]>, RecordBatch)> = if self.lateness > 0 {
+            order
+                .iter()
+                .enumerate()
+                .map(|(i, g)| {
+                    let key: Box<[u8]> = match &slice.keys {
+                        Some(keys) => keys.row(*g as usize).as_ref().into(),
+                        None => Box::default(),
+                    };
+                    (key, batch.slice(i, 1))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !emitted.is_empty() {
+            self.fired.entry(window_end).or_default().extend(emitted);
+        }
+        emitter.rows(batch, RowKind::Insert);
+        self.metrics.windows_fired += 1;
+        Ok(())
+    }
+
+    /// The result rows of `groups` of `slice` (merged for the window ending
+    /// at `window_end`), in that order.
+    fn window_batch(&self, window_end: i64, slice: &Slice, groups: &[u32]) -> Result<RecordBatch> {
+        let n = groups.len();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
         if let (Some(conv), Some(keys)) = (&self.key_converter, &slice.keys) {
-            columns.extend(conv.convert_rows(order.iter().map(|g| keys.row(*g as usize)))?);
+            columns.extend(conv.convert_rows(groups.iter().map(|g| keys.row(*g as usize)))?);
         }
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(start, n)));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            self.slicing.window_start(window_end),
+            n,
+        )));
         columns.push(Arc::new(TimestampMillisecondArray::from_value(
             window_end, n,
         )));
@@ -250,24 +291,65 @@ impl WindowState {
                 .with_timezone_opt(self.window_time_zone.clone()),
         ));
         for acc in &slice.accumulators {
-            columns.push(acc.evaluate(&order)?);
+            columns.push(acc.evaluate(groups)?);
         }
-        emitter
-            .pending
-            .push(RecordBatch::try_new(self.output_schema.clone(), columns)?);
-        self.metrics.windows_fired += 1;
+        Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
+    }
+
+    /// A late row of `key` was added to the window ending at `window_end`,
+    /// which had fired: it fires again for that key at once, as an update
+    /// of what it emitted (`-U` old, `+U` new), as a first result (`+I`)
+    /// if the key had none there, and not at all if nothing changed.
+    fn refire(&mut self, window_end: i64, key: &[u8], emitter: &mut Emitter) -> Result<()> {
+        let (parts, newest_first) = self.window_parts(window_end);
+        let only = (key, self.hasher.hash_one(key));
+        let merged = self.merge_slices(&parts, newest_first, Some(only))?;
+        if merged.groups == 0 {
+            return Err(Error::Internal("a re-fired key has no rows".into()));
+        }
+        let new = self.window_batch(window_end, &merged, &[0])?;
+        let previous = self
+            .fired
+            .entry(window_end)
+            .or_default()
+            .insert(key.into(), new.clone());
+        match previous {
+            Some(old) if old == new => {}
+            Some(old) => {
+                emitter.rows(old, RowKind::UpdateBefore);
+                emitter.rows(new, RowKind::UpdateAfter);
+            }
+            None => emitter.rows(new, RowKind::Insert),
+        }
         Ok(())
     }
 
     /// One slice holding the merge of `parts`, in the order given: keys are
     /// matched across slices, each key's first arrival is the earliest, and
-    /// accumulators merge in that order.
-    fn merge_slices(&self, parts: &[&Slice], newest_first: bool) -> Result<Slice> {
+    /// accumulators merge in that order. With `only` (a key in arrow's row
+    /// format and its hash), just that key's group.
+    fn merge_slices(
+        &self,
+        parts: &[&Slice],
+        newest_first: bool,
+        only: Option<(&[u8], u64)>,
+    ) -> Result<Slice> {
         let mut window = self.new_slice()?;
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for part in parts {
             pairs.clear();
-            for g in 0..part.groups {
+            let groups: Vec<u32> = match (only, &part.keys) {
+                (Some((key, hash)), Some(keys)) => part
+                    .table
+                    .find(hash, |&g| {
+                        part.hashes[g as usize] == hash && keys.row(g as usize).as_ref() == key
+                    })
+                    .copied()
+                    .into_iter()
+                    .collect(),
+                _ => (0..part.groups).collect(),
+            };
+            for g in groups {
                 let dst = match (&part.keys, &mut window.keys) {
                     (Some(keys), Some(window_keys)) => {
                         let row = keys.row(g as usize);
@@ -310,6 +392,15 @@ impl WindowState {
             }
         }
         Ok(window)
+    }
+
+    /// The windows of the slice ending at `slice_end` that have fired at
+    /// `watermark` but are not cleaned up: a row added to the slice then
+    /// re-fires them, earliest first.
+    fn refires(&self, slice_end: i64, watermark: i64) -> impl Iterator<Item = i64> + '_ {
+        self.slicing.window_ends(slice_end).filter(move |end| {
+            self.fire_time(*end) <= watermark && self.cleanup_time(*end) > watermark
+        })
     }
 
     /// Frees the slices no window after `window_end` needs.
@@ -367,7 +458,7 @@ impl TimerHandler for WindowState {
         time: &mut EventTime<WindowTimer>,
         chunk: &Chunk,
         range: Range<usize>,
-        _out: &mut Emitter,
+        out: &mut Emitter,
     ) -> Result<usize> {
         let len = range.len();
         let batch = chunk.batch.slice(range.start, len);
@@ -400,6 +491,10 @@ impl TimerHandler for WindowState {
         // or a flush point after a late row.
         let mut earliest_new_timer = i64::MAX;
         let mut consumed = len;
+        // A row for windows that fired but are not cleaned up re-fires
+        // them at once, before the next row: it is taken in a run of its
+        // own.
+        let mut refire: Option<(i64, i64)> = None;
         for i in 0..len {
             if watermarks[i] >= earliest_new_timer {
                 consumed = i;
@@ -422,16 +517,31 @@ impl TimerHandler for WindowState {
                 }
                 continue;
             }
-            if self.cleanup_time(end) <= watermarks[i] {
-                // Late for its earliest windows, on time for later ones.
-                self.metrics.partially_late_rows += 1;
+            // Late for its earliest windows, on time for later ones.
+            let partially_late = self.cleanup_time(end) <= watermarks[i];
+            if partially_late {
                 if let Slicing::Cumulate { step, offset, .. } = self.slicing {
                     // Flink adds such a row to the running total of the
                     // cycle, after every slice merged so far: the slice of
-                    // the last window that fired.
-                    let wall = self.wall_clock(watermarks[i]).saturating_add(1);
+                    // the last window cleaned up (with no lateness, the
+                    // last that fired).
+                    let cleaned = watermarks[i].saturating_sub(self.lateness);
+                    let wall = self.wall_clock(cleaned).saturating_add(1);
                     end = end.max(window_start(wall, offset, step));
                 }
+            }
+            if self.lateness > 0
+                && self.fire_time(end) <= watermarks[i]
+                && self.refires(end, watermarks[i]).next().is_some()
+            {
+                if i > 0 {
+                    consumed = i;
+                    break;
+                }
+                refire = Some((end, watermarks[i]));
+            }
+            if partially_late {
+                self.metrics.partially_late_rows += 1;
             }
             let slot = match last {
                 Some(s) if per_slice[s].0 == end => s,
@@ -460,6 +570,10 @@ impl TimerHandler for WindowState {
             };
             last = Some(slot);
             per_slice[slot].1.push(i as u32);
+            if refire.is_some() {
+                consumed = 1;
+                break;
+            }
         }
 
         let mut groups: Vec<u32> = Vec::new();
@@ -532,6 +646,16 @@ impl TimerHandler for WindowState {
         }
         self.scratch_rows = per_slice;
         self.rows_seen += consumed as u64;
+        if let Some((end, watermark)) = refire {
+            self.metrics.late_rows_accepted += 1;
+            let key: Vec<u8> = keys
+                .as_ref()
+                .map_or(Vec::new(), |k| k.row(0).as_ref().to_vec());
+            let windows: Vec<i64> = self.refires(end, watermark).collect();
+            for window_end in windows {
+                self.refire(window_end, &key, out)?;
+            }
+        }
         Ok(consumed)
     }
 
@@ -551,7 +675,10 @@ impl TimerHandler for WindowState {
                     self.free_slices_through(end);
                 }
             }
-            WindowTimer::Cleanup(end) => self.free_slices_through(end),
+            WindowTimer::Cleanup(end) => {
+                self.free_slices_through(end);
+                self.fired.retain(|window_end, _| *window_end > end);
+            }
         }
         Ok(())
     }

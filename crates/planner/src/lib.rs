@@ -188,6 +188,7 @@ fn build(
             if in_schema.field(window.time_column).proctime {
                 operators.push(Box::new(ProcTimeWatermarks::new(window.time_column)));
             }
+            let lateness = options.allow_lateness()?;
             let spec = WindowAggregateSpec {
                 kind: window.kind,
                 time_column: window.time_column,
@@ -197,9 +198,10 @@ fn build(
                     .map(|k| in_schema.field(*k).ty.clone())
                     .collect(),
                 aggregates: aggregates.clone(),
-                lateness: 0,
+                lateness,
                 output_schema: schema.to_arrow(),
-                two_phase_sums: two_phase_sums(aggregates, options),
+                // Flink has no lateness on window TVFs: nothing to match.
+                two_phase_sums: lateness == 0 && two_phase_sums(aggregates, options),
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
             };
             match window.kind {
