@@ -88,14 +88,12 @@ impl Session {
             Statement::Set {
                 key: Some((k, v)), ..
             } => {
-                self.options.set(k.clone(), v.clone());
-                // Read the typed options now, so a bad value fails here.
-                self.options
-                    .batch_size()
-                    .map_err(|e| e.or_span(statement.span()))?;
-                self.options
-                    .local_time_zone()
-                    .map_err(|e| e.or_span(statement.span()))?;
+                // Read the typed options now, so a bad value fails here
+                // and leaves the session as it was.
+                let mut next = self.options.clone();
+                next.set(k.clone(), v.clone());
+                next.validate().map_err(|e| e.or_span(statement.span()))?;
+                self.options = next;
                 Ok(None)
             }
             Statement::Set { key: None, .. } => {

@@ -34,6 +34,15 @@ impl SessionOptions {
         self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
+    /// Reads every typed option, so that a bad value is reported where it
+    /// is set.
+    pub fn validate(&self) -> Result<()> {
+        self.batch_size()?;
+        self.local_time_zone()?;
+        self.allow_lateness()?;
+        Ok(())
+    }
+
     /// `tidemark.batch-size`: how many rows a source puts in one batch.
     /// Results never depend on it; tests vary it to prove that.
     pub fn batch_size(&self) -> Result<usize> {

@@ -112,6 +112,30 @@ fn clock(options: &SessionOptions) -> Result<Clock> {
     }
 }
 
+/// A window over the result of a window aggregation needs that result to
+/// be insert-only: it cannot take back a row it has windowed. With allowed
+/// lateness (or early firing) the aggregation emits updates, so the plan is
+/// rejected, as Flink rejects update streams there.
+fn insert_only_input(input: &LogicalPlan, window: Span, options: &SessionOptions) -> Result<()> {
+    if !input.has_window_aggregate() {
+        return Ok(());
+    }
+    let updating = [(
+        "table.exec.emit.allow-lateness",
+        options.allow_lateness()? > 0,
+    )];
+    match updating.iter().find(|(_, on)| *on) {
+        None => Ok(()),
+        Some((key, _)) => Err(Error::plan(
+            format!(
+                "this window reads a window aggregation that emits updates ('{key}' is set), but a window needs insert-only input"
+            ),
+            window,
+        )
+        .with_hint(format!("RESET '{key}', or window the source table directly"))),
+    }
+}
+
 /// Builds the chain bottom-up: returns the source and appends operators in
 /// the order rows flow through them.
 fn build(
@@ -148,6 +172,7 @@ fn build(
             window,
             schema,
         } => {
+            insert_only_input(input, window.span, options)?;
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
                 WindowKind::Tumble { .. }
@@ -183,6 +208,7 @@ fn build(
             aggregates,
             schema,
         } => {
+            insert_only_input(input, window.span, options)?;
             let source = build(input, operators, options, batch_size, eval)?;
             let in_schema = input.schema();
             if in_schema.field(window.time_column).proctime {

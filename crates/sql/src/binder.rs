@@ -173,6 +173,7 @@ impl<'a> QueryBinder<'a> {
                     kind,
                     time_column,
                     partition: partition.iter().map(|(c, _)| *c).collect(),
+                    span: call.span,
                 };
                 let schema = tvf_schema(input.schema(), &window);
                 Ok(Relation {
@@ -447,6 +448,7 @@ impl<'a> QueryBinder<'a> {
                 kind: window.kind,
                 time_column: 0,
                 partition: vec![],
+                span: window.span,
             },
             keys: (1..=n_keys).collect(),
             aggregates,

@@ -55,9 +55,22 @@ pub struct WindowSpec {
     /// SESSION's `PARTITION BY` columns (of the input), which key the
     /// sessions of a TVF read without aggregation.
     pub partition: Vec<usize>,
+    /// The TVF call, for errors about it.
+    pub span: tidemark_common::Span,
 }
 
 impl LogicalPlan {
+    /// Whether a window aggregation runs somewhere below (or at) this node.
+    pub fn has_window_aggregate(&self) -> bool {
+        match self {
+            LogicalPlan::Scan { .. } => false,
+            LogicalPlan::WindowAggregate { .. } => true,
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::WindowTvf { input, .. } => input.has_window_aggregate(),
+        }
+    }
+
     pub fn schema(&self) -> &Schema {
         match self {
             LogicalPlan::Scan { schema, .. }
