@@ -30,6 +30,10 @@ enum Command {
         /// Set an option before the script runs, as `SET 'key' = 'value'`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Print every window fire, re-fire, late row, cleanup and session
+        /// merge on stderr (`SET 'tidemark.trace' = 'true'`).
+        #[arg(long)]
+        trace: bool,
     },
     /// Run golden-file tests: each NAME.sql is compared with NAME.out.
     Test {
@@ -70,12 +74,12 @@ fn run_cli() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Run { script, set } => run(script, set),
+        Command::Run { script, set, trace } => run(script, set, trace),
         Command::Test { paths, bless } => test(paths, bless),
     }
 }
 
-fn run(script: PathBuf, set: Vec<String>) -> ExitCode {
+fn run(script: PathBuf, set: Vec<String>, trace: bool) -> ExitCode {
     let sql = match std::fs::read_to_string(&script) {
         Ok(s) => s,
         Err(e) => {
@@ -90,6 +94,9 @@ fn run(script: PathBuf, set: Vec<String>) -> ExitCode {
             return ExitCode::from(2);
         };
         session.options.set(k.trim(), v.trim());
+    }
+    if trace {
+        session.options.set("tidemark.trace", "true");
     }
     let stdout = std::io::stdout();
     let mut rows = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tidemark_common::{Error, Result, SessionOptions};
 use tidemark_engine::format::write_changelog;
-use tidemark_engine::{RunOutput, RunSummary};
+use tidemark_engine::{RunOutput, RunSummary, SideItem};
 use tidemark_planner::plan_query;
 use tidemark_sql::{parse_script, Catalog, QueryBinder, Statement};
 
@@ -146,6 +146,7 @@ impl Session {
                 let tz = physical.eval.time_zone;
                 let mut text = String::new();
                 let rows = &mut *out.rows;
+                let summary = &mut *out.summary;
                 let summary = physical.pipeline.run(&mut |output| match output {
                     RunOutput::Rows(chunk) => {
                         text.clear();
@@ -153,7 +154,10 @@ impl Session {
                         write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?;
                         rows.write_all(text.as_bytes()).map_err(io)
                     }
-                    RunOutput::Side(_) => Ok(()),
+                    RunOutput::Side(SideItem::Trace(line)) => {
+                        writeln!(summary, "{line}").map_err(io)
+                    }
+                    RunOutput::Side(SideItem::Late(_)) => Ok(()),
                 })?;
                 out.rows.flush().map_err(io)?;
                 out.summary

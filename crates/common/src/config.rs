@@ -40,6 +40,7 @@ impl SessionOptions {
         self.batch_size()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
+        self.trace()?;
         Ok(())
     }
 
@@ -76,6 +77,31 @@ impl SessionOptions {
     /// default.
     pub fn allow_lateness(&self) -> Result<i64> {
         self.duration("table.exec.emit.allow-lateness", 0)
+    }
+
+    /// `tidemark.trace`: print one line per fire, re-fire, late row,
+    /// cleanup and session merge on stderr.
+    pub fn trace(&self) -> Result<bool> {
+        self.flag("tidemark.trace")
+    }
+
+    /// A `'true'`/`'false'` option; false when unset.
+    pub fn flag(&self, key: &str) -> Result<bool> {
+        match self
+            .get(key)
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(Error::plan(
+                format!(
+                    "'{key}' must be 'true' or 'false', got '{}'",
+                    self.get(key).unwrap_or_default()
+                ),
+                Span::default(),
+            )),
+        }
     }
 
     /// A duration option, `default` (ms) when unset.

@@ -27,6 +27,7 @@ pub mod source;
 pub mod stateless;
 pub mod stream;
 pub mod time_service;
+pub mod trace;
 pub mod window_agg;
 
 pub use eval::EvalContext;

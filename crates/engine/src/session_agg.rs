@@ -14,6 +14,7 @@ use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
+use crate::trace::{TraceEvent, TraceLine};
 use crate::window_agg::WindowAggregateSpec;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -41,6 +42,8 @@ struct Session {
     end: i64,
     first_seq: u64,
     accumulators: Vec<Box<dyn Accumulator>>,
+    /// Rows in the session (for the trace).
+    rows: u64,
     /// What the session emitted when it fired, kept until its cleanup
     /// (with allowed lateness) so a late row can update or retract it.
     emitted: Option<RecordBatch>,
@@ -57,6 +60,8 @@ pub struct SessionState {
     lateness: i64,
     time_column: usize,
     key_columns: Vec<usize>,
+    key_types: Vec<tidemark_common::SqlType>,
+    trace: bool,
     key_converter: Option<RowConverter>,
     aggregates: Vec<AggregateCall>,
     output_schema: SchemaRef,
@@ -94,6 +99,8 @@ impl SessionAggregate {
             lateness: spec.lateness,
             time_column: spec.time_column,
             key_columns: spec.key_columns,
+            key_types: spec.key_types,
+            trace: spec.trace,
             key_converter,
             aggregates: spec.aggregates,
             output_schema: spec.output_schema,
@@ -125,6 +132,21 @@ impl SessionState {
 
     fn new_accumulators(&self) -> Result<Vec<Box<dyn Accumulator>>> {
         self.aggregates.iter().map(new_accumulator).collect()
+    }
+
+    /// A trace line about a key's session `[start, end)`.
+    fn trace_line(&self, event: TraceEvent, key: &[u8], start: i64, end: i64) -> Result<TraceLine> {
+        let mut columns = Vec::new();
+        if let Some(conv) = &self.key_converter {
+            columns = conv.convert_rows(std::iter::once(conv.parser().parse(key)))?;
+        }
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        Ok(TraceLine::new(event, Self::NAME)
+            .key(&columns, &self.key_types, 0)?
+            .window(wall(start), wall(end)))
     }
 
     /// The result row of a key's session.
@@ -233,6 +255,12 @@ impl TimerHandler for SessionState {
             let merge = merge_into(self.sessions.get(key), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                if self.trace {
+                    let line = self
+                        .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
+                        .field("rowtime", crate::trace::instant(row_start));
+                    out.side(line.watermark(watermarks[i]));
+                }
                 continue;
             }
             let seq = self.rows_seen + i as u64;
@@ -307,8 +335,13 @@ impl SessionState {
                 for (acc, v) in session.accumulators.iter_mut().zip(values) {
                     acc.update(v.as_ref(), &row_index, &[0])?;
                 }
+                session.rows += 1;
                 if let Some(old) = session.emitted.take() {
                     let new = self.result(key, start, session)?;
+                    if self.trace {
+                        let line = self.trace_line(TraceEvent::Refire, key, start, end)?;
+                        out.side(line.field("rows", session.rows).watermark(watermark));
+                    }
                     if old != new {
                         out.rows(old, RowKind::UpdateBefore);
                         out.rows(new.clone(), RowKind::UpdateAfter);
@@ -320,14 +353,26 @@ impl SessionState {
             }
         }
         let mut merged: Option<Session> = None;
-        let mut retracted = false;
+        let joined_sessions: Vec<&Session> =
+            joined.iter().filter_map(|s| sessions.get(s)).collect();
+        let retracted = joined_sessions.iter().any(|s| s.emitted.is_some());
+        // Growing one open session is not worth a line; joining several,
+        // or changing the bounds of one that fired, is.
+        if self.trace && (joined_sessions.len() > 1 || retracted) {
+            let rows: u64 = joined_sessions.iter().map(|s| s.rows).sum::<u64>() + 1;
+            let line = self.trace_line(TraceEvent::Merge, key, start, end)?;
+            out.side(
+                line.field("sessions", joined_sessions.len())
+                    .field("rows", rows)
+                    .watermark(watermark),
+            );
+        }
         for s in joined {
             let Some(old) = sessions.remove(&s) else {
                 continue;
             };
             let (at, timer) = match &old.emitted {
                 Some(emitted) => {
-                    retracted = true;
                     out.rows(emitted.clone(), RowKind::Delete);
                     self.cleanup_timer(key, &old)
                 }
@@ -341,6 +386,7 @@ impl SessionState {
                         a.merge_from(b.as_ref(), &[(0, 0)], false)?;
                     }
                     into.first_seq = into.first_seq.min(old.first_seq);
+                    into.rows += old.rows;
                     into
                 }
             });
@@ -351,6 +397,7 @@ impl SessionState {
                 end,
                 first_seq: seq,
                 accumulators: self.new_accumulators()?,
+                rows: 0,
                 emitted: None,
             },
         };
@@ -360,6 +407,7 @@ impl SessionState {
         session.end = end;
         session.first_seq = session.first_seq.min(seq);
         session.emitted = None;
+        session.rows += 1;
         let (at, timer) = Self::fire_timer(key, &session);
         if retracted || at <= watermark {
             self.metrics.late_rows_accepted += 1;
@@ -385,25 +433,46 @@ impl SessionState {
         else {
             return Ok(());
         };
+        let watermark = time.watermark();
         if timer.cleanup || self.lateness == 0 {
             let session = sessions
                 .remove(&start)
                 .ok_or_else(|| Error::Internal("session vanished".into()))?;
             if !timer.cleanup {
-                out.rows(self.result(&timer.key, start, &session)?, RowKind::Insert);
-                self.metrics.windows_fired += 1;
+                self.fire(&timer.key, start, &session, watermark, out)?;
+            }
+            if self.trace {
+                let line = self.trace_line(TraceEvent::Cleanup, &timer.key, start, session.end)?;
+                out.side(line.watermark(watermark));
             }
             return Ok(());
         }
         let session = sessions
             .get_mut(&start)
             .ok_or_else(|| Error::Internal("session vanished".into()))?;
-        let result = self.result(&timer.key, start, session)?;
-        out.rows(result.clone(), RowKind::Insert);
-        self.metrics.windows_fired += 1;
+        let result = self.fire(&timer.key, start, session, watermark, out)?;
         session.emitted = Some(result);
         let (at, cleanup) = self.cleanup_timer(&timer.key, session);
         time.register(at, cleanup);
         Ok(())
+    }
+
+    /// Emits a session's result (`+I`), and returns it.
+    fn fire(
+        &mut self,
+        key: &[u8],
+        start: i64,
+        session: &Session,
+        watermark: i64,
+        out: &mut Emitter,
+    ) -> Result<RecordBatch> {
+        if self.trace {
+            let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
+            out.side(line.field("rows", session.rows).watermark(watermark));
+        }
+        let result = self.result(key, start, session)?;
+        out.rows(result.clone(), RowKind::Insert);
+        self.metrics.windows_fired += 1;
+        Ok(result)
     }
 }

@@ -14,6 +14,7 @@ use crate::operator::OperatorMetrics;
 use crate::slicing::Slicing;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
+use crate::trace::{instant, TraceEvent, TraceLine};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::{RowConverter, Rows};
@@ -43,6 +44,8 @@ pub struct WindowAggregateSpec {
     /// For a TIMESTAMP_LTZ rowtime in a zone other than UTC: windows are
     /// laid out on that zone's wall clock.
     pub zone: Option<chrono_tz::Tz>,
+    /// Report every fire, re-fire, late row and cleanup as a trace line.
+    pub trace: bool,
 }
 
 /// The timers of a window aggregation, keyed by window end. At equal
@@ -87,6 +90,8 @@ struct Slice {
     first_seq: Vec<u64>,
     accumulators: Vec<Box<dyn Accumulator>>,
     groups: u32,
+    /// Rows added, per group; counted only for the trace.
+    group_rows: Vec<u64>,
 }
 
 pub struct WindowState {
@@ -97,10 +102,12 @@ pub struct WindowState {
     lateness: i64,
     time_column: usize,
     key_columns: Vec<usize>,
+    key_types: Vec<SqlType>,
     key_converter: Option<RowConverter>,
     aggregates: Vec<AggregateCall>,
     output_schema: SchemaRef,
     window_time_zone: Option<Arc<str>>,
+    trace: bool,
     slices: BTreeMap<i64, Slice>,
     /// What each fired window last emitted, per key (in arrow's row
     /// format), from its fire to its cleanup: a late row's re-fire
@@ -138,10 +145,12 @@ impl WindowAggregate {
             lateness: spec.lateness,
             time_column: spec.time_column,
             key_columns: spec.key_columns,
+            key_types: spec.key_types,
             key_converter,
             aggregates: spec.aggregates,
             output_schema: spec.output_schema,
             window_time_zone,
+            trace: spec.trace,
             slices: BTreeMap::new(),
             fired: BTreeMap::new(),
             hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
@@ -206,6 +215,7 @@ impl WindowState {
                 .map(new_accumulator)
                 .collect::<Result<Vec<_>>>()?,
             groups: 0,
+            group_rows: Vec::new(),
         })
     }
 
@@ -228,7 +238,12 @@ impl WindowState {
         (parts, newest_first)
     }
 
-    fn emit_window(&mut self, window_end: i64, emitter: &mut Emitter) -> Result<()> {
+    fn emit_window(
+        &mut self,
+        window_end: i64,
+        watermark: i64,
+        emitter: &mut Emitter,
+    ) -> Result<()> {
         let (parts, newest_first) = self.window_parts(window_end);
         let merged;
         let (slice, order): (&Slice, Vec<u32>) = match parts.as_slice() {
@@ -247,6 +262,15 @@ impl WindowState {
             return Ok(());
         }
         let batch = self.window_batch(window_end, slice, &order)?;
+        if self.trace {
+            emitter.side(
+                TraceLine::new(TraceEvent::Fire, Self::NAME)
+                    .window(self.slicing.window_start(window_end), window_end)
+                    .field("keys", order.len())
+                    .field("rows", slice.group_rows.iter().sum::<u64>())
+                    .watermark(watermark),
+            );
+        }
         // Kept until cleanup: a late row's re-fire retracts it.
         let emitted: Vec<(Box<[u8]>, RecordBatch)> = if self.lateness > 0 {
             order
@@ -300,7 +324,13 @@ impl WindowState {
     /// which had fired: it fires again for that key at once, as an update
     /// of what it emitted (`-U` old, `+U` new), as a first result (`+I`)
     /// if the key had none there, and not at all if nothing changed.
-    fn refire(&mut self, window_end: i64, key: &[u8], emitter: &mut Emitter) -> Result<()> {
+    fn refire(
+        &mut self,
+        window_end: i64,
+        key: &[u8],
+        watermark: i64,
+        emitter: &mut Emitter,
+    ) -> Result<()> {
         let (parts, newest_first) = self.window_parts(window_end);
         let only = (key, self.hasher.hash_one(key));
         let merged = self.merge_slices(&parts, newest_first, Some(only))?;
@@ -308,6 +338,15 @@ impl WindowState {
             return Err(Error::Internal("a re-fired key has no rows".into()));
         }
         let new = self.window_batch(window_end, &merged, &[0])?;
+        if self.trace {
+            emitter.side(
+                TraceLine::new(TraceEvent::Refire, Self::NAME)
+                    .key(&new.columns()[..self.key_columns.len()], &self.key_types, 0)?
+                    .window(self.slicing.window_start(window_end), window_end)
+                    .field("rows", merged.group_rows.iter().sum::<u64>())
+                    .watermark(watermark),
+            );
+        }
         let previous = self
             .fired
             .entry(window_end)
@@ -390,6 +429,12 @@ impl WindowState {
             for (into, from) in window.accumulators.iter_mut().zip(&part.accumulators) {
                 into.merge_from(from.as_ref(), &pairs, newest_first)?;
             }
+            if self.trace {
+                window.group_rows.resize(window.groups as usize, 0);
+                for (src, dst) in &pairs {
+                    window.group_rows[*dst as usize] += part.group_rows[*src as usize];
+                }
+            }
         }
         Ok(window)
     }
@@ -401,6 +446,20 @@ impl WindowState {
         self.slicing.window_ends(slice_end).filter(move |end| {
             self.fire_time(*end) <= watermark && self.cleanup_time(*end) > watermark
         })
+    }
+
+    /// The window ending at `window_end` can no longer change: its slices
+    /// no later window needs are freed, and what it emitted is forgotten.
+    fn clean_up(&mut self, window_end: i64, watermark: i64, out: &mut Emitter) {
+        self.free_slices_through(window_end);
+        self.fired.retain(|end, _| *end > window_end);
+        if self.trace {
+            out.side(
+                TraceLine::new(TraceEvent::Cleanup, Self::NAME)
+                    .window(self.slicing.window_start(window_end), window_end)
+                    .watermark(watermark),
+            );
+        }
     }
 
     /// Frees the slices no window after `window_end` needs.
@@ -506,6 +565,21 @@ impl TimerHandler for WindowState {
             let mut end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
             if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                if self.trace {
+                    let last = self.slicing.last_window_end(end);
+                    let key_columns: Vec<ArrayRef> = self
+                        .key_columns
+                        .iter()
+                        .map(|c| batch.column(*c).clone())
+                        .collect();
+                    out.side(
+                        TraceLine::new(TraceEvent::Late, Self::NAME)
+                            .key(&key_columns, &self.key_types, i)?
+                            .window(self.slicing.window_start(last), last)
+                            .field("rowtime", instant(ts_values[i]))
+                            .watermark(watermarks[i]),
+                    );
+                }
                 if let Some(tp) = &mut self.two_phase {
                     tp.late_row_buffered = true;
                     let unit = self.slicing.unit();
@@ -643,6 +717,12 @@ impl TimerHandler for WindowState {
                 let values = call.arg.map(|c| batch.column(c));
                 acc.update(values, rows, &groups)?;
             }
+            if self.trace {
+                slice.group_rows.resize(slice.groups as usize, 0);
+                for g in &groups {
+                    slice.group_rows[*g as usize] += 1;
+                }
+            }
         }
         self.scratch_rows = per_slice;
         self.rows_seen += consumed as u64;
@@ -653,7 +733,7 @@ impl TimerHandler for WindowState {
                 .map_or(Vec::new(), |k| k.row(0).as_ref().to_vec());
             let windows: Vec<i64> = self.refires(end, watermark).collect();
             for window_end in windows {
-                self.refire(window_end, &key, out)?;
+                self.refire(window_end, &key, watermark, out)?;
             }
         }
         Ok(consumed)
@@ -670,15 +750,12 @@ impl TimerHandler for WindowState {
         match key {
             WindowTimer::Gate => {}
             WindowTimer::Fire(end) => {
-                self.emit_window(end, out)?;
+                self.emit_window(end, time.watermark(), out)?;
                 if self.lateness == 0 {
-                    self.free_slices_through(end);
+                    self.clean_up(end, time.watermark(), out);
                 }
             }
-            WindowTimer::Cleanup(end) => {
-                self.free_slices_through(end);
-                self.fired.retain(|window_end, _| *window_end > end);
-            }
+            WindowTimer::Cleanup(end) => self.clean_up(end, time.watermark(), out),
         }
         Ok(())
     }

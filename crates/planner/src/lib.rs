@@ -229,6 +229,7 @@ fn build(
                 // Flink has no lateness on window TVFs: nothing to match.
                 two_phase_sums: lateness == 0 && two_phase_sums(aggregates, options),
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
+                trace: options.trace()?,
             };
             match window.kind {
                 WindowKind::Tumble { .. }
