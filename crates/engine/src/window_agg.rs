@@ -441,7 +441,7 @@ impl WindowState {
 
     /// The windows of the slice ending at `slice_end` that have fired at
     /// `watermark` but are not cleaned up: a row added to the slice then
-    /// re-fires them, earliest first.
+    /// re-fires them. Earliest first.
     fn refires(&self, slice_end: i64, watermark: i64) -> impl Iterator<Item = i64> + '_ {
         self.slicing.window_ends(slice_end).filter(move |end| {
             self.fire_time(*end) <= watermark && self.cleanup_time(*end) > watermark
@@ -731,8 +731,10 @@ impl TimerHandler for WindowState {
             let key: Vec<u8> = keys
                 .as_ref()
                 .map_or(Vec::new(), |k| k.row(0).as_ref().to_vec());
+            // Newest window first, as Flink's late firing goes through a
+            // row's windows.
             let windows: Vec<i64> = self.refires(end, watermark).collect();
-            for window_end in windows {
+            for window_end in windows.into_iter().rev() {
                 self.refire(window_end, &key, watermark, out)?;
             }
         }
