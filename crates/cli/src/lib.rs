@@ -3,6 +3,7 @@
 //! runner ([`golden`]) that `tidemark test` and `cargo test` share.
 
 pub mod golden;
+mod late;
 mod session;
 pub mod summary;
 

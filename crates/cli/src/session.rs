@@ -2,6 +2,7 @@
 //! script's statements in order. `run`, the golden-file tests and the
 //! benchmarks all go through [`Session::execute_script`].
 
+use crate::late::LateRouting;
 use crate::summary::render_summary;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,12 +143,16 @@ impl Session {
                 let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
                 let mut physical =
                     plan_query(&plan, &self.options).map_err(|e| e.or_span(*span))?;
+                let mut late = LateRouting::new(&self.options, &self.catalog, &plan, *span)?;
+                if late.enabled() {
+                    physical.pipeline.source.keep_origin();
+                }
                 let types = physical.output_types.clone();
                 let tz = physical.eval.time_zone;
                 let mut text = String::new();
                 let rows = &mut *out.rows;
                 let summary = &mut *out.summary;
-                let summary = physical.pipeline.run(&mut |output| match output {
+                let result = physical.pipeline.run(&mut |output| match output {
                     RunOutput::Rows(chunk) => {
                         text.clear();
                         let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
@@ -157,9 +162,11 @@ impl Session {
                     RunOutput::Side(SideItem::Trace(line)) => {
                         writeln!(summary, "{line}").map_err(io)
                     }
-                    RunOutput::Side(SideItem::Late(_)) => Ok(()),
-                })?;
+                    RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
+                });
                 out.rows.flush().map_err(io)?;
+                let summary = result?;
+                late.finish()?;
                 out.summary
                     .write_all(render_summary(&summary, out.timing).as_bytes())
                     .map_err(io)?;

@@ -5,7 +5,7 @@
 //! aggregation and the SESSION TVF are each a `Windowed` of their state.
 
 use crate::operator::{Operator, OperatorMetrics};
-use crate::stream::{Chunk, SideItem, StreamItem};
+use crate::stream::{Chunk, LateRows, SideItem, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::RecordBatch;
 use arrow::row::{RowConverter, SortField};
@@ -127,6 +127,38 @@ where
     fn metrics(&self) -> OperatorMetrics {
         self.state.metrics().clone()
     }
+}
+
+/// The side item for rows `rows` of `chunk`, dropped as late by
+/// `operator`: their source rows, when the chunk knows them (late rows are
+/// being routed), with the watermark each met.
+pub(crate) fn late_rows(
+    chunk: &Chunk,
+    rows: &[u32],
+    operator: &'static str,
+    reason: &'static str,
+) -> Result<Option<SideItem>> {
+    let Some(origin) = &chunk.origin else {
+        return Ok(None);
+    };
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let indices =
+        arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| origin.rows[*r as usize]));
+    let columns = origin
+        .batch
+        .columns()
+        .iter()
+        .map(|c| arrow::compute::take(c, &indices, None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(Some(SideItem::Late(LateRows {
+        batch: RecordBatch::try_new(origin.batch.schema(), columns)?,
+        table: origin.table.clone(),
+        operator,
+        watermarks: rows.iter().map(|r| chunk.watermarks[*r as usize]).collect(),
+        reason,
+    })))
 }
 
 /// The key converter of a windowed operator's group keys, if it has any.

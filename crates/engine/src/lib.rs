@@ -22,6 +22,7 @@ pub mod operator;
 pub mod pipeline;
 pub mod session_agg;
 pub mod session_rows;
+pub mod sink;
 pub mod slicing;
 pub mod source;
 pub mod stateless;

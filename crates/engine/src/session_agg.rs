@@ -9,7 +9,7 @@
 //! engine's [`crate::merging`].
 
 use crate::accumulators::{new_accumulator, Accumulator};
-use crate::emit::{key_converter, window_time_zone, Emitter, Windowed, WindowedState};
+use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
@@ -74,6 +74,10 @@ pub struct SessionState {
     rows_seen: u64,
     metrics: OperatorMetrics,
 }
+
+/// Why a session aggregation drops a row (the `late_reason` of late-row
+/// sinks).
+pub const LATE_REASON: &str = "the row's session was cleaned up";
 
 /// The operator: its state on the shared event-time service.
 pub type SessionAggregate = Windowed<SessionState>;
@@ -255,6 +259,11 @@ impl TimerHandler for SessionState {
             let merge = merge_into(self.sessions.get(key), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                if let Some(item) =
+                    late_rows(chunk, &[(range.start + i) as u32], Self::NAME, LATE_REASON)?
+                {
+                    out.side(item);
+                }
                 if self.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
@@ -313,7 +322,7 @@ impl SessionState {
     /// new, or not at all when its result did not change. Otherwise the
     /// joined sessions and the row become one new session: those that had
     /// fired are retracted (`-D`), and it fires afresh with `+I` — at once
-    /// if its end is already behind the watermark.
+    /// if its end is already behind the watermark (allowed lateness).
     #[allow(clippy::too_many_arguments)]
     fn add_row(
         &mut self,
@@ -411,6 +420,16 @@ impl SessionState {
         let (at, timer) = Self::fire_timer(key, &session);
         if retracted || at <= watermark {
             self.metrics.late_rows_accepted += 1;
+        }
+        if at <= watermark {
+            // Its end is behind the watermark already: it fires at once,
+            // before the next row, and waits for its cleanup.
+            let result = self.fire(key, start, &session, watermark, out)?;
+            session.emitted = Some(result);
+            let (cleanup_at, cleanup) = self.cleanup_timer(key, &session);
+            time.register(cleanup_at, cleanup);
+            sessions.insert(start, session);
+            return Ok(Some(cleanup_at));
         }
         time.register(at, timer);
         sessions.insert(start, session);

@@ -5,7 +5,7 @@
 use crate::clock::Clock;
 use crate::csv_source::{CsvOptions, CsvSource, CsvStats};
 use crate::eval::{evaluate, EvalContext};
-use crate::stream::{Chunk, StreamItem};
+use crate::stream::{Chunk, Origin, SourceTable, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -42,6 +42,9 @@ pub struct TableSource {
     pending_error: Option<Error>,
     /// Processing time, for `PROCTIME()` columns.
     clock: Clock,
+    /// Set when late rows are routed: chunks then say which source rows
+    /// they hold.
+    origin: Option<Arc<SourceTable>>,
 }
 
 impl TableSource {
@@ -88,6 +91,7 @@ impl TableSource {
             done: false,
             pending_error: None,
             clock,
+            origin: None,
         })
     }
 
@@ -144,6 +148,32 @@ impl TableSource {
         })
     }
 
+    /// Chunks will say which source rows they hold, so that late rows
+    /// can be routed as rows of this table.
+    pub fn keep_origin(&mut self) {
+        self.origin = Some(Arc::new(SourceTable {
+            name: self.table.name.clone(),
+            types: self
+                .table
+                .schema
+                .fields
+                .iter()
+                .map(|f| f.ty.clone())
+                .collect(),
+        }));
+    }
+
+    fn with_origin(&self, mut chunk: Chunk) -> Chunk {
+        if let Some(table) = &self.origin {
+            chunk.origin = Some(Origin {
+                batch: chunk.batch.clone(),
+                rows: (0..chunk.num_rows() as u32).collect(),
+                table: table.clone(),
+            });
+        }
+        chunk
+    }
+
     fn next_items_inner(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
         if self.done {
             return Ok(false);
@@ -184,10 +214,8 @@ impl TableSource {
             batch = full;
             let Some(wm) = &self.table.watermark else {
                 let n = batch.num_rows();
-                out.push(StreamItem::Chunk(Chunk::new(
-                    batch,
-                    vec![self.watermark; n],
-                )));
+                let chunk = self.with_origin(Chunk::new(batch, vec![self.watermark; n]));
+                out.push(StreamItem::Chunk(chunk));
                 return Ok(true);
             };
             let rowtime = batch.column(wm.column).clone();
@@ -226,7 +254,9 @@ impl TableSource {
                     current = current.max(marks.value(i));
                 }
             }
-            out.push(StreamItem::Chunk(Chunk::new(batch, before)));
+            out.push(StreamItem::Chunk(
+                self.with_origin(Chunk::new(batch, before)),
+            ));
             if current > self.watermark {
                 self.watermark = current;
                 out.push(StreamItem::Watermark(current));

@@ -93,23 +93,14 @@ fn map_chunks(
     // The error reported is the first failing row's own, which may differ
     // from the one the whole batch hit first.
     for i in 0..chunk.num_rows() {
-        if let Err(row_err) = f(&slice_chunk(&chunk, i, 1)) {
+        if let Err(row_err) = f(&chunk.slice(i, 1)) {
             if i > 0 {
-                emit(f(&slice_chunk(&chunk, 0, i))?);
+                emit(f(&chunk.slice(0, i))?);
             }
             return Err(row_err);
         }
     }
     Err(err)
-}
-
-/// Rows `start .. start + len` of a chunk.
-pub fn slice_chunk(chunk: &Chunk, start: usize, len: usize) -> Chunk {
-    Chunk {
-        batch: chunk.batch.slice(start, len),
-        watermarks: chunk.watermarks[start..start + len].to_vec(),
-        kinds: chunk.kinds.as_ref().map(|k| k[start..start + len].to_vec()),
-    }
 }
 
 impl Operator for Project {
@@ -154,26 +145,10 @@ impl Filter {
             return Ok(chunk.clone());
         }
         let batch = filter_record_batch(&chunk.batch, &mask)?;
-        let keep = |i: usize| mask.value(i);
-        let watermarks = chunk
-            .watermarks
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| keep(*i))
-            .map(|(_, w)| *w)
+        let rows: Vec<u32> = (0..chunk.num_rows() as u32)
+            .filter(|i| mask.value(*i as usize))
             .collect();
-        let kinds = chunk.kinds.as_ref().map(|k| {
-            k.iter()
-                .enumerate()
-                .filter(|(i, _)| keep(*i))
-                .map(|(_, k)| *k)
-                .collect()
-        });
-        Ok(Chunk {
-            batch,
-            watermarks,
-            kinds,
-        })
+        Ok(chunk.select(batch, &rows))
     }
 }
 
@@ -273,14 +248,7 @@ impl WindowLabels {
         columns.push(Arc::new(TimestampMillisecondArray::from(ends)));
         columns.push(Arc::new(times.with_timezone_opt(ts.timezone())));
         let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
-        Ok(Chunk {
-            batch,
-            watermarks: rows.iter().map(|&r| chunk.watermarks[r as usize]).collect(),
-            kinds: chunk
-                .kinds
-                .as_ref()
-                .map(|k| rows.iter().map(|&r| k[r as usize]).collect()),
-        })
+        Ok(chunk.select(batch, &rows))
     }
 }
 

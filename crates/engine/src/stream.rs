@@ -17,6 +17,26 @@ pub struct Chunk {
     pub watermarks: Vec<i64>,
     /// The row kinds; `None` means every row is an insert.
     pub kinds: Option<Vec<RowKind>>,
+    /// The source rows these rows came from, when late rows are routed
+    /// somewhere (they are routed as their source table's rows).
+    pub origin: Option<Origin>,
+}
+
+/// The source rows a chunk's rows came from.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// Rows of the source table, as it declares them.
+    pub batch: RecordBatch,
+    /// For each row of the chunk, its row in `batch`.
+    pub rows: Vec<u32>,
+    pub table: std::sync::Arc<SourceTable>,
+}
+
+/// A source table, as late rows name it.
+#[derive(Debug)]
+pub struct SourceTable {
+    pub name: String,
+    pub types: Vec<tidemark_common::SqlType>,
 }
 
 impl Chunk {
@@ -26,6 +46,39 @@ impl Chunk {
             batch,
             watermarks,
             kinds: None,
+            origin: None,
+        }
+    }
+
+    /// `batch`, made of rows `rows` of this chunk (a filter, a window TVF
+    /// repeating rows), with their watermarks, kinds and origins.
+    pub fn select(&self, batch: RecordBatch, rows: &[u32]) -> Self {
+        fn pick<T: Copy>(values: &[T], rows: &[u32]) -> Vec<T> {
+            rows.iter().map(|r| values[*r as usize]).collect()
+        }
+        Chunk {
+            batch,
+            watermarks: pick(&self.watermarks, rows),
+            kinds: self.kinds.as_ref().map(|k| pick(k, rows)),
+            origin: self.origin.as_ref().map(|o| Origin {
+                batch: o.batch.clone(),
+                rows: pick(&o.rows, rows),
+                table: o.table.clone(),
+            }),
+        }
+    }
+
+    /// Rows `start .. start + len`.
+    pub fn slice(&self, start: usize, len: usize) -> Self {
+        Chunk {
+            batch: self.batch.slice(start, len),
+            watermarks: self.watermarks[start..start + len].to_vec(),
+            kinds: self.kinds.as_ref().map(|k| k[start..start + len].to_vec()),
+            origin: self.origin.as_ref().map(|o| Origin {
+                batch: o.batch.clone(),
+                rows: o.rows[start..start + len].to_vec(),
+                table: o.table.clone(),
+            }),
         }
     }
 
@@ -43,6 +96,7 @@ impl Chunk {
             batch,
             watermarks: self.watermarks.clone(),
             kinds: self.kinds.clone(),
+            origin: self.origin.clone(),
         }
     }
 }
@@ -61,11 +115,9 @@ pub enum SideItem {
 /// Late rows as they left their source table, and why they were dropped.
 #[derive(Clone, Debug)]
 pub struct LateRows {
-    /// The source table's columns.
+    /// The rows, with the source table's columns.
     pub batch: RecordBatch,
-    pub types: std::sync::Arc<[tidemark_common::SqlType]>,
-    /// The source table's name.
-    pub source: std::sync::Arc<str>,
+    pub table: std::sync::Arc<SourceTable>,
     /// The operator that dropped them.
     pub operator: &'static str,
     /// The watermark each row was judged against.

@@ -9,7 +9,7 @@
 //! freed once it can no longer change (`window_end - 1 + lateness`).
 
 use crate::accumulators::{new_accumulator, Accumulator};
-use crate::emit::{key_converter, window_time_zone, Emitter, Windowed, WindowedState};
+use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::operator::OperatorMetrics;
 use crate::slicing::Slicing;
 use crate::stream::Chunk;
@@ -72,6 +72,10 @@ struct TwoPhase {
     /// The watermark at which flushing was last considered.
     checked_at: i64,
 }
+
+/// Why a window aggregation drops a row (the `late_reason` of late-row
+/// sinks).
+pub const LATE_REASON: &str = "every window of the row was cleaned up";
 
 /// The operator: its state on the shared event-time service.
 pub type WindowAggregate = Windowed<WindowState>;
@@ -554,6 +558,8 @@ impl TimerHandler for WindowState {
         // them at once, before the next row: it is taken in a run of its
         // own.
         let mut refire: Option<(i64, i64)> = None;
+        // Late rows, by row of the chunk, when they are routed.
+        let mut late: Vec<u32> = Vec::new();
         for i in 0..len {
             if watermarks[i] >= earliest_new_timer {
                 consumed = i;
@@ -565,6 +571,9 @@ impl TimerHandler for WindowState {
             let mut end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
             if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                if chunk.origin.is_some() {
+                    late.push((range.start + i) as u32);
+                }
                 if self.trace {
                     let last = self.slicing.last_window_end(end);
                     let key_columns: Vec<ArrayRef> = self
@@ -726,6 +735,9 @@ impl TimerHandler for WindowState {
         }
         self.scratch_rows = per_slice;
         self.rows_seen += consumed as u64;
+        if let Some(item) = late_rows(chunk, &late, Self::NAME, LATE_REASON)? {
+            out.side(item);
+        }
         if let Some((end, watermark)) = refire {
             self.metrics.late_rows_accepted += 1;
             let key: Vec<u8> = keys

@@ -147,6 +147,15 @@ fn build(
 ) -> Result<TableSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
+            if let Some(connector @ ("print" | "blackhole")) = table.option("connector") {
+                return Err(Error::plan(
+                    format!(
+                        "table '{}' cannot be read: connector '{connector}' only writes",
+                        table.name
+                    ),
+                    Span::default(),
+                ));
+            }
             TableSource::open(Arc::clone(table), batch_size, eval, clock(options)?)
         }
         LogicalPlan::Filter { input, predicate } => {

@@ -237,12 +237,14 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                 }
             }
         }
+        // Sink-only connectors: written (late rows), never read.
+        "print" | "blackhole" => {}
         other => {
             return Err(Error::plan(
                 format!("connector '{other}' is not supported"),
                 option_span("connector"),
             )
-            .with_hint("use 'filesystem'"))
+            .with_hint("use 'filesystem', or 'print' / 'blackhole' for a sink table"))
         }
     }
     Ok(())

@@ -60,6 +60,17 @@ pub struct WindowSpec {
 }
 
 impl LogicalPlan {
+    /// The tables the plan reads, in the order they appear.
+    pub fn scans(&self) -> Vec<&Arc<TableDef>> {
+        match self {
+            LogicalPlan::Scan { table, .. } => vec![table],
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::WindowTvf { input, .. }
+            | LogicalPlan::WindowAggregate { input, .. } => input.scans(),
+        }
+    }
+
     /// Whether a window aggregation runs somewhere below (or at) this node.
     pub fn has_window_aggregate(&self) -> bool {
         match self {

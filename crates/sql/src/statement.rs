@@ -331,7 +331,10 @@ fn parse_create_table(parser: &mut Parser) -> Result<Statement, ParserError> {
     let mut primary_key = Vec::new();
     loop {
         let item_start = start_span(parser);
-        if parse_word(parser, "WATERMARK") {
+        // `WATERMARK FOR ...` is the clause; a column may still be called
+        // watermark (as a late-records sink's metadata column is).
+        let clause = matches!(&parser.peek_nth_token_ref(1).token, Token::Word(w) if w.keyword == Keyword::FOR);
+        if clause && parse_word(parser, "WATERMARK") {
             parser.expect_keyword(Keyword::FOR)?;
             let column = parser.parse_identifier()?;
             parser.expect_keyword(Keyword::AS)?;

@@ -1,0 +1,119 @@
+//! Where a query's late rows go besides the run summary: inline as
+//! `LATE[...]` lines (`SET 'tidemark.display.late-records' = 'true'`), and
+//! into a declared sink table (`SET 'table.exec.late-records.sink' = 't'`,
+//! or `'table.exec.late-records.sink.<source>'` per source table).
+
+use std::io::Write;
+use tidemark_common::{Error, Result, RowKind, SessionOptions, Span};
+use tidemark_engine::format::write_changelog;
+use tidemark_engine::sink::{LateLayout, TableSink};
+use tidemark_engine::LateRows;
+use tidemark_sql::{Catalog, LogicalPlan};
+
+/// The late-row routing of one query.
+pub struct LateRouting {
+    display: bool,
+    /// Per source table (by name, lower case): its sink and column layout.
+    sinks: Vec<(String, LateLayout, TableSink)>,
+}
+
+impl LateRouting {
+    /// Reads the options for `plan`; opens the sinks it names.
+    pub fn new(
+        options: &SessionOptions,
+        catalog: &Catalog,
+        plan: &LogicalPlan,
+        span: Span,
+    ) -> Result<Self> {
+        let display = options.flag("tidemark.display.late-records")?;
+        let mut sinks = Vec::new();
+        for source in plan.scans() {
+            let per_source = format!("table.exec.late-records.sink.{}", source.name);
+            let Some(name) = options
+                .get(&per_source)
+                .or_else(|| options.get("table.exec.late-records.sink"))
+            else {
+                continue;
+            };
+            let sink = catalog.table(name, span)?;
+            if !matches!(
+                sink.option("connector"),
+                Some("print" | "blackhole" | "filesystem")
+            ) {
+                return Err(Error::plan(
+                    format!("late-records sink '{}' cannot be written", sink.name),
+                    span,
+                ));
+            }
+            let layout = LateLayout::new(&sink, source, span)?;
+            sinks.push((
+                source.name.to_ascii_lowercase(),
+                layout,
+                TableSink::open(&sink)?,
+            ));
+        }
+        Ok(LateRouting { display, sinks })
+    }
+
+    /// Whether late rows must be kept as source rows at all.
+    pub fn enabled(&self) -> bool {
+        self.display || !self.sinks.is_empty()
+    }
+
+    /// Routes late rows; lines to show go to `rows`, among the changelog,
+    /// row by row (a row's `LATE` line, then what its sink shows).
+    pub fn route(
+        &mut self,
+        late: &LateRows,
+        tz: chrono_tz::Tz,
+        rows: &mut dyn Write,
+    ) -> Result<()> {
+        if !self.display || self.sinks.is_empty() || late.batch.num_rows() == 1 {
+            return self.route_together(late, tz, rows);
+        }
+        for i in 0..late.batch.num_rows() {
+            let one = LateRows {
+                batch: late.batch.slice(i, 1),
+                watermarks: vec![late.watermarks[i]],
+                ..late.clone()
+            };
+            self.route_together(&one, tz, rows)?;
+        }
+        Ok(())
+    }
+
+    fn route_together(
+        &mut self,
+        late: &LateRows,
+        tz: chrono_tz::Tz,
+        rows: &mut dyn Write,
+    ) -> Result<()> {
+        let io = |e: std::io::Error| Error::io("cannot write output", e);
+        if self.display {
+            let mut text = String::new();
+            let kinds = vec![RowKind::Insert; late.batch.num_rows()];
+            write_changelog(&late.batch, &late.table.types, &kinds, tz, &mut text)?;
+            for line in text.lines() {
+                let values = line.strip_prefix("+I").unwrap_or(line);
+                writeln!(rows, "LATE{values}").map_err(io)?;
+            }
+        }
+        let source = late.table.name.to_ascii_lowercase();
+        for (name, layout, sink) in &mut self.sinks {
+            if *name == source {
+                let batch = layout.batch(late)?;
+                let shown = sink.write(&batch, &layout.types, tz)?;
+                rows.write_all(shown.as_bytes()).map_err(io)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes the sinks (files move into place).
+    pub fn finish(self) -> Result<()> {
+        for (_, _, sink) in self.sinks {
+            sink.finish()?;
+        }
+        Ok(())
+    }
+}

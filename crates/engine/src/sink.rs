@@ -1,0 +1,351 @@
+//! Sink tables: where rows go when a table is written rather than read —
+//! today the late rows of a query (`table.exec.late-records.sink`).
+//!
+//! Connectors: `print` (stdout, in the changelog format, optionally behind
+//! `'print-identifier'`), `blackhole` (discards), and `filesystem` with
+//! `'format' = 'csv'`, written atomically: rows go to a hidden file beside
+//! the target, renamed into place only when the run ends well, so a failed
+//! run never leaves a half-written file under the final name.
+
+use crate::format::{format_value, write_changelog};
+use crate::stream::LateRows;
+use arrow::array::{Array, ArrayRef, RecordBatch, StringArray, TimestampMillisecondArray};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tidemark_common::catalog::TableDef;
+use tidemark_common::{Error, Result, RowKind, Span, SqlType};
+
+/// An open sink table.
+pub enum TableSink {
+    /// Lines for stdout, handed to the caller as they are made so they
+    /// keep their place among the query's own output.
+    Print {
+        prefix: String,
+    },
+    Blackhole,
+    Csv(CsvFileSink),
+}
+
+/// What a sink produced that the caller must show (print sinks).
+pub type PrintLines = String;
+
+impl TableSink {
+    /// Opens the sink table `table`.
+    pub fn open(table: &TableDef) -> Result<Self> {
+        match table.option("connector") {
+            Some("print") => Ok(TableSink::Print {
+                prefix: table
+                    .option("print-identifier")
+                    .map(|id| format!("{id}> "))
+                    .unwrap_or_default(),
+            }),
+            Some("blackhole") => Ok(TableSink::Blackhole),
+            Some("filesystem") => {
+                let path = table
+                    .option("path")
+                    .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?;
+                let path = PathBuf::from(path);
+                let path = if path.is_absolute() {
+                    path
+                } else {
+                    table.base_dir.join(path)
+                };
+                let delimiter = table.option("csv.field-delimiter").unwrap_or(",");
+                let delimiter = match delimiter.as_bytes() {
+                    [b] => *b as char,
+                    _ => ',',
+                };
+                Ok(TableSink::Csv(CsvFileSink::create(&path, delimiter)?))
+            }
+            other => Err(Error::Internal(format!(
+                "table {} cannot be written (connector {other:?})",
+                table.name
+            ))),
+        }
+    }
+
+    /// Writes `batch` (columns of `types`) as inserts; a print sink returns
+    /// the lines to show.
+    pub fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        tz: chrono_tz::Tz,
+    ) -> Result<PrintLines> {
+        match self {
+            TableSink::Blackhole => Ok(String::new()),
+            TableSink::Print { prefix } => {
+                let mut text = String::new();
+                let kinds = vec![RowKind::Insert; batch.num_rows()];
+                write_changelog(batch, types, &kinds, tz, &mut text)?;
+                if prefix.is_empty() {
+                    return Ok(text);
+                }
+                Ok(text.lines().map(|l| format!("{prefix}{l}\n")).collect())
+            }
+            TableSink::Csv(csv) => {
+                csv.write(batch, types, tz)?;
+                Ok(String::new())
+            }
+        }
+    }
+
+    /// Completes the sink: the file is moved into place.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            TableSink::Csv(csv) => csv.finish(),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// How late rows fill a sink table: its columns are the source table's
+/// (in order, same types), plus any of the metadata columns `late_reason`,
+/// `watermark` and `operator` it declares.
+#[derive(Clone, Debug)]
+pub struct LateLayout {
+    columns: Vec<LateColumn>,
+    pub types: Vec<SqlType>,
+    schema: arrow::datatypes::SchemaRef,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LateColumn {
+    Source(usize),
+    Reason,
+    Watermark,
+    Operator,
+}
+
+impl LateLayout {
+    /// Checks that `sink` can take late rows of `source`.
+    pub fn new(sink: &TableDef, source: &TableDef, span: Span) -> Result<Self> {
+        let mut columns = Vec::new();
+        let mut next_source = 0;
+        for field in &sink.schema.fields {
+            let metadata = match field.name.to_ascii_lowercase().as_str() {
+                "late_reason" => Some((LateColumn::Reason, SqlType::String)),
+                "watermark" => Some((LateColumn::Watermark, SqlType::Timestamp(3))),
+                "operator" => Some((LateColumn::Operator, SqlType::String)),
+                _ => None,
+            };
+            if let Some((column, want)) = metadata {
+                let fits = field.ty == want
+                    || (column == LateColumn::Watermark
+                        && matches!(field.ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)));
+                if !fits {
+                    return Err(Error::plan(
+                        format!(
+                            "late-records sink '{}': column '{}' must be {want}, not {}",
+                            sink.name, field.name, field.ty
+                        ),
+                        span,
+                    ));
+                }
+                columns.push(column);
+                continue;
+            }
+            let Some(src) = source.schema.fields.get(next_source) else {
+                return Err(layout_error(sink, source, span));
+            };
+            if src.ty != field.ty {
+                return Err(Error::plan(
+                    format!(
+                        "late-records sink '{}': column '{}' is {}, but the source's column '{}' at that place is {}",
+                        sink.name, field.name, field.ty, src.name, src.ty
+                    ),
+                    span,
+                ));
+            }
+            columns.push(LateColumn::Source(next_source));
+            next_source += 1;
+        }
+        if next_source != source.schema.fields.len() {
+            return Err(layout_error(sink, source, span));
+        }
+        Ok(LateLayout {
+            columns,
+            types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
+            schema: sink.schema.to_arrow(),
+        })
+    }
+
+    /// Late rows as rows of the sink table.
+    pub fn batch(&self, late: &LateRows) -> Result<RecordBatch> {
+        let n = late.batch.num_rows();
+        let columns = self
+            .columns
+            .iter()
+            .zip(self.schema.fields())
+            .map(|(column, field)| -> Result<ArrayRef> {
+                Ok(match column {
+                    LateColumn::Source(i) => late.batch.column(*i).clone(),
+                    LateColumn::Reason => Arc::new(StringArray::from(vec![late.reason; n])),
+                    LateColumn::Operator => Arc::new(StringArray::from(vec![late.operator; n])),
+                    LateColumn::Watermark => {
+                        let marks = TimestampMillisecondArray::from(late.watermarks.clone());
+                        match field.data_type() {
+                            arrow::datatypes::DataType::Timestamp(_, tz) => {
+                                Arc::new(marks.with_timezone_opt(tz.clone()))
+                            }
+                            _ => Arc::new(marks),
+                        }
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
+    }
+}
+
+fn layout_error(sink: &TableDef, source: &TableDef, span: Span) -> Error {
+    let want: Vec<String> = source
+        .schema
+        .fields
+        .iter()
+        .map(|f| format!("{} {}", f.name, f.ty))
+        .collect();
+    Error::plan(
+        format!(
+            "late-records sink '{}' must declare the columns of '{}' ({}), then any of late_reason STRING, watermark TIMESTAMP(3), operator STRING",
+            sink.name,
+            source.name,
+            want.join(", ")
+        ),
+        span,
+    )
+}
+
+/// A CSV file written under a hidden name and renamed into place at the
+/// end. Dropped without `finish`, it removes the hidden file.
+pub struct CsvFileSink {
+    target: PathBuf,
+    hidden: PathBuf,
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    delimiter: char,
+    line: String,
+}
+
+impl CsvFileSink {
+    fn create(target: &Path, delimiter: char) -> Result<Self> {
+        // A folder (as Flink's filesystem sink takes): one part file in it.
+        let target = if target.is_dir() || target.to_string_lossy().ends_with('/') {
+            std::fs::create_dir_all(target).map_err(|e| io_error(target, e))?;
+            target.join("part-0.csv")
+        } else {
+            target.to_path_buf()
+        };
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let hidden = target.with_file_name(format!(".{name}.inprogress.{}", std::process::id()));
+        let file = std::fs::File::create(&hidden).map_err(|e| io_error(&hidden, e))?;
+        Ok(CsvFileSink {
+            target,
+            hidden,
+            file: Some(std::io::BufWriter::new(file)),
+            delimiter,
+            line: String::new(),
+        })
+    }
+
+    fn write(&mut self, batch: &RecordBatch, types: &[SqlType], tz: chrono_tz::Tz) -> Result<()> {
+        let Some(file) = self.file.as_mut() else {
+            return Err(Error::Internal("writing a finished sink".into()));
+        };
+        let mut value = String::new();
+        for row in 0..batch.num_rows() {
+            self.line.clear();
+            for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
+                if i > 0 {
+                    self.line.push(self.delimiter);
+                }
+                if column.is_null(row) {
+                    continue;
+                }
+                value.clear();
+                format_value(column.as_ref(), ty, row, tz, &mut value)?;
+                push_csv_field(&mut self.line, &value, self.delimiter);
+            }
+            self.line.push('\n');
+            file.write_all(self.line.as_bytes())
+                .map_err(|e| io_error(&self.hidden, e))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if let Some(mut file) = self.file.take() {
+            file.flush().map_err(|e| io_error(&self.hidden, e))?;
+        }
+        std::fs::rename(&self.hidden, &self.target).map_err(|e| io_error(&self.target, e))
+    }
+}
+
+impl Drop for CsvFileSink {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.hidden);
+        }
+    }
+}
+
+/// A CSV field, quoted when it holds the delimiter, a quote or a line break.
+fn push_csv_field(out: &mut String, value: &str, delimiter: char) {
+    if value.contains([delimiter, '"', '\n', '\r']) {
+        out.push('"');
+        out.push_str(&value.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(value);
+    }
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Io {
+        context: format!("writing {}", path.display()),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_needed() {
+        let mut line = String::new();
+        push_csv_field(&mut line, "plain", ',');
+        line.push(',');
+        push_csv_field(&mut line, "a,b \"c\"", ',');
+        assert_eq!(line, "plain,\"a,b \"\"c\"\"\"");
+    }
+
+    #[test]
+    fn a_csv_file_appears_only_when_finished() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("tidemark-sink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let target = dir.join("late.csv");
+        let batch = RecordBatch::try_from_iter([(
+            "v",
+            std::sync::Arc::new(arrow::array::Int32Array::from(vec![Some(1), None])) as _,
+        )])?;
+        let mut sink = CsvFileSink::create(&target, ',')?;
+        sink.write(&batch, &[SqlType::Int], chrono_tz::UTC)?;
+        assert!(
+            !target.exists(),
+            "nothing under the final name before the end"
+        );
+        drop(sink);
+        assert!(!target.exists(), "an unfinished sink leaves no file");
+        let mut sink = CsvFileSink::create(&target, ',')?;
+        sink.write(&batch, &[SqlType::Int], chrono_tz::UTC)?;
+        sink.finish()?;
+        let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;
+        assert_eq!(text, "1\n\n");
+        std::fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        Ok(())
+    }
+}
