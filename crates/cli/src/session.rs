@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use tidemark_common::{Error, Result, SessionOptions};
 use tidemark_engine::format::write_changelog;
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
-use tidemark_planner::plan_query;
+use tidemark_planner::{explain, plan_query};
 use tidemark_sql::{parse_script, Catalog, QueryBinder, Statement};
 
 pub struct Session {
@@ -134,7 +134,8 @@ impl Session {
             Statement::Explain { statement, span } => match statement.as_ref() {
                 Statement::Query { query, span } => {
                     let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
-                    write!(out.rows, "{plan}").map_err(io)?;
+                    let text = explain(&plan, &self.options).map_err(|e| e.or_span(*span))?;
+                    write!(out.rows, "{text}").map_err(io)?;
                     Ok(None)
                 }
                 _ => Err(Error::plan("EXPLAIN works on queries", *span)),

@@ -4,7 +4,7 @@
 //! Sessions are keyed by the `PARTITION BY` columns and merge as in
 //! [`crate::merging`].
 
-use crate::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
@@ -91,7 +91,7 @@ impl TimerHandler for RowsState {
         time: &mut EventTime<(i64, Vec<u8>)>,
         chunk: &Chunk,
         range: Range<usize>,
-        _out: &mut Emitter,
+        out: &mut Emitter,
     ) -> Result<usize> {
         let len = range.len();
         let batch = chunk.batch.slice(range.start, len);
@@ -127,6 +127,14 @@ impl TimerHandler for RowsState {
             );
             if end.saturating_sub(1) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                if let Some(item) = late_rows(
+                    chunk,
+                    &[(range.start + i) as u32],
+                    Self::NAME,
+                    crate::session_agg::LATE_REASON,
+                )? {
+                    out.side(item);
+                }
                 continue;
             }
             let sessions = self.sessions.entry(key.to_vec()).or_default();

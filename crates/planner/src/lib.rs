@@ -5,6 +5,9 @@
 //! here to choose an operator; what the engine cannot run yet is a planning
 //! error, never a silent fallback.
 
+mod explain;
+
+pub use explain::explain;
 use std::sync::Arc;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;

@@ -92,31 +92,34 @@ impl LogicalPlan {
         }
     }
 
-    fn fmt_indent(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
-        let pad = "  ".repeat(depth);
+    /// The node's input, if it has one.
+    pub fn input(&self) -> Option<&LogicalPlan> {
+        match self {
+            LogicalPlan::Scan { .. } => None,
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::WindowTvf { input, .. }
+            | LogicalPlan::WindowAggregate { input, .. } => Some(input),
+        }
+    }
+
+    /// The node on one line, as `EXPLAIN` shows it.
+    pub fn header(&self) -> String {
         match self {
             LogicalPlan::Scan { table, schema } => {
                 let cols: Vec<_> = schema.names().collect();
-                write!(f, "{pad}Scan: {} [{}]", table.name, cols.join(", "))?;
+                let mut line = format!("Scan: {} [{}]", table.name, cols.join(", "));
                 if let Some(w) = &table.watermark {
-                    write!(
-                        f,
+                    line.push_str(&format!(
                         " rowtime={} watermark={}",
                         schema.field(w.column).name,
                         w.expr
-                    )?;
+                    ));
                 }
-                writeln!(f)
+                line
             }
-            LogicalPlan::Filter { input, predicate } => {
-                writeln!(f, "{pad}Filter: {predicate}")?;
-                input.fmt_indent(f, depth + 1)
-            }
-            LogicalPlan::Project {
-                input,
-                exprs,
-                schema,
-            } => {
+            LogicalPlan::Filter { predicate, .. } => format!("Filter: {predicate}"),
+            LogicalPlan::Project { exprs, schema, .. } => {
                 let items: Vec<_> = exprs
                     .iter()
                     .zip(&schema.fields)
@@ -129,18 +132,13 @@ impl LogicalPlan {
                         }
                     })
                     .collect();
-                writeln!(f, "{pad}Project: {}", items.join(", "))?;
-                input.fmt_indent(f, depth + 1)
+                format!("Project: {}", items.join(", "))
             }
-            LogicalPlan::WindowTvf { input, window, .. } => {
-                writeln!(
-                    f,
-                    "{pad}WindowTvf: {} on {}",
-                    window.kind,
-                    input.schema().field(window.time_column).name
-                )?;
-                input.fmt_indent(f, depth + 1)
-            }
+            LogicalPlan::WindowTvf { input, window, .. } => format!(
+                "WindowTvf: {} on {}",
+                window.kind,
+                input.schema().field(window.time_column).name
+            ),
             LogicalPlan::WindowAggregate {
                 input,
                 window,
@@ -165,16 +163,22 @@ impl LogicalPlan {
                         }
                     })
                     .collect();
-                writeln!(
-                    f,
-                    "{pad}WindowAggregate: {} on {} keys=[{}] aggregates=[{}]",
+                format!(
+                    "WindowAggregate: {} on {} keys=[{}] aggregates=[{}]",
                     window.kind,
                     in_schema.field(window.time_column).name,
                     keys.join(", "),
                     aggs.join(", ")
-                )?;
-                input.fmt_indent(f, depth + 1)
+                )
             }
+        }
+    }
+
+    fn fmt_indent(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        writeln!(f, "{}{}", "  ".repeat(depth), self.header())?;
+        match self.input() {
+            Some(input) => input.fmt_indent(f, depth + 1),
+            None => Ok(()),
         }
     }
 }

@@ -1,0 +1,174 @@
+//! `EXPLAIN`: the operator tree, and under each window operator how time
+//! works for it — where its rowtime and watermark come from, when a window
+//! fires and when its state is freed, what happens to late rows, and how
+//! its state is laid out. The answers to "when will my window fire?"
+//! before the job runs.
+
+use tidemark_common::window::{ms, WindowKind};
+use tidemark_common::{Result, SessionOptions};
+use tidemark_sql::LogicalPlan;
+
+/// The plan as `EXPLAIN` prints it, with the session's options applied.
+pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
+    let mut out = String::new();
+    let lateness = options.allow_lateness()?;
+    let late = late_rows_destination(plan, options)?;
+    let mut node = Some(plan);
+    let mut depth = 0;
+    while let Some(current) = node {
+        let pad = "  ".repeat(depth);
+        out.push_str(&format!("{pad}{}\n", current.header()));
+        for line in details(current, lateness, &late) {
+            out.push_str(&format!("{pad}  | {line}\n"));
+        }
+        node = current.input();
+        depth += 1;
+    }
+    Ok(out)
+}
+
+/// Where the late rows of `plan` go besides the run summary.
+fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
+    let mut places = vec!["counted in the run summary".to_string()];
+    for source in plan.scans() {
+        let per_source = format!("table.exec.late-records.sink.{}", source.name);
+        if let Some(sink) = options
+            .get(&per_source)
+            .or_else(|| options.get("table.exec.late-records.sink"))
+        {
+            places.push(format!("written to sink table {sink}"));
+        }
+    }
+    if options.flag("tidemark.display.late-records")? {
+        places.push("shown inline as LATE[...]".into());
+    }
+    Ok(places.join(", "))
+}
+
+/// The time details of a window operator; nothing for other nodes.
+fn details(node: &LogicalPlan, lateness: i64, late: &str) -> Vec<String> {
+    let (input, window, aggregated) = match node {
+        LogicalPlan::WindowAggregate { input, window, .. } => (input, window, true),
+        LogicalPlan::WindowTvf { input, window, .. } => (input, window, false),
+        _ => return Vec::new(),
+    };
+    let mut lines = vec![format!("time: {}", time_origin(input, window.time_column))];
+    // Late rows are routed as rows of a source table: only where the
+    // operator reads one, not the results of a window below.
+    let late = if input.has_window_aggregate() {
+        "counted in the run summary"
+    } else {
+        late
+    };
+    let stateless_tvf = !aggregated && !matches!(window.kind, WindowKind::Session { .. });
+    if stateless_tvf {
+        lines.push(
+            "each row is labelled with its windows as it arrives: no state, no firing, no late rows"
+                .into(),
+        );
+        return lines;
+    }
+    let end = match window.kind {
+        WindowKind::Session { gap } => format!("session end (last row + {})", ms(gap)),
+        _ => "window_end".into(),
+    };
+    lines.push(format!("fire: when the watermark reaches {end} - 1 ms"));
+    // The SESSION TVF without aggregation keeps no lateness.
+    let lateness = if aggregated { lateness } else { 0 };
+    if lateness == 0 {
+        lines.push(format!(
+            "cleanup: at {end} - 1 ms, with the fire (allowed lateness 0 ms)"
+        ));
+    } else {
+        let changes = match window.kind {
+            WindowKind::Session { .. } => {
+                "a late row until then updates its fired session (-U/+U), or retracts fired sessions it merges (-D) and fires the merged one (+I)"
+            }
+            _ => "a late row until then makes its fired windows fire again (-U/+U, or +I for a new key)",
+        };
+        lines.push(format!(
+            "cleanup: at {end} - 1 ms + {} (allowed lateness); {changes}",
+            ms(lateness)
+        ));
+    }
+    let late_rule = match window.kind {
+        WindowKind::Session { .. } => "a row whose session (after merging) is cleaned up",
+        WindowKind::Tumble { .. } => "a row whose window is cleaned up",
+        _ => {
+            "a row all of whose windows are cleaned up (one late for only some counts in the rest)"
+        }
+    };
+    lines.push(format!("late rows: {late_rule}; {late}"));
+    lines.push(format!("state: {}", state_layout(window.kind, aggregated)));
+    lines
+}
+
+/// How a window operator keeps its state.
+fn state_layout(kind: WindowKind, aggregated: bool) -> String {
+    match kind {
+        WindowKind::Tumble { size, .. } => {
+            format!("accumulators per key and window ({} slices)", ms(size))
+        }
+        WindowKind::Hop { slide, size, .. } => format!(
+            "accumulators per key and {} slice; a window merges its {} slices when it fires",
+            ms(slide),
+            size / slide.max(1)
+        ),
+        WindowKind::Cumulate { step, max_size, .. } => format!(
+            "accumulators per key and {} slice; the n-th window of a cycle merges its first n slices (up to {})",
+            ms(step),
+            max_size / step.max(1)
+        ),
+        WindowKind::Session { .. } if aggregated => {
+            "accumulators per key and open session; sessions a row joins are merged".into()
+        }
+        WindowKind::Session { .. } => {
+            "rows per partition key and open session, held until the session fires".into()
+        }
+    }
+}
+
+/// Where column `column` of `plan` gets its time from.
+fn time_origin(plan: &LogicalPlan, column: usize) -> String {
+    match plan {
+        LogicalPlan::Scan { table, schema } => {
+            let field = schema.field(column);
+            if field.proctime {
+                return format!(
+                    "processing time {}.{}: windows fire on the engine clock",
+                    table.name, field.name
+                );
+            }
+            match &table.watermark {
+                Some(w) if w.column == column => format!(
+                    "rowtime {}.{}; watermark: the running maximum of {}, after every row",
+                    table.name, field.name, w.expr
+                ),
+                _ => format!("{}.{}", table.name, field.name),
+            }
+        }
+        LogicalPlan::Filter { input, .. } => time_origin(input, column),
+        LogicalPlan::Project { input, exprs, .. } => match exprs[column].as_column() {
+            Some(index) => time_origin(input, index),
+            None => format!("computed as {}", exprs[column]),
+        },
+        LogicalPlan::WindowTvf { input, window, .. } => {
+            let width = input.schema().fields.len();
+            if column < width {
+                time_origin(input, column)
+            } else {
+                format!("window_time of {}", window.kind)
+            }
+        }
+        LogicalPlan::WindowAggregate { window, keys, .. } => {
+            if column == keys.len() + 2 {
+                format!(
+                    "window_time of the {} aggregation below (its window_end - 1 ms), watermark passed on from it",
+                    window.kind
+                )
+            } else {
+                "a column of the window aggregation below".into()
+            }
+        }
+    }
+}
