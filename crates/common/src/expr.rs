@@ -133,6 +133,10 @@ pub enum ScalarFunction {
     /// format (the binder translates Flink's Java pattern into its second
     /// argument); NULL when the text does not match.
     ToTimestamp,
+    /// `CURRENT_WATERMARK(rowtime)`: the watermark in force when the row
+    /// arrived, NULL before the first; the operator evaluating it supplies
+    /// the per-row watermarks.
+    CurrentWatermark,
 }
 
 impl ScalarFunction {
@@ -145,6 +149,7 @@ impl ScalarFunction {
             ScalarFunction::ToTimestampLtz { .. } => "TO_TIMESTAMP_LTZ",
             ScalarFunction::ToTimestamp => "TO_TIMESTAMP",
             ScalarFunction::ProcTime => "PROCTIME",
+            ScalarFunction::CurrentWatermark => "CURRENT_WATERMARK",
         }
     }
 }
@@ -181,36 +186,108 @@ impl Expr {
         }
     }
 
-    /// Calls `f` on every column index this expression reads.
-    pub fn visit_columns(&self, f: &mut impl FnMut(usize)) {
-        match self {
-            Expr::Column { index, .. } => f(*index),
-            Expr::Literal { .. } => {}
-            Expr::Binary { left, right, .. } => {
-                left.visit_columns(f);
-                right.visit_columns(f);
+    /// Whether `CURRENT_WATERMARK` appears in this expression.
+    pub fn reads_watermark(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| {
+            found |= matches!(
+                e,
+                Expr::Function {
+                    func: ScalarFunction::CurrentWatermark,
+                    ..
+                }
+            )
+        });
+        found
+    }
+
+    /// Replaces every `CURRENT_WATERMARK(..)` by a read of column `index`,
+    /// where the evaluating operator puts the per-row watermarks.
+    pub fn with_watermark_column(mut self, index: usize) -> Expr {
+        self.rewrite(&mut |e| {
+            if let Expr::Function {
+                func: ScalarFunction::CurrentWatermark,
+                ty,
+                ..
+            } = e
+            {
+                *e = Expr::column(index, "CURRENT_WATERMARK", ty.clone());
             }
-            Expr::Not(e) | Expr::Negate(e) => e.visit_columns(f),
+        });
+        self
+    }
+
+    /// Calls `f` on this expression and every one inside it.
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Column { .. } | Expr::Literal { .. } => {}
+            Expr::Binary { left, right, .. } => {
+                left.visit(f);
+                right.visit(f);
+            }
+            Expr::Not(e) | Expr::Negate(e) => e.visit(f),
             Expr::IsNull { expr, .. }
             | Expr::Cast { expr, .. }
-            | Expr::TimestampAdd { expr, .. } => expr.visit_columns(f),
+            | Expr::TimestampAdd { expr, .. } => expr.visit(f),
             Expr::Case {
                 branches,
                 otherwise,
                 ..
             } => {
                 for (c, v) in branches {
-                    c.visit_columns(f);
-                    v.visit_columns(f);
+                    c.visit(f);
+                    v.visit(f);
                 }
                 if let Some(o) = otherwise {
-                    o.visit_columns(f);
+                    o.visit(f);
                 }
             }
             Expr::Coalesce { args, .. } | Expr::Function { args, .. } => {
-                args.iter().for_each(|a| a.visit_columns(f))
+                args.iter().for_each(|a| a.visit(f))
             }
         }
+    }
+
+    /// Calls `f` on every expression inside this one, then on it.
+    fn rewrite(&mut self, f: &mut impl FnMut(&mut Expr)) {
+        match self {
+            Expr::Column { .. } | Expr::Literal { .. } => {}
+            Expr::Binary { left, right, .. } => {
+                left.rewrite(f);
+                right.rewrite(f);
+            }
+            Expr::Not(e) | Expr::Negate(e) => e.rewrite(f),
+            Expr::IsNull { expr, .. }
+            | Expr::Cast { expr, .. }
+            | Expr::TimestampAdd { expr, .. } => expr.rewrite(f),
+            Expr::Case {
+                branches,
+                otherwise,
+                ..
+            } => {
+                for (c, v) in branches {
+                    c.rewrite(f);
+                    v.rewrite(f);
+                }
+                if let Some(o) = otherwise {
+                    o.rewrite(f);
+                }
+            }
+            Expr::Coalesce { args, .. } | Expr::Function { args, .. } => {
+                args.iter_mut().for_each(|a| a.rewrite(f))
+            }
+        }
+        f(self);
+    }
+
+    /// Calls `f` on every column index this expression reads.
+    pub fn visit_columns(&self, f: &mut impl FnMut(usize)) {
+        self.visit(&mut |e| {
+            if let Expr::Column { index, .. } = e {
+                f(*index)
+            }
+        });
     }
 }
 

@@ -193,6 +193,11 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
                 "PROCTIME() is filled in by the source".into(),
             ))
         }
+        ScalarFunction::CurrentWatermark => {
+            return Err(Error::Internal(
+                "CURRENT_WATERMARK() is read from the column its operator adds".into(),
+            ))
+        }
         ScalarFunction::ToTimestamp => {
             let text = arg.as_string::<i32>();
             let format = args[1].as_string::<i32>();

@@ -17,20 +17,88 @@ pub struct Project {
     exprs: Vec<Expr>,
     schema: SchemaRef,
     ctx: EvalContext,
+    watermarks: WatermarkColumn,
     metrics: OperatorMetrics,
 }
 
+/// Where `CURRENT_WATERMARK(..)` reads from: a column of per-row
+/// watermarks the operator appends to its input (`input_width`), of the
+/// rowtime's type.
+#[derive(Clone, Debug)]
+struct WatermarkColumn(Option<(usize, arrow::datatypes::DataType)>);
+
+impl WatermarkColumn {
+    /// Rewrites `exprs` to read the watermark column, if any reads it.
+    fn new(exprs: &mut [Expr], input_width: usize) -> Self {
+        let mut ty = None;
+        for e in exprs.iter_mut() {
+            e.visit(&mut |x| {
+                if let Expr::Function {
+                    func: tidemark_common::expr::ScalarFunction::CurrentWatermark,
+                    ty: t,
+                    ..
+                } = x
+                {
+                    ty = Some(t.to_arrow());
+                }
+            });
+            *e = e.clone().with_watermark_column(input_width);
+        }
+        WatermarkColumn(ty.map(|t| (input_width, t)))
+    }
+
+    /// The chunk's batch, with the watermark column when one is read.
+    fn batch(&self, chunk: &Chunk) -> Result<RecordBatch> {
+        let Some((index, ty)) = &self.0 else {
+            return Ok(chunk.batch.clone());
+        };
+        if *index != chunk.batch.num_columns() {
+            return Err(Error::Internal("watermark column out of place".into()));
+        }
+        let marks: TimestampMillisecondArray = chunk
+            .watermarks
+            .iter()
+            .map(|w| (*w != tidemark_common::time::NO_WATERMARK).then_some(*w))
+            .collect();
+        let tz = match ty {
+            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
+            _ => None,
+        };
+        let mut fields: Vec<arrow::datatypes::FieldRef> =
+            chunk.batch.schema().fields().iter().cloned().collect();
+        fields.push(Arc::new(arrow::datatypes::Field::new(
+            "CURRENT_WATERMARK",
+            ty.clone(),
+            true,
+        )));
+        let mut columns = chunk.batch.columns().to_vec();
+        columns.push(Arc::new(marks.with_timezone_opt(tz)));
+        Ok(RecordBatch::try_new(
+            Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+        )?)
+    }
+}
+
 impl Project {
-    pub fn new(exprs: Vec<Expr>, schema: SchemaRef, ctx: EvalContext) -> Result<Self> {
+    /// `input_width`: how many columns the input has.
+    pub fn new(
+        mut exprs: Vec<Expr>,
+        schema: SchemaRef,
+        ctx: EvalContext,
+        input_width: usize,
+    ) -> Result<Self> {
         if exprs.len() != schema.fields().len() {
             return Err(Error::Internal(
                 "projection and schema differ in width".into(),
             ));
         }
+        let watermarks = WatermarkColumn::new(&mut exprs, input_width);
         Ok(Project {
             exprs,
             schema,
             ctx,
+            watermarks,
             metrics: OperatorMetrics::default(),
         })
     }
@@ -38,10 +106,11 @@ impl Project {
 
 impl Project {
     fn project(&self, chunk: &Chunk) -> Result<Chunk> {
+        let input = self.watermarks.batch(chunk)?;
         let columns = self
             .exprs
             .iter()
-            .map(|e| evaluate(e, &chunk.batch, &self.ctx).map_err(|err| in_expression(err, e)))
+            .map(|e| evaluate(e, &input, &self.ctx).map_err(|err| in_expression(err, e)))
             .collect::<Result<Vec<ArrayRef>>>()?;
         let batch = RecordBatch::try_new_with_options(
             self.schema.clone(),
@@ -124,14 +193,20 @@ impl Operator for Project {
 pub struct Filter {
     predicate: Expr,
     ctx: EvalContext,
+    watermarks: WatermarkColumn,
     metrics: OperatorMetrics,
 }
 
 impl Filter {
-    pub fn new(predicate: Expr, ctx: EvalContext) -> Self {
+    /// `input_width`: how many columns the input has.
+    pub fn new(predicate: Expr, ctx: EvalContext, input_width: usize) -> Self {
+        let mut exprs = [predicate];
+        let watermarks = WatermarkColumn::new(&mut exprs, input_width);
+        let [predicate] = exprs;
         Filter {
             predicate,
             ctx,
+            watermarks,
             metrics: OperatorMetrics::default(),
         }
     }
@@ -139,7 +214,7 @@ impl Filter {
 
 impl Filter {
     fn filter(&self, chunk: &Chunk) -> Result<Chunk> {
-        let mask = predicate_mask(&self.predicate, &chunk.batch, &self.ctx)
+        let mask = predicate_mask(&self.predicate, &self.watermarks.batch(chunk)?, &self.ctx)
             .map_err(|e| in_expression(e, &self.predicate))?;
         if mask.true_count() == chunk.num_rows() {
             return Ok(chunk.clone());

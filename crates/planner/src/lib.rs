@@ -163,7 +163,11 @@ fn build(
         }
         LogicalPlan::Filter { input, predicate } => {
             let source = build(input, operators, options, batch_size, eval)?;
-            operators.push(Box::new(Filter::new(predicate.clone(), eval)));
+            operators.push(Box::new(Filter::new(
+                predicate.clone(),
+                eval,
+                input.schema().fields.len(),
+            )));
             Ok(source)
         }
         LogicalPlan::Project {
@@ -176,6 +180,7 @@ fn build(
                 exprs.clone(),
                 schema.to_arrow(),
                 eval,
+                input.schema().fields.len(),
             )?));
             Ok(source)
         }

@@ -600,6 +600,33 @@ impl<'a> ExprBinder<'a> {
                     ty,
                 })
             }
+            "CURRENT_WATERMARK" => {
+                arity(1)?;
+                if matches!(self.clause, "a computed column" | "a WATERMARK expression") {
+                    return Err(Error::plan(
+                        format!("CURRENT_WATERMARK is not allowed in {}", self.clause),
+                        span,
+                    ));
+                }
+                let rowtime = args[0]
+                    .as_column()
+                    .map(|c| self.schema.field(c))
+                    .filter(|f| f.rowtime);
+                let Some(field) = rowtime else {
+                    return Err(Error::plan(
+                        "CURRENT_WATERMARK takes a rowtime attribute (the column of a WATERMARK FOR clause, or window_time)",
+                        span,
+                    ));
+                };
+                Ok(Expr::Function {
+                    func: ScalarFunction::CurrentWatermark,
+                    args,
+                    ty: match field.ty {
+                        SqlType::TimestampLtz(_) => SqlType::TimestampLtz(3),
+                        _ => SqlType::Timestamp(3),
+                    },
+                })
+            }
             "PROCTIME" => {
                 arity(0)?;
                 if self.clause != "a computed column" {
