@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 13] = [
+const QUERIES: [&str; 15] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -85,6 +85,13 @@ const QUERIES: [&str; 13] = [
     "SET 'table.exec.emit.allow-lateness' = '2 s'; SET 'tidemark.display.late-records' = 'true';      SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING))      FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
     "SET 'table.exec.emit.allow-lateness' = '2 s'; SET 'tidemark.trace' = 'true';      SELECT window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING))      FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end",
     "SET 'table.exec.emit.allow-lateness' = '1 s'; SET 'tidemark.trace' = 'true';      SET 'tidemark.display.late-records' = 'true';      SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(d)      FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '300' MILLISECOND)) GROUP BY k, window_start, window_end",
+    // Early firing, alone and with lateness.
+    "SET 'tidemark.emit.early-fire' = '700 ms'; SET 'tidemark.trace' = 'true'; \
+     SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)) \
+     FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
+    "SET 'tidemark.emit.early-fire' = '500 ms'; SET 'table.exec.emit.allow-lateness' = '1 s'; \
+     SELECT k, window_start, window_end, COUNT(*), MAX(v) \
+     FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {

@@ -41,6 +41,7 @@ impl SessionOptions {
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.trace()?;
+        self.early_fire()?;
         Ok(())
     }
 
@@ -77,6 +78,13 @@ impl SessionOptions {
     /// default.
     pub fn allow_lateness(&self) -> Result<i64> {
         self.duration("table.exec.emit.allow-lateness", 0)
+    }
+
+    /// `tidemark.emit.early-fire`: open windows emit their partial results
+    /// every this much watermark progress; unset (or 0) means never.
+    pub fn early_fire(&self) -> Result<Option<i64>> {
+        let every = self.duration("tidemark.emit.early-fire", 0)?;
+        Ok((every > 0).then_some(every))
     }
 
     /// `tidemark.trace`: print one line per fire, re-fire, late row,

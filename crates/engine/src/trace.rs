@@ -17,6 +17,8 @@ use tidemark_common::{Result, SqlType};
 pub enum TraceEvent {
     /// A window fired on time.
     Fire,
+    /// An open window emitted its partial result (early firing).
+    Early,
     /// A late row (within the allowed lateness) made a window fire again.
     Refire,
     /// A row came too late for every window it belongs to.
@@ -31,6 +33,7 @@ impl TraceEvent {
     fn label(self) -> &'static str {
         match self {
             TraceEvent::Fire => "FIRE",
+            TraceEvent::Early => "EARLY",
             TraceEvent::Refire => "REFIRE",
             TraceEvent::Late => "LATE",
             TraceEvent::Cleanup => "CLEANUP",

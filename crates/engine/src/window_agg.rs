@@ -46,6 +46,9 @@ pub struct WindowAggregateSpec {
     pub zone: Option<chrono_tz::Tz>,
     /// Report every fire, re-fire, late row and cleanup as a trace line.
     pub trace: bool,
+    /// Early firing: open windows emit their partial results every this
+    /// many ms of watermark progress (`tidemark.emit.early-fire`).
+    pub early_fire: Option<i64>,
 }
 
 /// The timers of a window aggregation, keyed by window end. At equal
@@ -57,6 +60,8 @@ pub enum WindowTimer {
     /// The next window boundary after a late row: where Flink's local
     /// buffer, still holding that row, next flushes (see [`TwoPhase`]).
     Gate,
+    /// An early-firing tick; after the fires at the same time.
+    Early,
 }
 
 /// Where Flink's two-phase window aggregation flushes its buffers, which
@@ -112,6 +117,9 @@ pub struct WindowState {
     output_schema: SchemaRef,
     window_time_zone: Option<Arc<str>>,
     trace: bool,
+    early_fire: Option<i64>,
+    /// The pending early-firing tick.
+    early_tick: Option<i64>,
     slices: BTreeMap<i64, Slice>,
     /// What each fired window last emitted, per key (in arrow's row
     /// format), from its fire to its cleanup: a late row's re-fire
@@ -155,6 +163,8 @@ impl WindowAggregate {
             output_schema: spec.output_schema,
             window_time_zone,
             trace: spec.trace,
+            early_fire: spec.early_fire.filter(|every| *every > 0),
+            early_tick: None,
             slices: BTreeMap::new(),
             fired: BTreeMap::new(),
             hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
@@ -242,11 +252,15 @@ impl WindowState {
         (parts, newest_first)
     }
 
+    /// Emits the window ending at `window_end`: on time, or `early` (its
+    /// partial result). A window that emitted before emits only what
+    /// changed for each key: `-U` old `+U` new, `+I` for a new key.
     fn emit_window(
         &mut self,
         window_end: i64,
         watermark: i64,
         emitter: &mut Emitter,
+        early: bool,
     ) -> Result<()> {
         let (parts, newest_first) = self.window_parts(window_end);
         let merged;
@@ -267,36 +281,95 @@ impl WindowState {
         }
         let batch = self.window_batch(window_end, slice, &order)?;
         if self.trace {
+            let event = if early {
+                TraceEvent::Early
+            } else {
+                TraceEvent::Fire
+            };
             emitter.side(
-                TraceLine::new(TraceEvent::Fire, Self::NAME)
+                TraceLine::new(event, Self::NAME)
                     .window(self.slicing.window_start(window_end), window_end)
                     .field("keys", order.len())
                     .field("rows", slice.group_rows.iter().sum::<u64>())
                     .watermark(watermark),
             );
         }
-        // Kept until cleanup: a late row's re-fire retracts it.
-        let emitted: Vec<(Box<[u8]>, RecordBatch)> = if self.lateness > 0 {
-            order
-                .iter()
-                .enumerate()
-                .map(|(i, g)| {
-                    let key: Box<[u8]> = match &slice.keys {
-                        Some(keys) => keys.row(*g as usize).as_ref().into(),
-                        None => Box::default(),
-                    };
-                    (key, batch.slice(i, 1))
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        if !emitted.is_empty() {
-            self.fired.entry(window_end).or_default().extend(emitted);
+        let keys: Vec<Box<[u8]>> = order
+            .iter()
+            .map(|g| match &slice.keys {
+                Some(keys) => keys.row(*g as usize).as_ref().into(),
+                None => Box::default(),
+            })
+            .collect();
+        if !early {
+            self.metrics.windows_fired += 1;
         }
-        emitter.rows(batch, RowKind::Insert);
-        self.metrics.windows_fired += 1;
+        // What was emitted is kept while rows may still change it: until
+        // the window fires (early firing) or is cleaned up (lateness).
+        let keep = early || self.lateness > 0;
+        let Some(mut emitted) = self.fired.remove(&window_end) else {
+            if keep {
+                let rows = keys
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, key)| (key, batch.slice(i, 1)));
+                self.fired.insert(window_end, rows.collect());
+            }
+            emitter.rows(batch, RowKind::Insert);
+            return Ok(());
+        };
+        // Results were emitted before (early): each key's changes only.
+        for (i, key) in keys.into_iter().enumerate() {
+            let new = batch.slice(i, 1);
+            match emitted.insert(key, new.clone()) {
+                Some(old) if old == new => {}
+                Some(old) => {
+                    emitter.rows(old, RowKind::UpdateBefore);
+                    emitter.rows(new, RowKind::UpdateAfter);
+                }
+                None => emitter.rows(new, RowKind::Insert),
+            }
+        }
+        if keep {
+            self.fired.insert(window_end, emitted);
+        }
         Ok(())
+    }
+
+    /// Early firing: every open window emits what changed since it last
+    /// emitted, and the next tick is set if windows are still open.
+    fn fire_early(
+        &mut self,
+        time: &mut EventTime<WindowTimer>,
+        emitter: &mut Emitter,
+    ) -> Result<()> {
+        let watermark = time.watermark();
+        let open: std::collections::BTreeSet<i64> = self
+            .slices
+            .keys()
+            .flat_map(|slice_end| self.slicing.window_ends(*slice_end))
+            .filter(|end| self.fire_time(*end) > watermark)
+            .collect();
+        for window_end in &open {
+            self.emit_window(*window_end, watermark, emitter, true)?;
+        }
+        self.early_tick = None;
+        if !open.is_empty() {
+            self.schedule_early(time, watermark);
+        }
+        Ok(())
+    }
+
+    /// Sets the next early-firing tick after `watermark`, unless one is
+    /// set. Returns it.
+    fn schedule_early(&mut self, time: &mut EventTime<WindowTimer>, watermark: i64) -> Option<i64> {
+        let every = self.early_fire?;
+        if self.early_tick.is_none() {
+            let tick = window_start(watermark.saturating_add(1), 0, every).saturating_add(every);
+            time.register(tick, WindowTimer::Early);
+            self.early_tick = Some(tick);
+        }
+        self.early_tick
     }
 
     /// The result rows of `groups` of `slice` (merged for the window ending
@@ -637,6 +710,13 @@ impl TimerHandler for WindowState {
                             per_slice[used].0 = end;
                         }
                         if !self.slices.contains_key(&end) {
+                            if let Some(every) =
+                                self.early_fire.filter(|_| self.early_tick.is_none())
+                            {
+                                let tick = window_start(watermarks[i].saturating_add(1), 0, every)
+                                    .saturating_add(every);
+                                earliest_new_timer = earliest_new_timer.min(tick);
+                            }
                             // The slice's first window still to fire.
                             if let Some(first) = self
                                 .slicing
@@ -668,6 +748,7 @@ impl TimerHandler for WindowState {
                 // Every window of the new slice that has not fired yet; the
                 // earlier ones fired without it (its rows are partly late).
                 let watermark = time.watermark().max(watermarks[rows[0] as usize]);
+                self.schedule_early(time, watermark);
                 for window_end in self.slicing.window_ends(end) {
                     if self.fire_time(window_end) > watermark {
                         time.register(self.fire_time(window_end), WindowTimer::Fire(window_end));
@@ -764,12 +845,13 @@ impl TimerHandler for WindowState {
         match key {
             WindowTimer::Gate => {}
             WindowTimer::Fire(end) => {
-                self.emit_window(end, time.watermark(), out)?;
+                self.emit_window(end, time.watermark(), out, false)?;
                 if self.lateness == 0 {
                     self.clean_up(end, time.watermark(), out);
                 }
             }
             WindowTimer::Cleanup(end) => self.clean_up(end, time.watermark(), out),
+            WindowTimer::Early => self.fire_early(time, out)?,
         }
         Ok(())
     }

@@ -12,13 +12,14 @@ use tidemark_sql::LogicalPlan;
 pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let mut out = String::new();
     let lateness = options.allow_lateness()?;
+    let early = options.early_fire()?;
     let late = late_rows_destination(plan, options)?;
     let mut node = Some(plan);
     let mut depth = 0;
     while let Some(current) = node {
         let pad = "  ".repeat(depth);
         out.push_str(&format!("{pad}{}\n", current.header()));
-        for line in details(current, lateness, &late) {
+        for line in details(current, lateness, early, &late) {
             out.push_str(&format!("{pad}  | {line}\n"));
         }
         node = current.input();
@@ -46,7 +47,7 @@ fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result
 }
 
 /// The time details of a window operator; nothing for other nodes.
-fn details(node: &LogicalPlan, lateness: i64, late: &str) -> Vec<String> {
+fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) -> Vec<String> {
     let (input, window, aggregated) = match node {
         LogicalPlan::WindowAggregate { input, window, .. } => (input, window, true),
         LogicalPlan::WindowTvf { input, window, .. } => (input, window, false),
@@ -73,6 +74,12 @@ fn details(node: &LogicalPlan, lateness: i64, late: &str) -> Vec<String> {
         _ => "window_end".into(),
     };
     lines.push(format!("fire: when the watermark reaches {end} - 1 ms"));
+    if let (Some(every), true) = (early, aggregated) {
+        lines.push(format!(
+            "early: at the first watermark and every {} of watermark progress, open windows emit their partial results (+I, then -U/+U when they change)",
+            ms(every)
+        ));
+    }
     // The SESSION TVF without aggregation keeps no lateness.
     let lateness = if aggregated { lateness } else { 0 };
     if lateness == 0 {

@@ -226,12 +226,21 @@ fn build(
             schema,
         } => {
             insert_only_input(input, window.span, options)?;
+            if matches!(window.kind, WindowKind::Session { .. }) && options.early_fire()?.is_some()
+            {
+                return Err(Error::plan(
+                    "early firing ('tidemark.emit.early-fire') does not apply to SESSION windows: a session's bounds are not known until it closes",
+                    window.span,
+                )
+                .with_hint("RESET 'tidemark.emit.early-fire' for this query"));
+            }
             let source = build(input, operators, options, batch_size, eval)?;
             let in_schema = input.schema();
             if in_schema.field(window.time_column).proctime {
                 operators.push(Box::new(ProcTimeWatermarks::new(window.time_column)));
             }
             let lateness = options.allow_lateness()?;
+            let early_fire = options.early_fire()?;
             let spec = WindowAggregateSpec {
                 kind: window.kind,
                 time_column: window.time_column,
@@ -244,9 +253,12 @@ fn build(
                 lateness,
                 output_schema: schema.to_arrow(),
                 // Flink has no lateness on window TVFs: nothing to match.
-                two_phase_sums: lateness == 0 && two_phase_sums(aggregates, options),
+                two_phase_sums: lateness == 0
+                    && early_fire.is_none()
+                    && two_phase_sums(aggregates, options),
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
                 trace: options.trace()?,
+                early_fire,
             };
             match window.kind {
                 WindowKind::Tumble { .. }
