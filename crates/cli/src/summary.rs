@@ -1,6 +1,7 @@
 //! The run summary: what was read, emitted, late and skipped — so that no
 //! row is ever lost without a trace.
 
+use tidemark_common::window::ms;
 use tidemark_engine::RunSummary;
 
 fn count(n: u64, one: &str, many: &str) -> String {
@@ -69,6 +70,9 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
                 count(m.windows_fired, "window fired", "windows fired"),
                 count(m.late_rows, "late row", "late rows")
             ));
+            if let Some(max) = m.lateness.iter().max() {
+                out.push_str(&format!(" (up to {} behind the watermark)", ms(*max)));
+            }
             if m.late_rows_accepted > 0 {
                 out.push_str(&format!(
                     ", {} within the allowed lateness",
@@ -93,8 +97,89 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
         "final watermark: {}\n",
         show_instant(s.final_watermark)
     ));
+    for note in diagnostics(s) {
+        out.push_str(&format!("note: {note}\n"));
+    }
     if timing {
         out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
     }
     out
+}
+
+/// Epoch seconds read as milliseconds land between these instants (about
+/// 1970-01-12 and 1970-04-26) when the seconds are 2001 to 2286.
+const SECONDS_AS_MILLIS: std::ops::Range<i64> = 1_000_000_000..10_000_000_000;
+/// Micro- or nanoseconds read as milliseconds land after this (year 5138).
+const FAR_FUTURE: i64 = 100_000_000_000_000;
+
+/// What looks wrong with a run's time, in words: the answers to "why is
+/// my window empty / late / never firing?" that the numbers imply.
+fn diagnostics(s: &RunSummary) -> Vec<String> {
+    let mut notes = Vec::new();
+    let delay = s.sources.iter().find_map(|src| src.watermark_delay);
+    for src in &s.sources {
+        let Some((lo, hi)) = src.rowtimes else {
+            continue;
+        };
+        if SECONDS_AS_MILLIS.contains(&lo) && SECONDS_AS_MILLIS.contains(&hi) {
+            notes.push(format!(
+                "source {}: every rowtime falls between 1970-01-12 and 1970-04-26, as epoch seconds read as milliseconds do; for seconds use TO_TIMESTAMP_LTZ(x, 0)",
+                src.table
+            ));
+        } else if hi >= FAR_FUTURE {
+            notes.push(format!(
+                "source {}: rowtimes reach {}, as micro- or nanoseconds read as milliseconds do",
+                src.table,
+                show_instant(hi)
+            ));
+        }
+    }
+    for (name, m) in &s.operators {
+        if m.windows_fired > 0 && m.windows_fired_before_end == 0 {
+            let span = s
+                .sources
+                .iter()
+                .find_map(|src| src.rowtimes)
+                .map(|(lo, hi)| format!(" (the rowtimes span {})", ms(hi.saturating_sub(lo))))
+                .unwrap_or_default();
+            notes.push(format!(
+                "{name}: no window fired before the end of input, which fired them all: the watermark never reached a window's end{span}. On an unbounded source they would not have fired yet; check the watermark delay and the window size"
+            ));
+        }
+        if m.late_rows > 0 && m.late_rows * 100 > m.rows_in {
+            let mut lateness = m.lateness.clone();
+            lateness.sort_unstable();
+            let rank = |p: usize| lateness[(lateness.len() * p).div_ceil(100).max(1) - 1];
+            let (p50, p99, max) = (rank(50), rank(99), rank(100));
+            // A row `p99` behind the watermark is on time with a delay
+            // `p99 + 1 ms` larger; suggested in whole seconds from 1 s on.
+            let suggest = |extra: i64| {
+                let extra = extra.saturating_add(1);
+                if extra >= 1_000 {
+                    (extra.saturating_add(999) / 1_000).saturating_mul(1_000)
+                } else {
+                    extra
+                }
+            };
+            let advice = match delay {
+                Some(d) => format!(
+                    "; a watermark delay of {} instead of {} would have kept 99% of them",
+                    ms(suggest(d.saturating_add(p99))),
+                    ms(d)
+                ),
+                None => format!(
+                    "; a watermark {} later would have kept 99% of them",
+                    ms(suggest(p99))
+                ),
+            };
+            notes.push(format!(
+                "{name}: {:.1}% of its rows were late, behind the watermark by {} (p50), {} (p99), {} (max){advice}",
+                m.late_rows as f64 * 100.0 / m.rows_in.max(1) as f64,
+                ms(p50),
+                ms(p99),
+                ms(max)
+            ));
+        }
+    }
+    notes
 }

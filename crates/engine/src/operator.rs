@@ -18,6 +18,12 @@ pub struct OperatorMetrics {
     /// Rows that arrived after their window fired, within the allowed
     /// lateness: added, and the window fired again for their key.
     pub late_rows_accepted: u64,
+    /// How far behind the watermark each dropped row was (watermark minus
+    /// rowtime, ms), for the summary's lateness figures.
+    pub lateness: Vec<i64>,
+    /// Windows fired before the end of input (the rest fired only because
+    /// the input ended).
+    pub windows_fired_before_end: u64,
 }
 
 pub trait Operator: Send {

@@ -259,6 +259,9 @@ impl TimerHandler for SessionState {
             let merge = merge_into(self.sessions.get(key), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(row_start));
                 if let Some(item) =
                     late_rows(chunk, &[(range.start + i) as u32], Self::NAME, LATE_REASON)?
                 {
@@ -492,6 +495,9 @@ impl SessionState {
         let result = self.result(key, start, session)?;
         out.rows(result.clone(), RowKind::Insert);
         self.metrics.windows_fired += 1;
+        if watermark != tidemark_common::time::FINAL_WATERMARK {
+            self.metrics.windows_fired_before_end += 1;
+        }
         Ok(result)
     }
 }

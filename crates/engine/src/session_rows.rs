@@ -127,6 +127,9 @@ impl TimerHandler for RowsState {
             );
             if end.saturating_sub(1) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(row_start));
                 if let Some(item) = late_rows(
                     chunk,
                     &[(range.start + i) as u32],

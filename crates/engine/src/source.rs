@@ -25,6 +25,10 @@ pub struct SourceMetrics {
     pub rows_without_rowtime: u64,
     pub csv: CsvStats,
     pub watermark: i64,
+    /// The earliest and latest rowtime read, if the table has one.
+    pub rowtimes: Option<(i64, i64)>,
+    /// The table's watermark delay, when its watermark is `rowtime - d`.
+    pub watermark_delay: Option<i64>,
 }
 
 pub struct TableSource {
@@ -45,6 +49,7 @@ pub struct TableSource {
     /// Set when late rows are routed: chunks then say which source rows
     /// they hold.
     origin: Option<Arc<SourceTable>>,
+    rowtimes: Option<(i64, i64)>,
 }
 
 impl TableSource {
@@ -92,6 +97,7 @@ impl TableSource {
             pending_error: None,
             clock,
             origin: None,
+            rowtimes: None,
         })
     }
 
@@ -131,6 +137,12 @@ impl TableSource {
             rows_without_rowtime: self.rows_without_rowtime,
             csv,
             watermark: self.watermark,
+            rowtimes: self.rowtimes,
+            watermark_delay: self
+                .table
+                .watermark
+                .as_ref()
+                .and_then(|w| watermark_delay(&w.expr, w.column)),
         }
     }
 
@@ -244,6 +256,15 @@ impl TableSource {
             if n == 0 {
                 continue;
             }
+            let times = batch
+                .column(wm.column)
+                .as_primitive::<TimestampMillisecondType>();
+            if let (Some(lo), Some(hi)) = (arrow::compute::min(times), arrow::compute::max(times)) {
+                self.rowtimes = Some(match self.rowtimes {
+                    None => (lo, hi),
+                    Some((a, b)) => (a.min(lo), b.max(hi)),
+                });
+            }
             let marks = evaluate(&wm.expr, &batch, &self.ctx)?;
             let marks = marks.as_primitive::<TimestampMillisecondType>();
             let mut before = Vec::with_capacity(n);
@@ -263,5 +284,17 @@ impl TableSource {
             }
             return Ok(true);
         }
+    }
+}
+
+/// `d` when a watermark expression is `rowtime - INTERVAL d` (or the
+/// rowtime itself, d = 0): the bounded out-of-orderness it allows.
+fn watermark_delay(expr: &Expr, rowtime: usize) -> Option<i64> {
+    match expr {
+        Expr::Column { index, .. } if *index == rowtime => Some(0),
+        Expr::TimestampAdd { expr, millis } if expr.as_column() == Some(rowtime) => {
+            Some(millis.saturating_neg())
+        }
+        _ => None,
     }
 }

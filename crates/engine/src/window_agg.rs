@@ -303,6 +303,9 @@ impl WindowState {
             .collect();
         if !early {
             self.metrics.windows_fired += 1;
+            if watermark != tidemark_common::time::FINAL_WATERMARK {
+                self.metrics.windows_fired_before_end += 1;
+            }
         }
         // What was emitted is kept while rows may still change it: until
         // the window fires (early firing) or is cleaned up (lateness).
@@ -644,6 +647,9 @@ impl TimerHandler for WindowState {
             let mut end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
             if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
                 self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(ts_values[i]));
                 if chunk.origin.is_some() {
                     late.push((range.start + i) as u32);
                 }
