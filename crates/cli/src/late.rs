@@ -1,12 +1,14 @@
 //! Where a query's late rows go besides the run summary: inline as
 //! `LATE[...]` lines (`SET 'tidemark.display.late-records' = 'true'`), and
 //! into a declared sink table (`SET 'table.exec.late-records.sink' = 't'`,
-//! or `'table.exec.late-records.sink.<source>'` per source table).
+//! or `'table.exec.late-records.sink.<source>'` per source table). Input
+//! rows the sources skipped go to `'table.exec.bad-records.sink'`.
 
 use std::io::Write;
 use tidemark_common::{Error, Result, RowKind, SessionOptions, Span};
 use tidemark_engine::format::write_changelog;
-use tidemark_engine::sink::{LateLayout, TableSink};
+use tidemark_engine::sink::{BadLayout, LateLayout, TableSink};
+use tidemark_engine::stream::BadRows;
 use tidemark_engine::LateRows;
 use tidemark_sql::{Catalog, LogicalPlan};
 
@@ -15,6 +17,8 @@ pub struct LateRouting {
     display: bool,
     /// Per source table (by name, lower case): its sink and column layout.
     sinks: Vec<(String, LateLayout, TableSink)>,
+    /// The bad-records sink, if one is set.
+    bad: Option<(BadLayout, TableSink)>,
 }
 
 impl LateRouting {
@@ -26,6 +30,13 @@ impl LateRouting {
         span: Span,
     ) -> Result<Self> {
         let display = options.flag("tidemark.display.late-records")?;
+        let bad = match options.get("table.exec.bad-records.sink") {
+            None => None,
+            Some(name) => {
+                let sink = writable(catalog, name, span, "bad-records")?;
+                Some((BadLayout::new(&sink, span)?, TableSink::open(&sink)?))
+            }
+        };
         let mut sinks = Vec::new();
         for source in plan.scans() {
             let per_source = format!("table.exec.late-records.sink.{}", source.name);
@@ -35,16 +46,7 @@ impl LateRouting {
             else {
                 continue;
             };
-            let sink = catalog.table(name, span)?;
-            if !matches!(
-                sink.option("connector"),
-                Some("print" | "blackhole" | "filesystem")
-            ) {
-                return Err(Error::plan(
-                    format!("late-records sink '{}' cannot be written", sink.name),
-                    span,
-                ));
-            }
+            let sink = writable(catalog, name, span, "late-records")?;
             let layout = LateLayout::new(&sink, source, span)?;
             sinks.push((
                 source.name.to_ascii_lowercase(),
@@ -52,12 +54,37 @@ impl LateRouting {
                 TableSink::open(&sink)?,
             ));
         }
-        Ok(LateRouting { display, sinks })
+        Ok(LateRouting {
+            display,
+            sinks,
+            bad,
+        })
     }
 
     /// Whether late rows must be kept as source rows at all.
     pub fn enabled(&self) -> bool {
         self.display || !self.sinks.is_empty()
+    }
+
+    /// Whether sources must keep the rows they skip.
+    pub fn keeps_bad_rows(&self) -> bool {
+        self.bad.is_some()
+    }
+
+    /// Writes skipped input rows to the bad-records sink.
+    pub fn route_bad(
+        &mut self,
+        bad: &BadRows,
+        tz: chrono_tz::Tz,
+        rows: &mut dyn Write,
+    ) -> Result<()> {
+        let Some((layout, sink)) = &mut self.bad else {
+            return Ok(());
+        };
+        let batch = layout.batch(bad)?;
+        let shown = sink.write(&batch, &layout.types, tz)?;
+        rows.write_all(shown.as_bytes())
+            .map_err(|e| Error::io("cannot write output", e))
     }
 
     /// Routes late rows; lines to show go to `rows`, among the changelog,
@@ -114,6 +141,29 @@ impl LateRouting {
         for (_, _, sink) in self.sinks {
             sink.finish()?;
         }
+        if let Some((_, sink)) = self.bad {
+            sink.finish()?;
+        }
         Ok(())
     }
+}
+
+/// The declared table `name`, checked to be one rows can be written to.
+fn writable(
+    catalog: &Catalog,
+    name: &str,
+    span: Span,
+    what: &str,
+) -> Result<std::sync::Arc<tidemark_common::catalog::TableDef>> {
+    let sink = catalog.table(name, span)?;
+    if !matches!(
+        sink.option("connector"),
+        Some("print" | "blackhole" | "filesystem")
+    ) {
+        return Err(Error::plan(
+            format!("{what} sink '{}' cannot be written", sink.name),
+            span,
+        ));
+    }
+    Ok(sink)
 }

@@ -148,6 +148,9 @@ impl Session {
                 if late.enabled() {
                     physical.pipeline.source.keep_origin();
                 }
+                if late.keeps_bad_rows() {
+                    physical.pipeline.source.keep_bad_rows();
+                }
                 let types = physical.output_types.clone();
                 let tz = physical.eval.time_zone;
                 let mut text = String::new();
@@ -164,6 +167,7 @@ impl Session {
                         writeln!(summary, "{line}").map_err(io)
                     }
                     RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
+                    RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
                 });
                 out.rows.flush().map_err(io)?;
                 let summary = result?;

@@ -31,6 +31,7 @@
 //!   under ignore-parse-errors drops the row (Flink fails either way).
 //! - `csv.null-literal = ''` makes an empty field NULL for every type.
 
+use crate::stream::BadRow;
 use arrow::array::{
     ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
     StringBuilder, TimestampMillisecondBuilder,
@@ -217,6 +218,11 @@ pub struct CsvBatch {
     pub batch: RecordBatch,
     /// 1-based line number in the file of each row
     pub lines: Vec<u64>,
+    /// Each row's text, when kept ([`CsvSource::keep_raw`]).
+    pub raw: Vec<String>,
+    /// Rows skipped (`ignore-parse-errors`) among these, when raw text is
+    /// kept.
+    pub skipped: Vec<BadRow>,
 }
 
 /// The input bytes and the parser state between records.
@@ -237,6 +243,9 @@ struct Input {
     fields: Vec<u8>,
     ends: Vec<usize>,
     nfields: usize,
+    /// Keep each record's raw text in `raw` (for a bad-records sink).
+    keep_raw: bool,
+    raw: Vec<u8>,
 }
 
 enum Next {
@@ -397,6 +406,13 @@ impl Input {
             // Only reachable if the parser saw nothing, which the line-start
             // checks above rule out; treat it as the end.
             return Ok(Next::End);
+        }
+        if self.keep_raw {
+            let raw = &self.buf[self.rec_start..self.pos];
+            let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            self.raw.clear();
+            self.raw.extend_from_slice(text);
         }
         if self.eof && self.pos == self.end {
             let raw = &self.buf[self.rec_start..self.pos];
@@ -892,9 +908,33 @@ pub struct CsvSource {
     /// An error met after some rows of a batch: reported by the next call,
     /// once those rows have gone out.
     pending_error: Option<Error>,
+    raw: Vec<String>,
+    skipped: Vec<BadRow>,
 }
 
 impl CsvSource {
+    /// Keep each row's text, and the rows skipped as malformed, so they
+    /// can be written to a bad-records sink.
+    pub fn keep_raw(&mut self) {
+        self.input.keep_raw = true;
+    }
+
+    fn raw_text(&self) -> String {
+        String::from_utf8_lossy(&self.input.raw).into_owned()
+    }
+
+    /// Counts a malformed row as skipped, keeping it when asked.
+    fn skip(&mut self, line: u64, error: String) {
+        self.stats.rows_skipped += 1;
+        if self.input.keep_raw {
+            self.skipped.push(BadRow {
+                line,
+                raw: self.raw_text(),
+                error,
+            });
+        }
+    }
+
     /// `display_path` is how errors name the file (e.g. the path as written
     /// in the SQL). `columns`: the physical columns in file order with their
     /// SQL types.
@@ -949,6 +989,8 @@ impl CsvSource {
             fields: vec![0; 4096],
             ends: vec![0; columns.len().max(1) + 1],
             nfields: 0,
+            keep_raw: false,
+            raw: Vec::new(),
         };
         Ok(CsvSource {
             display_path,
@@ -965,6 +1007,8 @@ impl CsvSource {
             stats: CsvStats::default(),
             done: false,
             pending_error: None,
+            raw: Vec::new(),
+            skipped: Vec::new(),
         })
     }
 
@@ -1017,9 +1061,14 @@ impl CsvSource {
                 .collect();
             let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
             self.stats.rows_read += lines.len() as u64;
-            return Ok(Some(CsvBatch { batch, lines }));
+            return Ok(Some(CsvBatch {
+                batch,
+                lines,
+                raw: std::mem::take(&mut self.raw),
+                skipped: std::mem::take(&mut self.skipped),
+            }));
         }
-        if lines.is_empty() {
+        if lines.is_empty() && self.skipped.is_empty() {
             return Ok(None);
         }
         let arrays = self
@@ -1029,7 +1078,12 @@ impl CsvSource {
             .collect();
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += lines.len() as u64;
-        Ok(Some(CsvBatch { batch, lines }))
+        Ok(Some(CsvBatch {
+            batch,
+            lines,
+            raw: std::mem::take(&mut self.raw),
+            skipped: std::mem::take(&mut self.skipped),
+        }))
     }
 
     fn read_rows(&mut self, lines: &mut Vec<u64>) -> Result<()> {
@@ -1041,11 +1095,12 @@ impl CsvSource {
             match next {
                 Next::End => break,
                 Next::Unterminated { line, field } => {
+                    let name = self.columns.get(field).map_or("", |(n, _)| n.as_str());
                     if self.options.ignore_parse_errors {
-                        self.stats.rows_skipped += 1;
+                        let error = format!("field '{name}': missing closing quote");
+                        self.skip(line, error);
                         continue;
                     }
-                    let name = self.columns.get(field).map_or("", |(n, _)| n.as_str());
                     return Err(
                         self.input_error(line, format!("field '{name}': missing closing quote"))
                     );
@@ -1053,6 +1108,9 @@ impl CsvSource {
                 Next::Record { line } => {
                     if self.append_row(line)? {
                         lines.push(line);
+                        if self.input.keep_raw {
+                            self.raw.push(self.raw_text());
+                        }
                     }
                 }
             }
@@ -1077,12 +1135,16 @@ impl CsvSource {
         }
         if found > expected {
             // As Flink does: the row is dropped, not cut.
-            self.stats.rows_skipped += 1;
+            self.skip(line, format!("expected {expected} fields, found {found}"));
             return Ok(false);
         }
-        if ignore && (0..found).any(|i| std::str::from_utf8(self.input.field(i)).is_err()) {
+        if let Some(i) = (0..found)
+            .filter(|_| ignore)
+            .find(|i| std::str::from_utf8(self.input.field(*i)).is_err())
+        {
             // Checked first so that a dropped row leaves no values behind.
-            self.stats.rows_skipped += 1;
+            let name = self.columns[i].0.clone();
+            self.skip(line, format!("invalid UTF-8 in field '{name}'"));
             return Ok(false);
         }
         for i in 0..found {

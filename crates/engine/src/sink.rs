@@ -8,7 +8,7 @@
 //! run never leaves a half-written file under the final name.
 
 use crate::format::{format_value, write_changelog};
-use crate::stream::LateRows;
+use crate::stream::{BadRows, LateRows};
 use arrow::array::{Array, ArrayRef, RecordBatch, StringArray, TimestampMillisecondArray};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -195,6 +195,102 @@ impl LateLayout {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
+    }
+}
+
+/// How skipped input rows fill a bad-records sink: each of its columns is
+/// one of `source`, `file` (STRING), `line` (BIGINT or INT), `raw`,
+/// `error` (STRING).
+#[derive(Clone, Debug)]
+pub struct BadLayout {
+    columns: Vec<BadColumn>,
+    pub types: Vec<SqlType>,
+    schema: arrow::datatypes::SchemaRef,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BadColumn {
+    Source,
+    File,
+    Line,
+    Raw,
+    Error,
+}
+
+impl BadLayout {
+    pub fn new(sink: &TableDef, span: Span) -> Result<Self> {
+        let mut columns = Vec::new();
+        for field in &sink.schema.fields {
+            let (column, fits) = match field.name.to_ascii_lowercase().as_str() {
+                "source" => (BadColumn::Source, field.ty == SqlType::String),
+                "file" => (BadColumn::File, field.ty == SqlType::String),
+                "line" => (
+                    BadColumn::Line,
+                    matches!(field.ty, SqlType::BigInt | SqlType::Int),
+                ),
+                "raw" => (BadColumn::Raw, field.ty == SqlType::String),
+                "error" => (BadColumn::Error, field.ty == SqlType::String),
+                _ => {
+                    return Err(Error::plan(
+                        format!(
+                            "bad-records sink '{}': column '{}' is not one of source, file, line, raw, error",
+                            sink.name, field.name
+                        ),
+                        span,
+                    ))
+                }
+            };
+            if !fits {
+                return Err(Error::plan(
+                    format!(
+                        "bad-records sink '{}': column '{}' cannot be {} (line is BIGINT, the others STRING)",
+                        sink.name, field.name, field.ty
+                    ),
+                    span,
+                ));
+            }
+            columns.push(column);
+        }
+        Ok(BadLayout {
+            columns,
+            types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
+            schema: sink.schema.to_arrow(),
+        })
+    }
+
+    /// Skipped rows as rows of the sink table.
+    pub fn batch(&self, bad: &BadRows) -> Result<RecordBatch> {
+        let n = bad.rows.len();
+        let columns = self
+            .columns
+            .iter()
+            .zip(&self.types)
+            .map(|(column, ty)| -> ArrayRef {
+                match column {
+                    BadColumn::Source => Arc::new(StringArray::from(vec![bad.source.as_str(); n])),
+                    BadColumn::File => Arc::new(StringArray::from(vec![bad.file.as_str(); n])),
+                    BadColumn::Raw => Arc::new(StringArray::from_iter_values(
+                        bad.rows.iter().map(|r| r.raw.as_str()),
+                    )),
+                    BadColumn::Error => Arc::new(StringArray::from_iter_values(
+                        bad.rows.iter().map(|r| r.error.as_str()),
+                    )),
+                    BadColumn::Line if *ty == SqlType::Int => {
+                        Arc::new(arrow::array::Int32Array::from_iter_values(
+                            bad.rows
+                                .iter()
+                                .map(|r| i32::try_from(r.line).unwrap_or(i32::MAX)),
+                        ))
+                    }
+                    BadColumn::Line => Arc::new(arrow::array::Int64Array::from_iter_values(
+                        bad.rows
+                            .iter()
+                            .map(|r| i64::try_from(r.line).unwrap_or(i64::MAX)),
+                    )),
+                }
+            })
+            .collect();
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
     }
 }

@@ -5,7 +5,7 @@
 use crate::clock::Clock;
 use crate::csv_source::{CsvOptions, CsvSource, CsvStats};
 use crate::eval::{evaluate, EvalContext};
-use crate::stream::{Chunk, Origin, SourceTable, StreamItem};
+use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -160,6 +160,58 @@ impl TableSource {
         })
     }
 
+    /// Keep the rows skipped as malformed or without rowtime, for a
+    /// bad-records sink: they travel among the chunks as side items.
+    pub fn keep_bad_rows(&mut self) {
+        self.reader.keep_raw();
+    }
+
+    /// Pushes `chunk` (its rows at `lines`) with the skipped rows `bad`
+    /// among them in file order, so that what a sink sees of them does not
+    /// depend on the batch size: before a skipped row goes the watermark
+    /// the rows before it reached (`after`: the one after the whole chunk),
+    /// as it would row by row. Empty chunks are not pushed.
+    fn push_among_bad_rows(
+        &self,
+        chunk: Chunk,
+        lines: &[u64],
+        mut bad: Vec<BadRow>,
+        after: Option<i64>,
+        out: &mut Vec<StreamItem>,
+    ) {
+        let mut told = self.watermark;
+        bad.sort_by_key(|b| b.line);
+        let mut pos = 0;
+        let mut rest = bad.as_slice();
+        while let Some(first) = rest.first() {
+            let upto = pos + lines[pos..].partition_point(|l| *l < first.line);
+            if upto > pos {
+                out.push(StreamItem::Chunk(chunk.slice(pos, upto - pos)));
+            }
+            pos = upto;
+            let reached = match (chunk.watermarks.get(pos), after) {
+                (Some(w), Some(_)) => Some(*w),
+                (None, after) => after,
+                (Some(_), None) => None,
+            };
+            if let Some(w) = reached.filter(|w| *w > told) {
+                told = w;
+                out.push(StreamItem::Watermark(w));
+            }
+            let next_line = lines.get(pos).copied().unwrap_or(u64::MAX);
+            let run = rest.partition_point(|b| b.line < next_line);
+            out.push(StreamItem::Side(SideItem::Bad(BadRows {
+                source: self.table.name.clone(),
+                file: self.display_path.clone(),
+                rows: rest[..run].to_vec(),
+            })));
+            rest = &rest[run..];
+        }
+        if chunk.num_rows() > pos {
+            out.push(StreamItem::Chunk(chunk.slice(pos, chunk.num_rows() - pos)));
+        }
+    }
+
     /// Chunks will say which source rows they hold, so that late rows
     /// can be routed as rows of this table.
     pub fn keep_origin(&mut self) {
@@ -203,6 +255,7 @@ impl TableSource {
                 return Ok(true);
             };
             let (mut batch, mut lines) = (csv.batch, csv.lines);
+            let (raw, mut bad) = (csv.raw, csv.skipped);
             // Computed columns; on a failing row, the rows before it go out
             // first and the error follows, whatever the batch size.
             let proc_times = self.clock.next_times(batch.num_rows());
@@ -227,13 +280,29 @@ impl TableSource {
             let Some(wm) = &self.table.watermark else {
                 let n = batch.num_rows();
                 let chunk = self.with_origin(Chunk::new(batch, vec![self.watermark; n]));
-                out.push(StreamItem::Chunk(chunk));
+                self.push_among_bad_rows(chunk, &lines, bad, None, out);
                 return Ok(true);
             };
             let rowtime = batch.column(wm.column).clone();
             if rowtime.null_count() > 0 {
                 if self.ignore_parse_errors {
                     self.rows_without_rowtime += rowtime.null_count() as u64;
+                    let field = &self.table.schema.field(wm.column).name;
+                    for i in (0..rowtime.len()).filter(|i| rowtime.is_null(*i)) {
+                        if let Some(text) = raw.get(i) {
+                            bad.push(BadRow {
+                                line: lines[i],
+                                raw: text.clone(),
+                                error: format!(
+                                    "field '{field}': the rowtime is NULL or unparsable, so the row cannot be placed in time"
+                                ),
+                            });
+                        }
+                    }
+                    lines = (0..rowtime.len())
+                        .filter(|i| rowtime.is_valid(*i))
+                        .map(|i| lines[i])
+                        .collect();
                     let mask = arrow::compute::is_not_null(&rowtime)?;
                     batch = filter_record_batch(&batch, &mask)?;
                 } else {
@@ -254,6 +323,11 @@ impl TableSource {
             }
             let n = batch.num_rows();
             if n == 0 {
+                if !bad.is_empty() {
+                    let empty = Chunk::new(batch, Vec::new());
+                    self.push_among_bad_rows(empty, &[], bad, None, out);
+                    return Ok(true);
+                }
                 continue;
             }
             let times = batch
@@ -275,9 +349,8 @@ impl TableSource {
                     current = current.max(marks.value(i));
                 }
             }
-            out.push(StreamItem::Chunk(
-                self.with_origin(Chunk::new(batch, before)),
-            ));
+            let chunk = self.with_origin(Chunk::new(batch, before));
+            self.push_among_bad_rows(chunk, &lines, bad, Some(current), out);
             if current > self.watermark {
                 self.watermark = current;
                 out.push(StreamItem::Watermark(current));

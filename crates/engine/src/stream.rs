@@ -110,6 +110,26 @@ pub enum SideItem {
     Trace(String),
     /// Rows a window operator added to no window.
     Late(LateRows),
+    /// Input rows a source skipped: malformed (with ignore-parse-errors)
+    /// or without a rowtime.
+    Bad(BadRows),
+}
+
+/// Rows of one source file that could not be read or placed in time.
+#[derive(Clone, Debug)]
+pub struct BadRows {
+    pub source: String,
+    pub file: String,
+    pub rows: Vec<BadRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadRow {
+    /// 1-based line in the file.
+    pub line: u64,
+    /// The row's text as read.
+    pub raw: String,
+    pub error: String,
 }
 
 /// Late rows as they left their source table, and why they were dropped.
