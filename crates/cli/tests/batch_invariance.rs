@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 15] = [
+const QUERIES: [&str; 16] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -81,10 +81,20 @@ const QUERIES: [&str; 15] = [
      INTERVAL '4' SECOND)) GROUP BY window_start, window_end",
     // Allowed lateness: re-fires, retractions, trace lines and late rows
     // shown inline all keep their places at every batch size.
-    "SET 'table.exec.emit.allow-lateness' = '1500 ms'; SET 'tidemark.trace' = 'true';      SET 'tidemark.display.late-records' = 'true';      SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(d), LISTAGG(CAST(v AS STRING))      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
-    "SET 'table.exec.emit.allow-lateness' = '2 s'; SET 'tidemark.display.late-records' = 'true';      SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING))      FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
-    "SET 'table.exec.emit.allow-lateness' = '2 s'; SET 'tidemark.trace' = 'true';      SELECT window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING))      FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end",
-    "SET 'table.exec.emit.allow-lateness' = '1 s'; SET 'tidemark.trace' = 'true';      SET 'tidemark.display.late-records' = 'true';      SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(d)      FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '300' MILLISECOND)) GROUP BY k, window_start, window_end",
+    "SET 'table.exec.emit.allow-lateness' = '1500 ms'; SET 'tidemark.trace' = 'true'; \
+     SET 'tidemark.display.late-records' = 'true'; \
+     SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(d), LISTAGG(CAST(v AS STRING)) \
+     FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
+    "SET 'table.exec.emit.allow-lateness' = '2 s'; SET 'tidemark.display.late-records' = 'true'; \
+     SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)) \
+     FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end, k",
+    "SET 'table.exec.emit.allow-lateness' = '2 s'; SET 'tidemark.trace' = 'true'; \
+     SELECT window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)) \
+     FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND)) GROUP BY window_start, window_end",
+    "SET 'table.exec.emit.allow-lateness' = '1 s'; SET 'tidemark.trace' = 'true'; \
+     SET 'tidemark.display.late-records' = 'true'; \
+     SELECT k, window_start, window_end, COUNT(*), SUM(v), MIN(d) \
+     FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '300' MILLISECOND)) GROUP BY k, window_start, window_end",
     // Early firing, alone and with lateness.
     "SET 'tidemark.emit.early-fire' = '700 ms'; SET 'tidemark.trace' = 'true'; \
      SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)) \
@@ -92,12 +102,19 @@ const QUERIES: [&str; 15] = [
     "SET 'tidemark.emit.early-fire' = '500 ms'; SET 'table.exec.emit.allow-lateness' = '1 s'; \
      SELECT k, window_start, window_end, COUNT(*), MAX(v) \
      FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k",
+    // UNION ALL: rows interleaved by the lowest watermark, late rows by source.
+    "CREATE VIEW both_tables AS SELECT k, ts, v FROM t UNION ALL SELECT k, ts, v FROM u WHERE v > 0; \
+     SET 'tidemark.display.late-records' = 'true'; \
+     SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)) \
+     FROM TABLE(TUMBLE(TABLE both_tables, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {
     let sql = format!(
         "CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
          WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv', 'csv.null-literal' = '');\n\
+         CREATE TABLE u (k STRING, ts TIMESTAMP(3), v INT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '500' MILLISECOND) \
+         WITH ('connector' = 'filesystem', 'path' = 'in2.csv', 'format' = 'csv', 'csv.null-literal' = '');\n\
          SET 'tidemark.batch-size' = '{batch_size}';\n{query};"
     );
     let (mut rows, mut summary) = (Vec::new(), Vec::new());
@@ -124,6 +141,7 @@ fn output_does_not_depend_on_batch_size() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     for seed in 0..12u64 {
         std::fs::write(dir.join("in.csv"), random_csv(seed, 300)).expect("write input");
+        std::fs::write(dir.join("in2.csv"), random_csv(seed + 1000, 200)).expect("write input");
         for query in QUERIES {
             let reference = run(&dir, query, 1);
             assert!(reference.contains("rows emitted"), "{reference}");

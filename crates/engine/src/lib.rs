@@ -29,9 +29,10 @@ pub mod stateless;
 pub mod stream;
 pub mod time_service;
 pub mod trace;
+pub mod union;
 pub mod window_agg;
 
 pub use eval::EvalContext;
 pub use operator::{Operator, OperatorMetrics};
-pub use pipeline::{Pipeline, RunOutput, RunSummary};
+pub use pipeline::{Pipeline, PipelineSource, RunOutput, RunSummary};
 pub use stream::{Chunk, LateRows, SideItem, StreamItem};

@@ -4,6 +4,7 @@
 use crate::operator::{Operator, OperatorMetrics};
 use crate::source::{SourceMetrics, TableSource};
 use crate::stream::{Chunk, SideItem, StreamItem};
+use crate::union::UnionSource;
 use std::time::{Duration, Instant};
 use tidemark_common::Result;
 
@@ -14,8 +15,47 @@ pub enum RunOutput<'a> {
 }
 
 pub struct Pipeline {
-    pub source: TableSource,
+    pub source: PipelineSource,
     pub operators: Vec<Box<dyn Operator>>,
+}
+
+/// Where a pipeline's rows come from: one table, or the `UNION ALL` of
+/// several.
+pub enum PipelineSource {
+    Table(TableSource),
+    Union(UnionSource),
+}
+
+impl PipelineSource {
+    fn next_items(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
+        match self {
+            PipelineSource::Table(t) => t.next_items(out),
+            PipelineSource::Union(u) => u.next_items(out),
+        }
+    }
+
+    fn metrics(&self) -> Vec<SourceMetrics> {
+        match self {
+            PipelineSource::Table(t) => vec![t.metrics()],
+            PipelineSource::Union(u) => u.metrics(),
+        }
+    }
+
+    /// Chunks carry their source rows (for routing late rows).
+    pub fn keep_origin(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.keep_origin(),
+            PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.keep_origin()),
+        }
+    }
+
+    /// Sources keep the rows they skip (for a bad-records sink).
+    pub fn keep_bad_rows(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.keep_bad_rows(),
+            PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.keep_bad_rows()),
+        }
+    }
 }
 
 /// The numbers a run ends with.
@@ -73,7 +113,7 @@ impl Pipeline {
             return Err(e);
         }
         Ok(RunSummary {
-            sources: vec![self.source.metrics()],
+            sources: self.source.metrics(),
             operators: self
                 .operators
                 .iter()

@@ -14,16 +14,14 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let lateness = options.allow_lateness()?;
     let early = options.early_fire()?;
     let late = late_rows_destination(plan, options)?;
-    let mut node = Some(plan);
-    let mut depth = 0;
-    while let Some(current) = node {
+    let mut stack = vec![(plan, 0)];
+    while let Some((node, depth)) = stack.pop() {
         let pad = "  ".repeat(depth);
-        out.push_str(&format!("{pad}{}\n", current.header()));
-        for line in details(current, lateness, early, &late) {
+        out.push_str(&format!("{pad}{}\n", node.header()));
+        for line in details(node, lateness, early, &late) {
             out.push_str(&format!("{pad}  | {line}\n"));
         }
-        node = current.input();
-        depth += 1;
+        stack.extend(node.inputs().into_iter().rev().map(|i| (i, depth + 1)));
     }
     Ok(out)
 }
@@ -155,6 +153,13 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
             }
         }
         LogicalPlan::Filter { input, .. } => time_origin(input, column),
+        LogicalPlan::Union { inputs, .. } => {
+            let each: Vec<String> = inputs.iter().map(|i| time_origin(i, column)).collect();
+            format!(
+                "the union of [{}]; watermark: the minimum of the inputs' (an ended input no longer counts)",
+                each.join("; ")
+            )
+        }
         LogicalPlan::Project { input, exprs, .. } => match exprs[column].as_column() {
             Some(index) => time_origin(input, index),
             None => format!("computed as {}", exprs[column]),

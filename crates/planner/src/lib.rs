@@ -17,8 +17,9 @@ use tidemark_engine::session_agg::SessionAggregate;
 use tidemark_engine::session_rows::SessionRows;
 use tidemark_engine::source::TableSource;
 use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
+use tidemark_engine::union::{Branch, UnionSource};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
-use tidemark_engine::{EvalContext, Operator, Pipeline};
+use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
 use tidemark_sql::LogicalPlan;
 
 /// A planned query: the pipeline and what its output rows look like.
@@ -139,6 +140,14 @@ fn insert_only_input(input: &LogicalPlan, window: Span, options: &SessionOptions
     }
 }
 
+/// Whether a window TVF or aggregation runs in `plan`.
+fn has_window(plan: &LogicalPlan) -> bool {
+    matches!(
+        plan,
+        LogicalPlan::WindowTvf { .. } | LogicalPlan::WindowAggregate { .. }
+    ) || plan.inputs().into_iter().any(has_window)
+}
+
 /// Builds the chain bottom-up: returns the source and appends operators in
 /// the order rows flow through them.
 fn build(
@@ -147,7 +156,7 @@ fn build(
     options: &SessionOptions,
     batch_size: usize,
     eval: EvalContext,
-) -> Result<TableSource> {
+) -> Result<PipelineSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
             if let Some(connector @ ("print" | "blackhole")) = table.option("connector") {
@@ -159,7 +168,34 @@ fn build(
                     Span::default(),
                 ));
             }
-            TableSource::open(Arc::clone(table), batch_size, eval, clock(options)?)
+            Ok(PipelineSource::Table(TableSource::open(
+                Arc::clone(table),
+                batch_size,
+                eval,
+                clock(options)?,
+            )?))
+        }
+        LogicalPlan::Union { inputs, .. } => {
+            let mut branches = Vec::with_capacity(inputs.len());
+            for input in inputs {
+                if has_window(input) {
+                    return Err(Error::plan(
+                        "a UNION ALL input with a window is not supported yet: union the tables, then window the union",
+                        Span::default(),
+                    ));
+                }
+                let mut steps = Vec::new();
+                match build(input, &mut steps, options, batch_size, eval)? {
+                    PipelineSource::Table(table) => branches.push(Branch::new(table, steps)),
+                    PipelineSource::Union(_) => {
+                        return Err(Error::plan(
+                            "a UNION ALL under a projection inside another UNION ALL is not supported yet",
+                            Span::default(),
+                        ))
+                    }
+                }
+            }
+            Ok(PipelineSource::Union(UnionSource::new(branches)))
         }
         LogicalPlan::Filter { input, predicate } => {
             let source = build(input, operators, options, batch_size, eval)?;

@@ -64,9 +64,31 @@ impl<'a> QueryBinder<'a> {
                 span_of(limit.span()),
             ));
         }
-        match query.body.as_ref() {
+        self.bind_set_expr(query.body.as_ref(), span)
+    }
+
+    fn bind_set_expr(&mut self, body: &SetExpr, span: Span) -> Result<LogicalPlan> {
+        match body {
             SetExpr::Select(select) => self.bind_select(select, span),
             SetExpr::Query(inner) => self.bind_query(inner, span),
+            SetExpr::SetOperation {
+                op: ast::SetOperator::Union,
+                set_quantifier,
+                left,
+                right,
+            } => {
+                let op_span = span_of(body.span());
+                if !matches!(set_quantifier, ast::SetQuantifier::All) {
+                    return Err(Error::plan(
+                        "UNION without ALL (a distinct union) is not supported on streams",
+                        op_span,
+                    )
+                    .with_hint("use UNION ALL"));
+                }
+                let left = self.bind_set_expr(left, span)?;
+                let right = self.bind_set_expr(right, span_of(right.span()))?;
+                union_all(left, right, op_span)
+            }
             other => Err(Error::plan(
                 format!("{} is not supported yet", first_word(&other.to_string())),
                 span_of(other.span()),
@@ -562,6 +584,83 @@ fn select_list(
 
 fn first_word(s: &str) -> String {
     s.split_whitespace().next().unwrap_or("this").to_string()
+}
+
+/// `left UNION ALL right`: the columns must match in number and have a
+/// common type (numbers widen, as in Flink); nested unions flatten.
+fn union_all(left: LogicalPlan, right: LogicalPlan, span: Span) -> Result<LogicalPlan> {
+    let (l, r) = (left.schema(), right.schema());
+    if l.fields.len() != r.fields.len() {
+        return Err(Error::plan(
+            format!(
+                "UNION ALL inputs have {} and {} columns",
+                l.fields.len(),
+                r.fields.len()
+            ),
+            span,
+        ));
+    }
+    let mut fields = Vec::with_capacity(l.fields.len());
+    for (a, b) in l.fields.iter().zip(&r.fields) {
+        let ty = crate::types::common_type(&a.ty, &b.ty).ok_or_else(|| {
+            Error::plan(
+                format!(
+                    "UNION ALL column '{}' is {} on one side and {} on the other",
+                    a.name, a.ty, b.ty
+                ),
+                span,
+            )
+        })?;
+        let mut field = Field::new(a.name.clone(), ty);
+        field.nullable = a.nullable || b.nullable;
+        field.rowtime = a.rowtime && b.rowtime;
+        fields.push(field);
+    }
+    let schema = Schema::new(fields);
+    let mut inputs = Vec::new();
+    for side in [left, right] {
+        match side {
+            LogicalPlan::Union { inputs: nested, .. } => inputs.extend(nested),
+            other => inputs.push(other),
+        }
+    }
+    let inputs = inputs
+        .into_iter()
+        .map(|input| conform(input, &schema))
+        .collect();
+    Ok(LogicalPlan::Union { inputs, schema })
+}
+
+/// `input` with the types of `schema`, cast where they differ.
+fn conform(input: LogicalPlan, schema: &Schema) -> LogicalPlan {
+    let same = input
+        .schema()
+        .fields
+        .iter()
+        .zip(&schema.fields)
+        .all(|(a, b)| a.ty == b.ty);
+    if same {
+        return input;
+    }
+    let exprs = input
+        .schema()
+        .fields
+        .iter()
+        .enumerate()
+        .zip(&schema.fields)
+        .map(|((i, f), want)| {
+            crate::expr_binder::coerce(Expr::column(i, f.name.clone(), f.ty.clone()), &want.ty)
+        })
+        .collect();
+    let mut fields = input.schema().fields.clone();
+    for (f, want) in fields.iter_mut().zip(&schema.fields) {
+        f.ty = want.ty.clone();
+    }
+    LogicalPlan::Project {
+        input: Box::new(input),
+        exprs,
+        schema: Schema::new(fields),
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,13 @@ pub enum LogicalPlan {
         window: WindowSpec,
         schema: Schema,
     },
+    /// `UNION ALL` of inputs with the same columns: every row of each.
+    /// A column is a rowtime attribute if it is one in every input; the
+    /// watermark is the minimum of the inputs'.
+    Union {
+        inputs: Vec<LogicalPlan>,
+        schema: Schema,
+    },
     /// `GROUP BY window_start, window_end, keys...` over a window TVF, fused
     /// with the TVF so that state is kept per slice, not per window. Output:
     /// the key columns, `window_start`, `window_end`, `window_time`, then one
@@ -64,6 +71,7 @@ impl LogicalPlan {
     pub fn scans(&self) -> Vec<&Arc<TableDef>> {
         match self {
             LogicalPlan::Scan { table, .. } => vec![table],
+            LogicalPlan::Union { inputs, .. } => inputs.iter().flat_map(|i| i.scans()).collect(),
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
@@ -76,6 +84,7 @@ impl LogicalPlan {
         match self {
             LogicalPlan::Scan { .. } => false,
             LogicalPlan::WindowAggregate { .. } => true,
+            LogicalPlan::Union { inputs, .. } => inputs.iter().any(|i| i.has_window_aggregate()),
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. } => input.has_window_aggregate(),
@@ -85,6 +94,7 @@ impl LogicalPlan {
     pub fn schema(&self) -> &Schema {
         match self {
             LogicalPlan::Scan { schema, .. }
+            | LogicalPlan::Union { schema, .. }
             | LogicalPlan::Project { schema, .. }
             | LogicalPlan::WindowTvf { schema, .. }
             | LogicalPlan::WindowAggregate { schema, .. } => schema,
@@ -92,10 +102,18 @@ impl LogicalPlan {
         }
     }
 
-    /// The node's input, if it has one.
+    /// The node's inputs.
+    pub fn inputs(&self) -> Vec<&LogicalPlan> {
+        match self {
+            LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
+            other => other.input().into_iter().collect(),
+        }
+    }
+
+    /// The node's input, if it has exactly one.
     pub fn input(&self) -> Option<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } => None,
+            LogicalPlan::Scan { .. } | LogicalPlan::Union { .. } => None,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
@@ -119,6 +137,13 @@ impl LogicalPlan {
                 line
             }
             LogicalPlan::Filter { predicate, .. } => format!("Filter: {predicate}"),
+            LogicalPlan::Union { schema, .. } => {
+                let cols: Vec<_> = schema.names().collect();
+                format!(
+                    "UnionAll: [{}] watermark=minimum of the inputs'",
+                    cols.join(", ")
+                )
+            }
             LogicalPlan::Project { exprs, schema, .. } => {
                 let items: Vec<_> = exprs
                     .iter()
@@ -176,10 +201,10 @@ impl LogicalPlan {
 
     fn fmt_indent(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
         writeln!(f, "{}{}", "  ".repeat(depth), self.header())?;
-        match self.input() {
-            Some(input) => input.fmt_indent(f, depth + 1),
-            None => Ok(()),
+        for input in self.inputs() {
+            input.fmt_indent(f, depth + 1)?;
         }
+        Ok(())
     }
 }
 
