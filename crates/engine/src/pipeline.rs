@@ -22,7 +22,7 @@ pub struct Pipeline {
 /// Where a pipeline's rows come from: one table, or the `UNION ALL` of
 /// several.
 pub enum PipelineSource {
-    Table(TableSource),
+    Table(Box<TableSource>),
     Union(UnionSource),
 }
 

@@ -168,12 +168,12 @@ fn build(
                     Span::default(),
                 ));
             }
-            Ok(PipelineSource::Table(TableSource::open(
+            Ok(PipelineSource::Table(Box::new(TableSource::open(
                 Arc::clone(table),
                 batch_size,
                 eval,
                 clock(options)?,
-            )?))
+            )?)))
         }
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
@@ -186,7 +186,7 @@ fn build(
                 }
                 let mut steps = Vec::new();
                 match build(input, &mut steps, options, batch_size, eval)? {
-                    PipelineSource::Table(table) => branches.push(Branch::new(table, steps)),
+                    PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
                             "a UNION ALL under a projection inside another UNION ALL is not supported yet",
