@@ -341,6 +341,14 @@ impl fmt::Display for Expr {
                     write!(f, "{expr} + {}", crate::window::ms(*millis))
                 }
             }
+            Expr::Function {
+                func: ScalarFunction::ToTimestampLtz { millis },
+                args,
+                ..
+            } => {
+                let precision = if *millis { 3 } else { 0 };
+                write!(f, "TO_TIMESTAMP_LTZ({}, {precision})", join(args))
+            }
             Expr::Function { func, args, .. } => write!(f, "{}({})", func.name(), join(args)),
         }
     }

@@ -310,8 +310,18 @@ impl TableSource {
                         .find(|&i| rowtime.is_null(i))
                         .unwrap_or(0);
                     let field = &self.table.schema.field(wm.column).name;
+                    let why = match wm
+                        .column
+                        .checked_sub(self.table.physical)
+                        .and_then(|c| self.table.computed.get(c))
+                    {
+                        Some(computed) => format!(
+                            " ('{field}' is {computed}, which is NULL when its input is NULL or out of range, as an epoch in micro- or nanoseconds read as milliseconds is)"
+                        ),
+                        None => String::new(),
+                    };
                     let err = Error::Input(format!(
-                        "{}:{}: field '{field}': the rowtime is NULL, so the row cannot be placed in time",
+                        "{}:{}: field '{field}': the rowtime is NULL, so the row cannot be placed in time{why}",
                         self.display_path, lines[i]
                     ));
                     if i == 0 {
