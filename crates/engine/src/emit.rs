@@ -24,6 +24,7 @@ pub struct Emitter {
 
 enum Pending {
     Rows(RecordBatch, RowKind),
+    Changelog(RecordBatch, Vec<RowKind>),
     Side(SideItem),
 }
 
@@ -43,6 +44,13 @@ impl Emitter {
         }
     }
 
+    /// Queues result rows with their kinds.
+    pub(crate) fn changelog(&mut self, batch: RecordBatch, kinds: Vec<RowKind>) {
+        if batch.num_rows() > 0 {
+            self.pending.push(Pending::Changelog(batch, kinds));
+        }
+    }
+
     /// Queues a side item (a trace event, late rows) among the results.
     pub(crate) fn side(&mut self, item: SideItem) {
         self.pending.push(Pending::Side(item));
@@ -59,6 +67,12 @@ impl Emitter {
                     if kind != RowKind::Insert {
                         chunk.kinds = Some(vec![kind; n]);
                     }
+                    self.out.push(StreamItem::Chunk(chunk));
+                }
+                Pending::Changelog(batch, kinds) => {
+                    let n = batch.num_rows();
+                    let mut chunk = Chunk::new(batch, vec![self.forwarded; n]);
+                    chunk.kinds = Some(kinds);
                     self.out.push(StreamItem::Chunk(chunk));
                 }
                 Pending::Side(side) => self.out.push(StreamItem::Side(side)),

@@ -15,6 +15,7 @@ mod accumulators;
 pub mod clock;
 mod csv_source;
 mod emit;
+mod emitted;
 pub mod eval;
 pub mod format;
 pub mod merging;

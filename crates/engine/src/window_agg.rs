@@ -10,6 +10,7 @@
 
 use crate::accumulators::{new_accumulator, Accumulator};
 use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
+use crate::emitted::{Emitted, ResultRows};
 use crate::operator::OperatorMetrics;
 use crate::slicing::Slicing;
 use crate::stream::Chunk;
@@ -19,7 +20,7 @@ use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondAr
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::{RowConverter, Rows};
 use hashbrown::HashTable;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Arc;
@@ -124,7 +125,9 @@ pub struct WindowState {
     /// What each fired window last emitted, per key (in arrow's row
     /// format), from its fire to its cleanup: a late row's re-fire
     /// retracts it. Only kept when there is allowed lateness.
-    fired: BTreeMap<i64, HashMap<Box<[u8]>, RecordBatch>>,
+    fired: BTreeMap<i64, Emitted>,
+    /// Compares results, when windows emit more than once.
+    result_rows: Option<ResultRows>,
     hasher: foldhash::fast::FixedState,
     metrics: OperatorMetrics,
     /// Scratch buffers reused across chunks.
@@ -151,6 +154,9 @@ impl WindowAggregate {
         }
         let key_converter = key_converter(&spec.key_types)?;
         let window_time_zone = window_time_zone(&spec.output_schema, spec.key_columns.len())?;
+        let result_rows = (spec.lateness > 0 || spec.early_fire.is_some())
+            .then(|| ResultRows::new(&spec.output_schema))
+            .transpose()?;
         Ok(Windowed::from_state(WindowState {
             slicing,
             zone: spec.zone,
@@ -167,6 +173,7 @@ impl WindowAggregate {
             early_tick: None,
             slices: BTreeMap::new(),
             fired: BTreeMap::new(),
+            result_rows,
             hasher: foldhash::fast::FixedState::with_seed(0x7469_6465),
             metrics: OperatorMetrics::default(),
             scratch_rows: Vec::new(),
@@ -310,31 +317,27 @@ impl WindowState {
         // What was emitted is kept while rows may still change it: until
         // the window fires (early firing) or is cleaned up (lateness).
         let keep = early || self.lateness > 0;
-        let Some(mut emitted) = self.fired.remove(&window_end) else {
-            if keep {
-                let rows = keys
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, key)| (key, batch.slice(i, 1)));
-                self.fired.insert(window_end, rows.collect());
-            }
+        let Some(compare) = &self.result_rows else {
             emitter.rows(batch, RowKind::Insert);
             return Ok(());
         };
-        // Results were emitted before (early): each key's changes only.
-        for (i, key) in keys.into_iter().enumerate() {
-            let new = batch.slice(i, 1);
-            match emitted.insert(key, new.clone()) {
-                Some(old) if old == new => {}
-                Some(old) => {
-                    emitter.rows(old, RowKind::UpdateBefore);
-                    emitter.rows(new, RowKind::UpdateAfter);
+        match self.fired.remove(&window_end) {
+            None => {
+                if keep {
+                    let emitted = Emitted::first(compare, batch.clone(), keys)?;
+                    self.fired.insert(window_end, emitted);
                 }
-                None => emitter.rows(new, RowKind::Insert),
+                emitter.rows(batch, RowKind::Insert);
             }
-        }
-        if keep {
-            self.fired.insert(window_end, emitted);
+            // Results were emitted before (early): each key's changes only.
+            Some(mut emitted) => {
+                if let Some((changes, kinds)) = emitted.update(compare, batch, keys)? {
+                    emitter.changelog(changes, kinds);
+                }
+                if keep {
+                    self.fired.insert(window_end, emitted);
+                }
+            }
         }
         Ok(())
     }
@@ -427,18 +430,16 @@ impl WindowState {
                     .watermark(watermark),
             );
         }
-        let previous = self
-            .fired
-            .entry(window_end)
-            .or_default()
-            .insert(key.into(), new.clone());
-        match previous {
-            Some(old) if old == new => {}
-            Some(old) => {
-                emitter.rows(old, RowKind::UpdateBefore);
-                emitter.rows(new, RowKind::UpdateAfter);
-            }
-            None => emitter.rows(new, RowKind::Insert),
+        let Some(compare) = &self.result_rows else {
+            return Err(Error::Internal("a re-fire without lateness".into()));
+        };
+        let changes =
+            self.fired
+                .entry(window_end)
+                .or_default()
+                .update_key(compare, new, key.into())?;
+        if let Some((changes, kinds)) = changes {
+            emitter.changelog(changes, kinds);
         }
         Ok(())
     }
