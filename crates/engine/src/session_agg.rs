@@ -140,10 +140,7 @@ impl SessionState {
 
     /// A trace line about a key's session `[start, end)`.
     fn trace_line(&self, event: TraceEvent, key: &[u8], start: i64, end: i64) -> Result<TraceLine> {
-        let mut columns = Vec::new();
-        if let Some(conv) = &self.key_converter {
-            columns = conv.convert_rows(std::iter::once(conv.parser().parse(key)))?;
-        }
+        let columns = crate::trace::key_columns(self.key_converter.as_ref(), key)?;
         let wall = |t: i64| match self.zone {
             Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
             None => t,

@@ -9,6 +9,7 @@ use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
+use crate::trace::{TraceEvent, TraceLine};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
@@ -34,6 +35,8 @@ pub struct RowsState {
     time_column: usize,
     key_columns: Vec<usize>,
     key_converter: Option<RowConverter>,
+    key_types: Vec<SqlType>,
+    trace: bool,
     output_schema: SchemaRef,
     zone: Option<chrono_tz::Tz>,
     sessions: HashMap<Vec<u8>, BTreeMap<i64, Held>>,
@@ -51,6 +54,7 @@ impl SessionRows {
         key_types: Vec<SqlType>,
         output_schema: SchemaRef,
         zone: Option<chrono_tz::Tz>,
+        trace: bool,
     ) -> Result<Self> {
         if gap <= 0 {
             return Err(Error::Internal("a session gap must be positive".into()));
@@ -61,6 +65,8 @@ impl SessionRows {
             time_column,
             key_columns,
             key_converter,
+            key_types,
+            trace,
             output_schema,
             zone,
             sessions: HashMap::new(),
@@ -78,6 +84,20 @@ impl WindowedState for RowsState {
 
     fn metrics_mut(&mut self) -> &mut OperatorMetrics {
         &mut self.metrics
+    }
+}
+
+impl RowsState {
+    /// A trace line about a key's session `[start, end)`.
+    fn trace_line(&self, event: TraceEvent, key: &[u8], start: i64, end: i64) -> Result<TraceLine> {
+        let columns = crate::trace::key_columns(self.key_converter.as_ref(), key)?;
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        Ok(TraceLine::new(event, Self::NAME)
+            .key(&columns, &self.key_types, 0)?
+            .window(wall(start), wall(end)))
     }
 }
 
@@ -130,6 +150,12 @@ impl TimerHandler for RowsState {
                 self.metrics
                     .lateness
                     .push(watermarks[i].saturating_sub(row_start));
+                if self.trace {
+                    let line = self
+                        .trace_line(TraceEvent::Late, key, start, end)?
+                        .field("rowtime", crate::trace::instant(row_start));
+                    out.side(line.watermark(watermarks[i]));
+                }
                 if let Some(item) = late_rows(
                     chunk,
                     &[(range.start + i) as u32],
@@ -158,7 +184,7 @@ impl TimerHandler for RowsState {
 
     fn on_timer(
         &mut self,
-        _time: &mut EventTime<(i64, Vec<u8>)>,
+        time: &mut EventTime<(i64, Vec<u8>)>,
         _at: i64,
         (end, key): (i64, Vec<u8>),
         out: &mut Emitter,
@@ -178,6 +204,13 @@ impl TimerHandler for RowsState {
         let Some(first) = held.rows.first() else {
             return Ok(());
         };
+        if self.trace {
+            let line = self
+                .trace_line(TraceEvent::Fire, &key, start, end)?
+                .field("rows", held.rows.len())
+                .watermark(time.watermark());
+            out.side(line);
+        }
         let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
         let n = rows.num_rows();
         let wall = |t: i64| match self.zone {
@@ -205,6 +238,11 @@ impl TimerHandler for RowsState {
             RecordBatch::try_new(self.output_schema.clone(), columns)?,
             RowKind::Insert,
         );
+        if self.trace {
+            // The session's rows are gone with the fire.
+            let line = self.trace_line(TraceEvent::Cleanup, &key, start, end)?;
+            out.side(line.watermark(time.watermark()));
+        }
         self.metrics.windows_fired += 1;
         Ok(())
     }

@@ -87,6 +87,17 @@ impl TraceLine {
     }
 }
 
+/// A group key in arrow's row format, back as columns (one row each).
+pub fn key_columns(
+    converter: Option<&arrow::row::RowConverter>,
+    key: &[u8],
+) -> Result<Vec<ArrayRef>> {
+    match converter {
+        Some(conv) => Ok(conv.convert_rows(std::iter::once(conv.parser().parse(key)))?),
+        None => Ok(Vec::new()),
+    }
+}
+
 /// An instant as the trace and the run summary show it.
 pub fn instant(ms: i64) -> String {
     match ms {

@@ -249,6 +249,7 @@ fn build(
                             .collect(),
                         schema.to_arrow(),
                         window_zone(&in_schema.field(window.time_column).ty, eval),
+                        options.trace()?,
                     )?))
                 }
             }
