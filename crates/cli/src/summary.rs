@@ -13,9 +13,7 @@ pub fn show_instant(ms: i64) -> String {
     match ms {
         i64::MIN => "none".into(),
         i64::MAX => "+inf (end of input)".into(),
-        ms => chrono::DateTime::from_timestamp_millis(ms)
-            .map(|d| d.naive_utc().format("%Y-%m-%d %H:%M:%S%.3f").to_string())
-            .unwrap_or_else(|| format!("{ms} ms")),
+        ms => tidemark_engine::trace::instant(ms),
     }
 }
 

@@ -140,14 +140,12 @@ impl SessionState {
 
     /// A trace line about a key's session `[start, end)`.
     fn trace_line(&self, event: TraceEvent, key: &[u8], start: i64, end: i64) -> Result<TraceLine> {
-        let columns = crate::trace::key_columns(self.key_converter.as_ref(), key)?;
-        let wall = |t: i64| match self.zone {
-            Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
-            None => t,
+        let shape = crate::trace::KeyShape {
+            converter: self.key_converter.as_ref(),
+            types: &self.key_types,
+            zone: self.zone,
         };
-        Ok(TraceLine::new(event, Self::NAME)
-            .key(&columns, &self.key_types, 0)?
-            .window(wall(start), wall(end)))
+        shape.line(event, Self::NAME, key, start, end)
     }
 
     /// The result row of a key's session.

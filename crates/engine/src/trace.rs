@@ -87,18 +87,40 @@ impl TraceLine {
     }
 }
 
-/// A group key in arrow's row format, back as columns (one row each).
-pub fn key_columns(
-    converter: Option<&arrow::row::RowConverter>,
-    key: &[u8],
-) -> Result<Vec<ArrayRef>> {
-    match converter {
-        Some(conv) => Ok(conv.convert_rows(std::iter::once(conv.parser().parse(key)))?),
-        None => Ok(Vec::new()),
+/// The keys of a keyed operator, for its trace lines.
+pub struct KeyShape<'a> {
+    pub converter: Option<&'a arrow::row::RowConverter>,
+    pub types: &'a [SqlType],
+    /// Windows are shown on this zone's wall clock (TIMESTAMP_LTZ rowtimes).
+    pub zone: Option<chrono_tz::Tz>,
+}
+
+impl KeyShape<'_> {
+    /// A line about the session `[start, end)` of `key` (in arrow's row
+    /// format).
+    pub fn line(
+        &self,
+        event: TraceEvent,
+        operator: &str,
+        key: &[u8],
+        start: i64,
+        end: i64,
+    ) -> Result<TraceLine> {
+        let columns = match self.converter {
+            Some(conv) => conv.convert_rows(std::iter::once(conv.parser().parse(key)))?,
+            None => Vec::new(),
+        };
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::format::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        Ok(TraceLine::new(event, operator)
+            .key(&columns, self.types, 0)?
+            .window(wall(start), wall(end)))
     }
 }
 
-/// An instant as the trace and the run summary show it.
+/// An instant as the trace and the run summary show it (UTC).
 pub fn instant(ms: i64) -> String {
     match ms {
         i64::MIN => "-inf".into(),
