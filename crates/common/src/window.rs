@@ -98,3 +98,30 @@ pub fn ms(v: i64) -> String {
     }
     format!("{v} ms")
 }
+
+/// An OVER window's frame: the rows before the current one it covers,
+/// up to the current row (and, for RANGE, the current row's peers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverFrame {
+    pub units: FrameUnits,
+    /// How far back: `n` rows or `n` ms; `None` is UNBOUNDED PRECEDING.
+    pub preceding: Option<i64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameUnits {
+    Rows,
+    Range,
+}
+
+impl fmt::Display for OverFrame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (units, back) = match (self.units, self.preceding) {
+            (FrameUnits::Rows, None) => ("ROWS", "UNBOUNDED".to_string()),
+            (FrameUnits::Range, None) => ("RANGE", "UNBOUNDED".to_string()),
+            (FrameUnits::Rows, Some(n)) => ("ROWS", n.to_string()),
+            (FrameUnits::Range, Some(d)) => ("RANGE", ms(d)),
+        };
+        write!(f, "{units} BETWEEN {back} PRECEDING AND CURRENT ROW")
+    }
+}

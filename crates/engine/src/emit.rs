@@ -56,14 +56,14 @@ impl Emitter {
         self.pending.push(Pending::Side(item));
     }
 
-    /// Sends what is pending: the rows carry the watermark downstream was
-    /// last told, as they would one by one.
-    fn flush_pending(&mut self) {
+    /// Sends what is pending: the rows carry `watermark`, the one in force
+    /// when they were emitted, as they would one by one.
+    fn flush_pending(&mut self, watermark: i64) {
         for item in self.pending.drain(..) {
             match item {
                 Pending::Rows(batch, kind) => {
                     let n = batch.num_rows();
-                    let mut chunk = Chunk::new(batch, vec![self.forwarded; n]);
+                    let mut chunk = Chunk::new(batch, vec![watermark; n]);
                     if kind != RowKind::Insert {
                         chunk.kinds = Some(vec![kind; n]);
                     }
@@ -71,7 +71,7 @@ impl Emitter {
                 }
                 Pending::Changelog(batch, kinds) => {
                     let n = batch.num_rows();
-                    let mut chunk = Chunk::new(batch, vec![self.forwarded; n]);
+                    let mut chunk = Chunk::new(batch, vec![watermark; n]);
                     chunk.kinds = Some(kinds);
                     self.out.push(StreamItem::Chunk(chunk));
                 }
@@ -80,9 +80,15 @@ impl Emitter {
         }
     }
 
-    /// Sends pending results, then the watermark that fired them.
-    fn flush(&mut self, watermark: i64) {
-        self.flush_pending();
+    /// Sends pending results — emitted as the watermark rose from
+    /// `before` — then the watermark that fired them.
+    fn flush(&mut self, before: i64, watermark: i64) {
+        self.flush_pending(before);
+        self.forward(watermark);
+    }
+
+    /// Tells downstream the watermark, if it rose.
+    fn forward(&mut self, watermark: i64) {
         if watermark > self.forwarded {
             self.forwarded = watermark;
             self.out.push(StreamItem::Watermark(watermark));
@@ -215,21 +221,26 @@ fn process_item<H: TimerHandler<Output = Emitter>>(
     match item {
         StreamItem::Chunk(chunk) => {
             rows_in = chunk.num_rows() as u64;
-            time.process_chunk(&chunk, handler, emitter, |e, wm| e.flush(wm))?;
+            time.process_chunk(&chunk, handler, emitter, |e, before, after| {
+                e.flush(before, after)
+            })?;
             // What rows themselves emitted (re-fires, late rows) goes out
-            // now, before anything later.
-            emitter.flush_pending();
+            // now, before anything later, and then the watermark they
+            // reached.
+            emitter.flush_pending(time.watermark());
+            emitter.forward(time.watermark());
         }
         StreamItem::Watermark(wm) => {
+            let before = time.watermark();
             time.advance(wm, handler, emitter)?;
-            emitter.flush(wm);
+            emitter.flush(before, wm);
         }
         StreamItem::Side(side) => {
-            emitter.flush_pending();
+            emitter.flush_pending(time.watermark());
             emitter.out.push(StreamItem::Side(side));
         }
         StreamItem::End => {
-            emitter.flush(time.watermark());
+            emitter.flush(time.watermark(), time.watermark());
             emitter.out.push(StreamItem::End);
         }
     }

@@ -7,6 +7,10 @@
 //! calls it for runs of rows that cross no timer, and fires each timer as
 //! the watermark in force reaches it — between the row before and the row
 //! after, as a row-at-a-time engine would.
+//!
+//! Timers fire when the watermark advances: a timer set at or before the
+//! watermark in force (an OVER row accepted behind the watermark) waits for
+//! the next advance, as Flink's timer service does.
 
 use crate::stream::Chunk;
 use std::collections::BTreeSet;
@@ -20,11 +24,10 @@ pub trait TimerHandler {
     /// What the handler emits as it works (e.g. fired results).
     type Output;
 
-    /// Processes rows `range` of `chunk`. No timer at or before
-    /// `chunk.watermarks[range.start]` is pending, and no pending timer is
-    /// reached before `range.end`. The rows may register timers; the
-    /// handler must stop before the first row whose watermark reaches a
-    /// timer registered by an earlier row of the range (that timer fires
+    /// Processes rows `range` of `chunk`. No pending timer is due before
+    /// `range.end`. The rows may register timers; the handler must stop
+    /// before the first row whose watermark makes due a timer registered
+    /// by an earlier row of the range (see [`due_at`]: that timer fires
     /// between the two rows), and returns how many rows it consumed.
     fn on_rows(
         &mut self,
@@ -44,10 +47,19 @@ pub trait TimerHandler {
     ) -> Result<()>;
 }
 
+/// The watermark at which a timer set at `at`, while the watermark in
+/// force was `watermark`, fires: the first advance that reaches it.
+pub fn due_at(at: i64, watermark: i64) -> i64 {
+    at.max(watermark.saturating_add(1))
+}
+
 /// The watermark and the timers of one operator.
 #[derive(Debug)]
 pub struct EventTime<K: Ord> {
     watermark: i64,
+    /// The watermark before the last advance: what rows emitted by the
+    /// timers it fired met.
+    before_advance: i64,
     timers: BTreeSet<(i64, K)>,
 }
 
@@ -61,6 +73,7 @@ impl<K: Ord + Clone> EventTime<K> {
     pub fn new() -> Self {
         EventTime {
             watermark: NO_WATERMARK,
+            before_advance: NO_WATERMARK,
             timers: BTreeSet::new(),
         }
     }
@@ -82,8 +95,18 @@ impl<K: Ord + Clone> EventTime<K> {
         self.timers.first().map(|(t, _)| *t)
     }
 
-    /// Moves the watermark to `watermark` (never back) and fires, in
-    /// (time, key) order, every timer it reaches — including timers that
+    /// The watermark before the last advance.
+    pub fn watermark_before_advance(&self) -> i64 {
+        self.before_advance
+    }
+
+    /// The watermark a row at which the next timer fires must reach.
+    fn next_due(&self) -> Option<i64> {
+        self.next_timer().map(|t| due_at(t, self.watermark))
+    }
+
+    /// Moves the watermark to `watermark` and, if that advances it, fires
+    /// in (time, key) order every timer it reaches — including timers that
     /// firing registers. Returns how many fired.
     pub fn advance<H: TimerHandler<Key = K>>(
         &mut self,
@@ -91,7 +114,11 @@ impl<K: Ord + Clone> EventTime<K> {
         handler: &mut H,
         out: &mut H::Output,
     ) -> Result<usize> {
-        self.watermark = self.watermark.max(watermark);
+        if watermark <= self.watermark {
+            return Ok(0);
+        }
+        self.before_advance = self.watermark;
+        self.watermark = watermark;
         let mut fired = 0;
         while let Some(first) = self.timers.first() {
             if first.0 > self.watermark {
@@ -106,32 +133,47 @@ impl<K: Ord + Clone> EventTime<K> {
         Ok(fired)
     }
 
+    /// The watermark rose to `watermark` with no timer due (the rows of a
+    /// run): nothing fires, but a timer set from now on waits for the next
+    /// advance past it.
+    fn pass(&mut self, watermark: i64) {
+        if watermark > self.watermark {
+            self.before_advance = self.watermark;
+            self.watermark = watermark;
+        }
+    }
+
     /// Runs a chunk through `handler`: rows in runs that cross no timer,
     /// timers fired between the rows where the watermark reaches them.
     /// `on_fire` is called after each advance that fired timers, with the
-    /// new watermark, so the operator can flush what the timers emitted.
+    /// watermarks before and after it, so the operator can flush what the
+    /// timers emitted.
     pub fn process_chunk<H: TimerHandler<Key = K>>(
         &mut self,
         chunk: &Chunk,
         handler: &mut H,
         out: &mut H::Output,
-        mut on_fire: impl FnMut(&mut H::Output, i64),
+        mut on_fire: impl FnMut(&mut H::Output, i64, i64),
     ) -> Result<()> {
         let n = chunk.num_rows();
         let mut pos = 0;
         while pos < n {
             if self.advance(chunk.watermarks[pos], handler, out)? > 0 {
-                on_fire(out, self.watermark);
+                on_fire(out, self.before_advance, self.watermark);
             }
-            let end = match self.next_timer() {
-                // Rows before the first whose watermark reaches the timer.
-                Some(t) => pos + chunk.watermarks[pos..].partition_point(|w| *w < t),
+            let end = match self.next_due() {
+                // Rows before the first whose watermark makes it due.
+                Some(due) => pos + chunk.watermarks[pos..].partition_point(|w| *w < due),
                 None => n,
             };
             debug_assert!(end > pos, "a due timer survived advance()");
             let end = end.max(pos + 1);
-            let consumed = handler.on_rows(self, chunk, pos..end, out)?;
-            pos += consumed.clamp(1, end - pos);
+            let consumed = handler
+                .on_rows(self, chunk, pos..end, out)?
+                .clamp(1, end - pos);
+            // The rows of the run met their watermarks; no timer was due.
+            self.pass(chunk.watermarks[pos + consumed - 1]);
+            pos += consumed;
         }
         Ok(())
     }
@@ -165,14 +207,14 @@ mod tests {
                 .as_any()
                 .downcast_ref::<Int64Array>()
                 .expect("test column is Int64");
-            let mut earliest_new = i64::MAX;
+            let mut earliest_due = i64::MAX;
             for i in range.clone() {
-                if chunk.watermarks[i] >= earliest_new {
+                if chunk.watermarks[i] >= earliest_due {
                     return Ok(i - range.start);
                 }
                 self.log.push(format!("row {}", col.value(i)));
                 time.register(col.value(i), 0);
-                earliest_new = earliest_new.min(col.value(i));
+                earliest_due = earliest_due.min(due_at(col.value(i), chunk.watermarks[i]));
             }
             Ok(range.len())
         }
@@ -189,7 +231,12 @@ mod tests {
             let b =
                 RecordBatch::try_from_iter([("v", Arc::new(Int64Array::from(vals.to_vec())) as _)])
                     .expect("valid test batch");
-            time.process_chunk(&Chunk::new(b, wms.to_vec()), &mut rec, &mut (), |_, _| {})?;
+            time.process_chunk(
+                &Chunk::new(b, wms.to_vec()),
+                &mut rec,
+                &mut (),
+                |_, _, _| {},
+            )?;
         }
         time.advance(i64::MAX, &mut rec, &mut ())?;
         Ok(rec.log)
@@ -200,11 +247,14 @@ mod tests {
         let values = [5, 3, 9, 4, 12];
         let wms = [i64::MIN, 5, 5, 9, 9];
         let expected = run(&values, &wms, 1)?;
+        // Timer 3 is set behind the watermark (5): it waits for the next
+        // advance, to 9, which also reaches timer 9; timer 4, set behind 9,
+        // waits for the end of input.
         assert_eq!(
             expected,
             [
-                "row 5", "timer 5", "row 3", "timer 3", "row 9", "timer 9", "row 4", "timer 4",
-                "row 12", "timer 12"
+                "row 5", "timer 5", "row 3", "row 9", "timer 3", "timer 9", "row 4", "row 12",
+                "timer 4", "timer 12"
             ]
         );
         for batch in [2, 3, 7] {

@@ -153,6 +153,16 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
             }
         }
         LogicalPlan::Filter { input, .. } => time_origin(input, column),
+        LogicalPlan::OverAggregate { input, schema, .. } => {
+            if column < input.schema().len() {
+                time_origin(input, column)
+            } else {
+                format!(
+                    "{} of the OVER aggregation below",
+                    schema.field(column).name
+                )
+            }
+        }
         LogicalPlan::Union { inputs, .. } => {
             let each: Vec<String> = inputs.iter().map(|i| time_origin(i, column)).collect();
             format!(

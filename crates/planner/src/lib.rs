@@ -175,6 +175,10 @@ fn build(
                 clock(options)?,
             )?)))
         }
+        LogicalPlan::OverAggregate { .. } => Err(Error::plan(
+            "OVER windows are not supported yet",
+            Span::default(),
+        )),
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
             for input in inputs {

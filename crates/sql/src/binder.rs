@@ -123,6 +123,19 @@ impl<'a> QueryBinder<'a> {
                 .with_hint("tidemark runs window aggregations over a single table"))
             }
         };
+        let over: Vec<(ast::Function, ast::Expr)> = select
+            .projection
+            .iter()
+            .flat_map(|item| match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    crate::expr_binder::over_calls(e)
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+        if !over.is_empty() {
+            return crate::over::bind_over(select, relation.plan, over, span);
+        }
         let group_exprs = match &select.group_by {
             GroupByExpr::Expressions(exprs, modifiers) => {
                 if !modifiers.is_empty() {
@@ -487,7 +500,7 @@ impl<'a> QueryBinder<'a> {
     }
 }
 
-fn filter(plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan> {
+pub(crate) fn filter(plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan> {
     match predicate.ty() {
         SqlType::Boolean => Ok(LogicalPlan::Filter {
             input: Box::new(plan),
@@ -522,7 +535,7 @@ pub fn tvf_schema(input: &Schema, window: &WindowSpec) -> Schema {
 /// references point into (the aggregation's output under GROUP BY): a
 /// plain reference to a rowtime attribute stays one, so a later window can
 /// use it (`window_time` of a window aggregation, say).
-fn select_list(
+pub(crate) fn select_list(
     items: &[SelectItem],
     schema: &Schema,
     columns: &Schema,

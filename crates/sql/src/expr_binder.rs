@@ -50,6 +50,9 @@ pub struct BoundAggregate {
 pub struct ExprBinder<'a> {
     pub schema: &'a Schema,
     pub aggregate: Option<&'a mut AggregateScope>,
+    /// OVER aggregate calls already computed, with the column that holds
+    /// each one's result.
+    pub over: &'a [(ast::Function, Expr)],
     /// What the expression is for, in messages: "WHERE", "SELECT", ...
     pub clause: &'static str,
     /// How deep the expression being bound nests so far.
@@ -69,6 +72,7 @@ impl<'a> ExprBinder<'a> {
         ExprBinder {
             schema,
             aggregate: None,
+            over: &[],
             clause,
             depth: 0,
         }
@@ -123,6 +127,36 @@ impl<'a> ExprBinder<'a> {
 
     fn bind_aggregate_call(&mut self, call: &ast::Function, e: &ast::Expr) -> Result<Expr> {
         let span = spanned(e);
+        if call.filter.is_some() || call.over.is_some() {
+            let name = call.name.to_string().to_ascii_uppercase();
+            return Err(Error::plan(
+                format!("{name} with FILTER or OVER is not supported here"),
+                span,
+            ));
+        }
+        let bound = self.bound_aggregate(call, e)?;
+        let ty = bound.ty.clone();
+        let Some(scope) = self.aggregate.as_deref_mut() else {
+            return Err(Error::plan(
+                format!("aggregate functions are not allowed in {}", self.clause),
+                span,
+            ));
+        };
+        let index = match scope.calls.iter().position(|c| *c == bound) {
+            Some(i) => i,
+            None => {
+                scope.calls.push(bound);
+                scope.calls.len() - 1
+            }
+        };
+        let name = scope.calls[index].to_string();
+        Ok(Expr::column(scope.first_aggregate_column + index, name, ty))
+    }
+
+    /// An aggregate call's function, argument (over this binder's schema)
+    /// and Flink's result type. Its OVER clause, if any, is the caller's.
+    pub fn bound_aggregate(&self, call: &ast::Function, e: &ast::Expr) -> Result<BoundAggregate> {
+        let span = spanned(e);
         let name = call.name.to_string().to_ascii_uppercase();
         let (args, distinct) = match &call.args {
             FunctionArguments::List(list) => (
@@ -131,9 +165,9 @@ impl<'a> ExprBinder<'a> {
             ),
             _ => (vec![], false),
         };
-        if call.filter.is_some() || call.over.is_some() {
+        if call.filter.is_some() {
             return Err(Error::plan(
-                format!("{name} with FILTER or OVER is not supported here"),
+                format!("{name} with FILTER is not supported"),
                 span,
             ));
         }
@@ -250,28 +284,13 @@ impl<'a> ExprBinder<'a> {
         } else {
             None
         };
-        let call = BoundAggregate {
+        Ok(BoundAggregate {
             func,
             arg,
             distinct,
             separator,
-            ty: ty.clone(),
-        };
-        let Some(scope) = self.aggregate.as_deref_mut() else {
-            return Err(Error::plan(
-                format!("aggregate functions are not allowed in {}", self.clause),
-                span,
-            ));
-        };
-        let index = match scope.calls.iter().position(|c| *c == call) {
-            Some(i) => i,
-            None => {
-                scope.calls.push(call);
-                scope.calls.len() - 1
-            }
-        };
-        let name = scope.calls[index].to_string();
-        Ok(Expr::column(scope.first_aggregate_column + index, name, ty))
+            ty,
+        })
     }
 
     fn column(&self, name: &str, span: Span) -> Result<Expr> {
@@ -492,6 +511,15 @@ impl<'a> ExprBinder<'a> {
                     otherwise: otherwise.map(|v| Box::new(coerce(v, &ty))),
                     ty,
                 })
+            }
+            ast::Expr::Function(f) if f.over.is_some() => {
+                match self.over.iter().find(|(call, _)| call == f) {
+                    Some((_, column)) => Ok(column.clone()),
+                    None => Err(Error::plan(
+                        format!("OVER is not allowed in {}", self.clause),
+                        span,
+                    )),
+                }
             }
             ast::Expr::Function(f) => self.bind_function(f, e),
             ast::Expr::Interval(_) => Err(Error::plan(
@@ -790,6 +818,26 @@ fn java_to_chrono_pattern(pattern: &str) -> Option<String> {
         i += run;
     }
     Some(out)
+}
+
+/// The OVER aggregate call an expression is, if it is one.
+pub fn over_call(e: &ast::Expr) -> Option<&ast::Function> {
+    match e {
+        ast::Expr::Function(f) if f.over.is_some() => Some(f),
+        _ => None,
+    }
+}
+
+/// Every OVER call in an expression (copies), outermost first.
+pub fn over_calls(e: &ast::Expr) -> Vec<(ast::Function, ast::Expr)> {
+    let mut found = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(e, |x| {
+        if let Some(f) = over_call(x) {
+            found.push((f.clone(), x.clone()));
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    found
 }
 
 /// The aggregate call an expression is, if it is one.

@@ -10,6 +10,7 @@ mod binder;
 mod catalog;
 mod dialect;
 mod expr_binder;
+mod over;
 mod plan;
 mod statement;
 mod types;

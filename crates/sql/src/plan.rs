@@ -34,6 +34,17 @@ pub enum LogicalPlan {
         window: WindowSpec,
         schema: Schema,
     },
+    /// Aggregates over an OVER window ordered by the rowtime: every input
+    /// column, then one column per aggregate, for each row, emitted when
+    /// the watermark passes the row's rowtime.
+    OverAggregate {
+        input: Box<LogicalPlan>,
+        partition: Vec<usize>,
+        time_column: usize,
+        frame: tidemark_common::window::OverFrame,
+        aggregates: Vec<AggregateCall>,
+        schema: Schema,
+    },
     /// `UNION ALL` of inputs with the same columns: every row of each.
     /// A column is a rowtime attribute if it is one in every input; the
     /// watermark is the minimum of the inputs'.
@@ -75,6 +86,7 @@ impl LogicalPlan {
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
+            | LogicalPlan::OverAggregate { input, .. }
             | LogicalPlan::WindowAggregate { input, .. } => input.scans(),
         }
     }
@@ -87,6 +99,7 @@ impl LogicalPlan {
             LogicalPlan::Union { inputs, .. } => inputs.iter().any(|i| i.has_window_aggregate()),
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
+            | LogicalPlan::OverAggregate { input, .. }
             | LogicalPlan::WindowTvf { input, .. } => input.has_window_aggregate(),
         }
     }
@@ -95,6 +108,7 @@ impl LogicalPlan {
         match self {
             LogicalPlan::Scan { schema, .. }
             | LogicalPlan::Union { schema, .. }
+            | LogicalPlan::OverAggregate { schema, .. }
             | LogicalPlan::Project { schema, .. }
             | LogicalPlan::WindowTvf { schema, .. }
             | LogicalPlan::WindowAggregate { schema, .. } => schema,
@@ -117,6 +131,7 @@ impl LogicalPlan {
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
+            | LogicalPlan::OverAggregate { input, .. }
             | LogicalPlan::WindowAggregate { input, .. } => Some(input),
         }
     }
@@ -137,6 +152,33 @@ impl LogicalPlan {
                 line
             }
             LogicalPlan::Filter { predicate, .. } => format!("Filter: {predicate}"),
+            LogicalPlan::OverAggregate {
+                input,
+                partition,
+                time_column,
+                frame,
+                aggregates,
+                ..
+            } => {
+                let in_schema = input.schema();
+                let keys: Vec<_> = partition
+                    .iter()
+                    .map(|k| in_schema.field(*k).name.clone())
+                    .collect();
+                let aggs: Vec<_> = aggregates
+                    .iter()
+                    .map(|a| match a.arg {
+                        None => format!("{}(*)", a.func.name()),
+                        Some(c) => format!("{}({})", a.func.name(), in_schema.field(c).name),
+                    })
+                    .collect();
+                format!(
+                    "OverAggregate: PARTITION BY [{}] ORDER BY {} {frame} aggregates=[{}]",
+                    keys.join(", "),
+                    in_schema.field(*time_column).name,
+                    aggs.join(", ")
+                )
+            }
             LogicalPlan::Union { schema, .. } => {
                 let cols: Vec<_> = schema.names().collect();
                 format!(

@@ -1,0 +1,318 @@
+//! Binding a SELECT with OVER aggregates: the one window they share
+//! (inline or named in `WINDOW w AS (...)`), its partition, its order (the
+//! rowtime, ascending) and its frame, into an `OverAggregate` under the
+//! select list.
+
+use crate::binder::{filter, select_list};
+use crate::expr_binder::{interval_millis, spanned, ExprBinder};
+use crate::plan::LogicalPlan;
+use crate::statement::span_of;
+use sqlparser::ast;
+use tidemark_common::expr::{AggregateCall, AggregateFunction, Expr};
+use tidemark_common::window::{FrameUnits, OverFrame};
+use tidemark_common::{Error, Field, Result, Schema, Span};
+
+/// `SELECT ..., agg(x) OVER w, ... FROM input [WHERE ...] [WINDOW w AS (...)]`.
+pub(crate) fn bind_over(
+    select: &ast::Select,
+    input: LogicalPlan,
+    calls: Vec<(ast::Function, ast::Expr)>,
+    span: Span,
+) -> Result<LogicalPlan> {
+    let grouped = match &select.group_by {
+        ast::GroupByExpr::Expressions(exprs, _) => !exprs.is_empty(),
+        ast::GroupByExpr::All(_) => true,
+    };
+    if grouped || select.having.is_some() {
+        return Err(Error::plan(
+            "OVER aggregates and GROUP BY in one SELECT are not supported",
+            span,
+        )
+        .with_hint("aggregate in a view first, then apply the OVER window to it"));
+    }
+    let mut plan = input;
+    if let Some(w) = &select.selection {
+        let predicate = ExprBinder::new(plan.schema(), "WHERE").bind(w)?;
+        plan = filter(plan, predicate, spanned(w))?;
+    }
+    let input_schema = plan.schema().clone();
+
+    // The one window of all the calls.
+    let mut window: Option<ast::WindowSpec> = None;
+    for (call, e) in &calls {
+        let spec = resolve_window(call, select)?;
+        match &window {
+            None => window = Some(spec),
+            Some(first) if same_window(first, &spec) => {}
+            Some(_) => {
+                return Err(Error::plan(
+                    "different OVER windows in one SELECT are not supported: each needs its own ordering of the rows",
+                    spanned(e),
+                )
+                .with_hint("give every aggregate the same window (a named WINDOW helps), or use one query per window"))
+            }
+        }
+    }
+    let Some(window) = window else {
+        return Err(Error::Internal("OVER binding without calls".into()));
+    };
+    let window_span = calls.first().map_or(span, |(_, e)| spanned(e));
+    let partition = partition_columns(&window, &input_schema)?;
+    let time_column = order_column(&window, &input_schema, window_span)?;
+    let frame = frame(&window, window_span)?;
+
+    // Arguments that are not plain columns are computed first, after the
+    // input's own columns.
+    let mut pre_exprs: Vec<Expr> = input_schema
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Expr::column(i, f.name.clone(), f.ty.clone()))
+        .collect();
+    let mut pre_fields = input_schema.fields.clone();
+    let binder = ExprBinder::new(&input_schema, "an OVER aggregate");
+    let mut aggregates: Vec<AggregateCall> = Vec::new();
+    let mut bound_calls = Vec::new();
+    for (call, e) in &calls {
+        let bound = binder.bound_aggregate(call, e)?;
+        if bound.distinct || matches!(bound.func, AggregateFunction::ListAgg) {
+            return Err(Error::plan(
+                format!("{} is not supported in an OVER window", bound),
+                spanned(e),
+            ));
+        }
+        let arg = bound.arg.as_ref().map(|a| match a.as_column() {
+            Some(c) => c,
+            None => {
+                pre_exprs.push(a.clone());
+                pre_fields.push(Field::new(format!("$arg{}", pre_exprs.len()), a.ty()));
+                pre_exprs.len() - 1
+            }
+        });
+        let call_of = AggregateCall {
+            func: bound.func,
+            arg,
+            arg_type: bound.arg.as_ref().map(Expr::ty),
+            distinct: false,
+            separator: None,
+            ty: bound.ty.clone(),
+        };
+        let index = match aggregates.iter().position(|a| *a == call_of) {
+            Some(i) => i,
+            None => {
+                aggregates.push(call_of);
+                aggregates.len() - 1
+            }
+        };
+        bound_calls.push((call.clone(), index, bound));
+    }
+    if pre_exprs.len() > input_schema.len() {
+        plan = LogicalPlan::Project {
+            input: Box::new(plan),
+            exprs: pre_exprs,
+            schema: Schema::new(pre_fields.clone()),
+        };
+    }
+    let width = pre_fields.len();
+    let mut fields = pre_fields;
+    for (i, a) in aggregates.iter().enumerate() {
+        let name = bound_calls
+            .iter()
+            .find(|(_, index, _)| *index == i)
+            .map_or_else(|| a.to_string(), |(_, _, b)| format!("{b} OVER"));
+        fields.push(Field::new(name, a.ty.clone()));
+    }
+    let over_schema = Schema::new(fields);
+    let columns: Vec<(ast::Function, Expr)> = bound_calls
+        .into_iter()
+        .map(|(call, index, bound)| {
+            let column = Expr::column(width + index, format!("{bound} OVER"), bound.ty);
+            (call, column)
+        })
+        .collect();
+    let plan = LogicalPlan::OverAggregate {
+        input: Box::new(plan),
+        partition,
+        time_column,
+        frame,
+        aggregates,
+        schema: over_schema.clone(),
+    };
+    let (exprs, out_fields) = {
+        let mut binder = ExprBinder::new(&over_schema, "SELECT");
+        binder.over = &columns;
+        select_list(&select.projection, &input_schema, &over_schema, &mut binder)?
+    };
+    Ok(LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs,
+        schema: Schema::new(out_fields),
+    })
+}
+
+/// A call's window: inline, or by name from the SELECT's WINDOW clause.
+fn resolve_window(call: &ast::Function, select: &ast::Select) -> Result<ast::WindowSpec> {
+    let mut current = match &call.over {
+        Some(ast::WindowType::WindowSpec(spec)) => return Ok(spec.clone()),
+        Some(ast::WindowType::NamedWindow(name)) => name.clone(),
+        None => return Err(Error::Internal("an OVER call without a window".into())),
+    };
+    // A named window may name another; a cycle ends after as many steps.
+    for _ in 0..=select.named_window.len() {
+        let Some(ast::NamedWindowDefinition(_, def)) = select
+            .named_window
+            .iter()
+            .find(|ast::NamedWindowDefinition(n, _)| n.value.eq_ignore_ascii_case(&current.value))
+        else {
+            return Err(Error::plan(
+                format!("unknown window '{}'", current.value),
+                span_of(current.span),
+            )
+            .with_hint("declare it after WHERE: WINDOW w AS (PARTITION BY ... ORDER BY ts ...)"));
+        };
+        match def {
+            ast::NamedWindowExpr::WindowSpec(spec) => return Ok(spec.clone()),
+            ast::NamedWindowExpr::NamedWindow(next) => current = next.clone(),
+        }
+    }
+    Err(Error::plan(
+        format!("window '{}' is defined in terms of itself", current.value),
+        span_of(current.span),
+    ))
+}
+
+/// Whether two windows are the same, whatever their spans.
+fn same_window(a: &ast::WindowSpec, b: &ast::WindowSpec) -> bool {
+    a.to_string() == b.to_string()
+}
+
+fn partition_columns(window: &ast::WindowSpec, schema: &Schema) -> Result<Vec<usize>> {
+    window
+        .partition_by
+        .iter()
+        .map(|p| {
+            let bound = ExprBinder::new(schema, "PARTITION BY").bind(p)?;
+            bound.as_column().ok_or_else(|| {
+                Error::plan("PARTITION BY of an OVER window takes columns", spanned(p))
+            })
+        })
+        .collect()
+}
+
+/// The rowtime column the window is ordered by.
+fn order_column(window: &ast::WindowSpec, schema: &Schema, span: Span) -> Result<usize> {
+    let order = match window.order_by.as_slice() {
+        [one] => one,
+        [] => return Err(
+            Error::plan("an OVER window needs ORDER BY a time attribute", span).with_hint(
+                "e.g. OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+            ),
+        ),
+        [_, second, ..] => {
+            return Err(Error::plan(
+                "an OVER window is ordered by its time attribute alone",
+                spanned(&second.expr),
+            ))
+        }
+    };
+    let at = spanned(&order.expr);
+    let bound = ExprBinder::new(schema, "ORDER BY").bind(&order.expr)?;
+    let Some(column) = bound.as_column() else {
+        return Err(Error::plan(
+            "an OVER window must be ordered by a time attribute column",
+            at,
+        ));
+    };
+    let field = schema.field(column);
+    if field.proctime {
+        return Err(Error::plan(
+            "OVER windows ordered by a processing-time attribute are not supported yet",
+            at,
+        ));
+    }
+    if !field.rowtime {
+        return Err(Error::plan(
+            format!(
+                "an OVER window must be ordered by a time attribute, and '{}' is not one",
+                field.name
+            ),
+            at,
+        )
+        .with_hint("order by the column of the table's WATERMARK FOR clause"));
+    }
+    if order.options.asc == Some(false) {
+        return Err(Error::plan(
+            "an OVER window is ordered by its time attribute ascending; DESC is not supported (as in Flink)",
+            at,
+        ));
+    }
+    Ok(column)
+}
+
+fn frame(window: &ast::WindowSpec, span: Span) -> Result<OverFrame> {
+    let Some(frame) = &window.window_frame else {
+        // With ORDER BY and no frame: all rows up to the current one and
+        // its peers, as SQL (and Flink) define it.
+        return Ok(OverFrame {
+            units: FrameUnits::Range,
+            preceding: None,
+        });
+    };
+    let units = match frame.units {
+        ast::WindowFrameUnits::Rows => FrameUnits::Rows,
+        ast::WindowFrameUnits::Range => FrameUnits::Range,
+        ast::WindowFrameUnits::Groups => {
+            return Err(Error::plan("GROUPS frames are not supported", span))
+        }
+    };
+    match &frame.end_bound {
+        None | Some(ast::WindowFrameBound::CurrentRow) => {}
+        Some(ast::WindowFrameBound::Following(_)) => {
+            return Err(Error::plan(
+                "an OVER window on a stream ends at the current row: FOLLOWING is not supported (as in Flink)",
+                span,
+            ))
+        }
+        Some(ast::WindowFrameBound::Preceding(_)) => {
+            return Err(Error::plan(
+                "an OVER window ends at the current row",
+                span,
+            ))
+        }
+    }
+    let preceding = match &frame.start_bound {
+        ast::WindowFrameBound::CurrentRow => Some(0),
+        ast::WindowFrameBound::Preceding(None) => None,
+        ast::WindowFrameBound::Following(_) => {
+            return Err(Error::plan(
+                "an OVER window starts at or before the current row: FOLLOWING is not supported (as in Flink)",
+                span,
+            ))
+        }
+        ast::WindowFrameBound::Preceding(Some(e)) => Some(match units {
+            FrameUnits::Rows => match e.as_ref() {
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(n, _) => n.parse::<i64>().ok().filter(|n| *n >= 0),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| {
+                Error::plan(
+                    "ROWS takes a whole number of preceding rows",
+                    spanned(e),
+                )
+            })?,
+            FrameUnits::Range => match interval_millis(e) {
+                Some(ms) => ms?,
+                None => {
+                    return Err(Error::plan(
+                        "RANGE over a time attribute takes an INTERVAL: RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW",
+                        spanned(e),
+                    ))
+                }
+            },
+        }),
+    };
+    Ok(OverFrame { units, preceding })
+}
