@@ -63,9 +63,12 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
     }
     for (name, m) in &s.operators {
         if m.late_rows > 0 || m.windows_fired > 0 || m.partially_late_rows > 0 {
+            out.push_str(&format!("operator {name}: "));
+            if m.windows_fired > 0 {
+                out.push_str(&count(m.windows_fired, "window fired, ", "windows fired, "));
+            }
             out.push_str(&format!(
-                "operator {name}: {}, {} dropped",
-                count(m.windows_fired, "window fired", "windows fired"),
+                "{} dropped",
                 count(m.late_rows, "late row", "late rows")
             ));
             if let Some(max) = m.lateness.iter().max() {

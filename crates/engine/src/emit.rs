@@ -152,7 +152,7 @@ where
 /// The side item for rows `rows` of `chunk`, dropped as late by
 /// `operator`: their source rows, when the chunk knows them (late rows are
 /// being routed), with the watermark each met.
-pub(crate) fn late_rows(
+pub fn late_rows(
     chunk: &Chunk,
     rows: &[u32],
     operator: &'static str,
@@ -182,7 +182,7 @@ pub(crate) fn late_rows(
 }
 
 /// The key converter of a windowed operator's group keys, if it has any.
-pub(crate) fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
+pub fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
     if key_types.is_empty() {
         return Ok(None);
     }

@@ -11,10 +11,10 @@
 //! - [`format`]: Flink's print format of changelog rows.
 //! - [`pipeline`]: a runnable chain and its run summary.
 
-mod accumulators;
+pub mod accumulators;
 pub mod clock;
 mod csv_source;
-mod emit;
+pub mod emit;
 mod emitted;
 pub mod eval;
 pub mod format;

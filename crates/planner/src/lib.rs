@@ -20,6 +20,7 @@ use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabe
 use tidemark_engine::union::{Branch, UnionSource};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
+use tidemark_over::{OverAggregate, OverSpec};
 use tidemark_sql::LogicalPlan;
 
 /// A planned query: the pipeline and what its output rows look like.
@@ -175,10 +176,30 @@ fn build(
                 clock(options)?,
             )?)))
         }
-        LogicalPlan::OverAggregate { .. } => Err(Error::plan(
-            "OVER windows are not supported yet",
-            Span::default(),
-        )),
+        LogicalPlan::OverAggregate {
+            input,
+            partition,
+            time_column,
+            frame,
+            aggregates,
+            schema,
+        } => {
+            let source = build(input, operators, options, batch_size, eval)?;
+            let in_schema = input.schema();
+            operators.push(Box::new(OverAggregate::new(OverSpec {
+                partition: partition.clone(),
+                key_types: partition
+                    .iter()
+                    .map(|k| in_schema.field(*k).ty.clone())
+                    .collect(),
+                time_column: *time_column,
+                frame: *frame,
+                aggregates: aggregates.clone(),
+                output_schema: schema.to_arrow(),
+                trace: options.trace()?,
+            })?));
+            Ok(source)
+        }
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
             for input in inputs {

@@ -37,29 +37,32 @@ pub(crate) fn bind_over(
     }
     let input_schema = plan.schema().clone();
 
-    // The one window of all the calls.
-    let mut window: Option<ast::WindowSpec> = None;
+    // The one window of all the calls, compared as bound (a default frame
+    // equals the one it stands for).
+    let mut window: Option<(Vec<usize>, usize, OverFrame)> = None;
     for (call, e) in &calls {
         let spec = resolve_window(call, select)?;
+        let at = spanned(e);
+        let bound = (
+            partition_columns(&spec, &input_schema)?,
+            order_column(&spec, &input_schema, at)?,
+            frame(&spec, at)?,
+        );
         match &window {
-            None => window = Some(spec),
-            Some(first) if same_window(first, &spec) => {}
+            None => window = Some(bound),
+            Some(first) if *first == bound => {}
             Some(_) => {
                 return Err(Error::plan(
                     "different OVER windows in one SELECT are not supported: each needs its own ordering of the rows",
-                    spanned(e),
+                    at,
                 )
                 .with_hint("give every aggregate the same window (a named WINDOW helps), or use one query per window"))
             }
         }
     }
-    let Some(window) = window else {
+    let Some((partition, time_column, frame)) = window else {
         return Err(Error::Internal("OVER binding without calls".into()));
     };
-    let window_span = calls.first().map_or(span, |(_, e)| spanned(e));
-    let partition = partition_columns(&window, &input_schema)?;
-    let time_column = order_column(&window, &input_schema, window_span)?;
-    let frame = frame(&window, window_span)?;
 
     // Arguments that are not plain columns are computed first, after the
     // input's own columns.
@@ -179,11 +182,6 @@ fn resolve_window(call: &ast::Function, select: &ast::Select) -> Result<ast::Win
         format!("window '{}' is defined in terms of itself", current.value),
         span_of(current.span),
     ))
-}
-
-/// Whether two windows are the same, whatever their spans.
-fn same_window(a: &ast::WindowSpec, b: &ast::WindowSpec) -> bool {
-    a.to_string() == b.to_string()
 }
 
 fn partition_columns(window: &ast::WindowSpec, schema: &Schema) -> Result<Vec<usize>> {

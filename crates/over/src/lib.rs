@@ -1,0 +1,320 @@
+//! OVER aggregation ordered by rowtime (spec §4), on the shared event-time
+//! service: `agg(x) OVER (PARTITION BY k ORDER BY ts ROWS|RANGE BETWEEN
+//! ... PRECEDING AND CURRENT ROW)`.
+//!
+//! A row is buffered under its rowtime with a timer there; when the
+//! watermark advances past it, the row goes out with its aggregates, so
+//! each key's rows come out in rowtime order (ties in arrival order) even
+//! when they arrived out of order. A row accepted behind the watermark goes
+//! out at the next advance. A row is late — dropped, counted, traced and
+//! routed like any late row — only when its rowtime is not after the last
+//! rowtime its key has emitted.
+//!
+//! The work per row is small: rows are kept as references into the input
+//! batches they came in, a timer firing only records which rows went out
+//! and which rows were in their frames, and the output of a whole input
+//! chunk is built at once — input columns with `interleave`, aggregates by
+//! feeding every frame's rows to the same accumulators the window
+//! aggregations use, one group per output row.
+
+mod frames;
+mod store;
+
+use arrow::array::{Array, ArrayRef, AsArray};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::RowConverter;
+use frames::{Frames, Out};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use store::{RowRef, Store};
+use tidemark_common::expr::AggregateCall;
+use tidemark_common::time::NO_WATERMARK;
+use tidemark_common::window::OverFrame;
+use tidemark_common::{Error, Result, SqlType};
+use tidemark_engine::emit::{key_converter, late_rows};
+use tidemark_engine::stream::{Chunk, SideItem, StreamItem};
+use tidemark_engine::time_service::{due_at, EventTime, TimerHandler};
+use tidemark_engine::trace::{instant, TraceEvent, TraceLine};
+use tidemark_engine::{Operator, OperatorMetrics};
+
+/// What an OVER aggregation computes.
+pub struct OverSpec {
+    pub partition: Vec<usize>,
+    pub key_types: Vec<SqlType>,
+    pub time_column: usize,
+    pub frame: OverFrame,
+    pub aggregates: Vec<AggregateCall>,
+    /// Output: every input column, then one column per aggregate.
+    pub output_schema: SchemaRef,
+    pub trace: bool,
+}
+
+/// Why an OVER aggregation drops a row (the `late_reason` of late-row
+/// sinks).
+pub const LATE_REASON: &str = "its key already emitted a row at or after its rowtime";
+
+const NAME: &str = "OverAggregate";
+
+/// The operator: the OVER state on the shared event-time service.
+pub struct OverAggregate {
+    time: EventTime<()>,
+    state: OverState,
+    /// The watermark downstream has been told.
+    forwarded: i64,
+}
+
+struct OverState {
+    spec: OverSpec,
+    key_converter: Option<RowConverter>,
+    /// Key (arrow's row format) to key id.
+    key_ids: HashMap<Box<[u8]>, u32>,
+    keys: Vec<KeyState>,
+    /// Rows waiting for the watermark, by (rowtime, arrival).
+    pending: BTreeMap<(i64, u64), (u32, RowRef)>,
+    store: Store,
+    frames: Frames,
+    /// Rows seen so far: each row's arrival number.
+    seen: u64,
+    metrics: OperatorMetrics,
+    /// Output and side items, in the order they happened.
+    out: Vec<StreamItem>,
+}
+
+struct KeyState {
+    /// The rowtime of the key's last emitted row; −∞ before the first.
+    last_emitted: i64,
+    /// The key in arrow's row format (for the trace).
+    key: Box<[u8]>,
+}
+
+impl OverAggregate {
+    pub fn new(spec: OverSpec) -> Result<Self> {
+        if spec.frame.preceding.is_some_and(|p| p < 0) {
+            return Err(Error::Internal("a negative OVER frame".into()));
+        }
+        let key_converter = key_converter(&spec.key_types)?;
+        let frames = Frames::new(&spec)?;
+        Ok(OverAggregate {
+            time: EventTime::new(),
+            state: OverState {
+                spec,
+                key_converter,
+                key_ids: HashMap::new(),
+                keys: Vec::new(),
+                pending: BTreeMap::new(),
+                store: Store::default(),
+                frames,
+                seen: 0,
+                metrics: OperatorMetrics::default(),
+                out: Vec::new(),
+            },
+            forwarded: NO_WATERMARK,
+        })
+    }
+}
+
+impl Operator for OverAggregate {
+    fn name(&self) -> String {
+        NAME.into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        let mut ignored = ();
+        match item {
+            StreamItem::Chunk(chunk) => {
+                self.state.metrics.rows_in += chunk.num_rows() as u64;
+                self.state.store.add(&chunk);
+                self.time
+                    .process_chunk(&chunk, &mut self.state, &mut ignored, |_, _, _| {})?;
+            }
+            StreamItem::Watermark(w) => {
+                self.time.advance(w, &mut self.state, &mut ignored)?;
+            }
+            StreamItem::Side(side) => {
+                self.state.flush()?;
+                self.state.out.push(StreamItem::Side(side));
+            }
+            StreamItem::End => {}
+        }
+        self.state.flush()?;
+        let rows_out: u64 = self
+            .state
+            .out
+            .iter()
+            .map(|i| match i {
+                StreamItem::Chunk(c) => c.num_rows() as u64,
+                _ => 0,
+            })
+            .sum();
+        self.state.metrics.rows_out += rows_out;
+        out.append(&mut self.state.out);
+        // Downstream learns the watermark after the rows it let out.
+        if self.time.watermark() > self.forwarded {
+            self.forwarded = self.time.watermark();
+            out.push(StreamItem::Watermark(self.forwarded));
+        }
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.state.metrics.clone()
+    }
+}
+
+impl OverState {
+    fn key_id(&mut self, key: &[u8]) -> u32 {
+        if let Some(id) = self.key_ids.get(key) {
+            return *id;
+        }
+        let id = self.keys.len() as u32;
+        self.key_ids.insert(key.into(), id);
+        self.keys.push(KeyState {
+            last_emitted: NO_WATERMARK,
+            key: key.into(),
+        });
+        id
+    }
+
+    /// Builds what was emitted so far into one chunk.
+    fn flush(&mut self) -> Result<()> {
+        if let Some(chunk) = self
+            .frames
+            .build(&mut self.store, &self.spec.output_schema)?
+        {
+            self.out.push(StreamItem::Chunk(chunk));
+        }
+        Ok(())
+    }
+
+    /// Queues a side item after the rows emitted before it.
+    fn side(&mut self, item: SideItem) -> Result<()> {
+        self.flush()?;
+        self.out.push(StreamItem::Side(item));
+        Ok(())
+    }
+
+    fn trace_line(&self, event: TraceEvent, key: u32) -> Result<TraceLine> {
+        let columns = match &self.key_converter {
+            Some(conv) => {
+                let parser = conv.parser();
+                conv.convert_rows(std::iter::once(parser.parse(&self.keys[key as usize].key)))?
+            }
+            None => Vec::new(),
+        };
+        TraceLine::new(event, NAME).key(&columns, &self.spec.key_types, 0)
+    }
+}
+
+impl TimerHandler for OverState {
+    type Key = ();
+    type Output = ();
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<()>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        _: &mut (),
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ts = batch
+            .column(self.spec.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        let keys = match &self.key_converter {
+            Some(conv) => {
+                let cols: Vec<ArrayRef> = self
+                    .spec
+                    .partition
+                    .iter()
+                    .map(|c| batch.column(*c).clone())
+                    .collect();
+                Some(conv.convert_columns(&cols)?)
+            }
+            None => None,
+        };
+        // The run ends before the first row whose watermark makes due a
+        // timer an earlier row of the run set.
+        let mut earliest_due = i64::MAX;
+        let mut consumed = len;
+        for i in 0..len {
+            if watermarks[i] >= earliest_due {
+                consumed = i;
+                break;
+            }
+            if ts.is_null(i) {
+                continue;
+            }
+            let rowtime = ts.value(i);
+            let key = keys.as_ref().map_or(&[][..], |k| k.row(i).data());
+            let id = self.key_id(key);
+            if rowtime <= self.keys[id as usize].last_emitted {
+                self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(rowtime).max(0));
+                if self.spec.trace {
+                    let line = self
+                        .trace_line(TraceEvent::Late, id)?
+                        .field("rowtime", instant(rowtime))
+                        .field("last_emitted", instant(self.keys[id as usize].last_emitted))
+                        .watermark(watermarks[i]);
+                    self.side(line)?;
+                }
+                // Each late row in its place among the output.
+                let row = [(range.start + i) as u32];
+                if let Some(item) = late_rows(chunk, &row, NAME, LATE_REASON)? {
+                    self.side(item)?;
+                }
+                continue;
+            }
+            let at = self.store.row_ref(chunk, range.start + i)?;
+            self.store.retain(at);
+            let seq = self.seen + i as u64;
+            self.pending.insert((rowtime, seq), (id, at));
+            time.register(rowtime, ());
+            earliest_due = earliest_due.min(due_at(rowtime, watermarks[i]));
+        }
+        self.seen += consumed as u64;
+        Ok(consumed)
+    }
+
+    /// The watermark passed `at`: the rows buffered there go out, each
+    /// key's in arrival order, keys in the order of their first row.
+    fn on_timer(&mut self, time: &mut EventTime<()>, at: i64, _: (), _: &mut ()) -> Result<()> {
+        let watermark = time.watermark_before_advance();
+        let mut due: Vec<(u32, Vec<RowRef>)> = Vec::new();
+        while let Some(entry) = self.pending.first_entry() {
+            if entry.key().0 != at {
+                break;
+            }
+            let (id, row) = entry.remove();
+            match due.iter_mut().find(|(k, _)| *k == id) {
+                Some((_, rows)) => rows.push(row),
+                None => due.push((id, vec![row])),
+            }
+        }
+        for (id, rows) in due {
+            if self.spec.trace {
+                let line = self
+                    .trace_line(TraceEvent::Fire, id)?
+                    .field("rowtime", instant(at))
+                    .field("rows", rows.len())
+                    .watermark(time.watermark());
+                self.side(line)?;
+            }
+            let out = Out {
+                key: id,
+                rowtime: at,
+                watermark,
+            };
+            self.frames.emit(&mut self.store, out, &rows)?;
+            for row in rows {
+                self.store.release(row);
+            }
+            self.keys[id as usize].last_emitted = at;
+        }
+        Ok(())
+    }
+}
