@@ -1,0 +1,6 @@
+-- FOLLOWING bounds: an OVER window on a stream ends at the current row, as in Flink.
+CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = 'data/none.csv', 'format' = 'csv');
+
+SELECT k, ts, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)
+FROM t;

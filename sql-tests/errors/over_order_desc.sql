@@ -1,0 +1,6 @@
+-- Descending rowtime order is rejected, as in Flink.
+CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = 'data/none.csv', 'format' = 'csv');
+
+SELECT k, ts, SUM(v) OVER (PARTITION BY k ORDER BY ts DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+FROM t;
