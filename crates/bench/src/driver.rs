@@ -204,6 +204,73 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `over` benchmark: the OVER aggregation the issue names (SUM and MAX
+/// over the 10 preceding rows per key) against the TUMBLE aggregation, on
+/// the same input in the same run. An OVER aggregation emits a row per
+/// input row, so it is also run with its output filtered away (no row
+/// passes `m < 0`): that measures the operator, not the printing of 5 M
+/// rows.
+pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
+    let (_, tidemark, data) = setup(args)?;
+    let table = format!(
+        "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
+         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n",
+        data::CSV_NAME
+    );
+    let over = "SELECT key, ts, price, SUM(price) OVER w AS s, MAX(price) OVER w AS m\nFROM bids\n\
+                WINDOW w AS (PARTITION BY key ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)";
+    let queries = [
+        (
+            "TUMBLE 1 min",
+            "SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\n\
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE))\n\
+             GROUP BY window_start, window_end, key;\n"
+                .to_string(),
+        ),
+        (
+            "OVER, output filtered",
+            format!("SELECT * FROM (\n{over}\n) WHERE m < 0;\n"),
+        ),
+        ("OVER, output printed", format!("{over};\n")),
+    ];
+    let mut scripts = Vec::new();
+    for (i, (_, query)) in queries.iter().enumerate() {
+        let script = data.dir.join(format!("over-{i}.sql"));
+        std::fs::write(&script, format!("{table}{query}"))
+            .with_context(|| format!("cannot write {}", script.display()))?;
+        scripts.push(script);
+    }
+    let mut series: Vec<Series> = queries.iter().map(|(name, _)| Series::new(name)).collect();
+    for run in 1..=args.runs {
+        for (s, script) in series.iter_mut().zip(&scripts) {
+            let m = measure(
+                tidemark.as_os_str(),
+                &[OsStr::new("run"), script.as_os_str()],
+            )?;
+            s.push(&m)?;
+            println!(
+                "run {run}/{}: {} {:.3} s, {:.1} MiB",
+                args.runs,
+                s.name,
+                m.wall_s,
+                m.max_rss_kib as f64 / 1024.0
+            );
+        }
+    }
+    println!();
+    let refs: Vec<&Series> = series.iter().collect();
+    print_table(args.rows, &refs);
+    let tumble = series[0].median_wall_s();
+    for s in &series[1..] {
+        println!(
+            "{}: {:.0} % of the TUMBLE throughput",
+            s.name,
+            100.0 * tumble / s.median_wall_s()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `release/tidemark` in the target folder. In the source tree it is
 /// first brought up to date with `cargo build --release -p tidemark` (a
 /// no-op when it already is), so a stale binary is never measured.

@@ -66,6 +66,18 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         tidemark: Option<PathBuf>,
     },
+    /// SUM and MAX over the 10 preceding rows per key (an OVER window)
+    /// against the TUMBLE aggregation, on the same input in the same run.
+    Over {
+        #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+        rows: u64,
+        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+        keys: u64,
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        #[arg(long, value_name = "PATH")]
+        tidemark: Option<PathBuf>,
+    },
     #[command(hide = true)]
     Baseline {
         /// The headerless `key,ts,price` CSV.
@@ -107,6 +119,17 @@ fn main() -> ExitCode {
             runs,
             tidemark,
         } => driver::windows(&driver::TumbleArgs {
+            rows,
+            keys,
+            runs,
+            tidemark,
+        }),
+        Command::Over {
+            rows,
+            keys,
+            runs,
+            tidemark,
+        } => driver::over(&driver::TumbleArgs {
             rows,
             keys,
             runs,

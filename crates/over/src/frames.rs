@@ -1,20 +1,30 @@
 //! The frames of emitted rows and the output built from them.
 //!
-//! For a bounded frame (`n PRECEDING`), each key keeps only the rows a
-//! later frame can still need — its last `n` emitted rows (ROWS), or its
-//! rows from `last emitted - d` on (RANGE) — and each emitted row records
-//! its frame's rows. Building the output then feeds all frames' rows to
-//! fresh accumulators at once, one group per output row. For an unbounded
-//! frame each key keeps running accumulators instead, and nothing else.
+//! A bounded frame (`n PRECEDING`) keeps, per key, the emitted rows a
+//! later frame can still need: its last `n + 1` rows (ROWS), or its rows
+//! from `last emitted - d` on (RANGE). Two ways to aggregate over it:
+//!
+//! - DOUBLE `SUM` and `AVG` run incrementally in Flink's order — for each
+//!   row, first retract what left the frame, then add the row — because
+//!   floating-point results depend on that order and must match Flink's
+//!   bit for bit.
+//! - Every other aggregate is exact whatever the order (integers wrap,
+//!   decimals are exact, MIN/MAX/FIRST/LAST pick a value), so each emitted
+//!   row records its frame's rows and the output build feeds them all to
+//!   fresh accumulators at once, one group per output row.
+//!
+//! An unbounded frame keeps running accumulators per key (adding only, as
+//! Flink does), and no rows.
 
 use crate::store::{RowRef, Store};
 use crate::OverSpec;
-use arrow::array::{ArrayRef, RecordBatch};
+use arrow::array::{ArrayRef, Float64Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use std::collections::{HashMap, VecDeque};
-use tidemark_common::expr::AggregateCall;
+use std::sync::Arc;
+use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::{FrameUnits, OverFrame};
-use tidemark_common::{Error, Result};
+use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::accumulators::{new_accumulator, Accumulator};
 use tidemark_engine::stream::Chunk;
 
@@ -26,19 +36,72 @@ pub struct Out {
     pub watermark: i64,
 }
 
+/// A DOUBLE SUM or AVG over a bounded frame, kept as Flink keeps it: a sum
+/// and a count per key, rows added and retracted one at a time.
+struct Running {
+    arg: usize,
+    average: bool,
+    /// Per key id: the sum (SUM: none before the first value; AVG: from
+    /// 0.0) and how many non-NULL values it holds.
+    keys: Vec<(Option<f64>, i64)>,
+    /// The results of the rows emitted since the last build.
+    out: Vec<Option<f64>>,
+}
+
+impl Running {
+    fn add(&mut self, key: usize, value: Option<f64>) {
+        let Some(v) = value else { return };
+        let (sum, count) = &mut self.keys[key];
+        *sum = Some(match *sum {
+            Some(s) => s + v,
+            None if self.average => 0.0 + v,
+            None => v,
+        });
+        *count += 1;
+    }
+
+    fn retract(&mut self, key: usize, value: Option<f64>) {
+        let Some(v) = value else { return };
+        let (sum, count) = &mut self.keys[key];
+        *sum = Some(sum.unwrap_or(0.0) - v);
+        *count -= 1;
+    }
+
+    fn value(&self, key: usize) -> Option<f64> {
+        let (sum, count) = self.keys[key];
+        if count == 0 {
+            return None;
+        }
+        let sum = sum?;
+        Some(if self.average {
+            sum / count as f64
+        } else {
+            sum
+        })
+    }
+}
+
 pub struct Frames {
     frame: OverFrame,
     aggregates: Vec<AggregateCall>,
     /// How many input columns pass through to the output.
     input_width: usize,
-    /// Bounded frames: per key, the emitted rows later frames can need.
-    history: HashMap<u32, VecDeque<(i64, RowRef)>>,
+    /// Per aggregate: computed incrementally (bounded DOUBLE SUM/AVG).
+    running: Vec<Option<Running>>,
+    /// Whether some aggregate is computed from its frame's rows.
+    from_frames: bool,
+    /// Bounded frames: per key id, the emitted rows later frames can need.
+    history: Vec<VecDeque<(i64, RowRef)>>,
+    /// Rows that left a key's history since the last build: still in the
+    /// frames of rows emitted before, so released only after the build.
+    leaving: Vec<RowRef>,
     /// Unbounded frames: running accumulators, a group per key.
-    running: Vec<Box<dyn Accumulator>>,
-    running_group: HashMap<u32, u32>,
+    unbounded: Vec<Box<dyn Accumulator>>,
+    unbounded_group: Vec<Option<u32>>,
+    unbounded_groups: u32,
     /// The output under construction: rows, the watermark each carries,
-    /// and (bounded) the rows of each one's frame or (unbounded) its
-    /// aggregate values.
+    /// the rows of each one's frame (bounded) or its aggregate values
+    /// (unbounded).
     rows: Vec<RowRef>,
     watermarks: Vec<i64>,
     frame_rows: Vec<RowRef>,
@@ -48,19 +111,36 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(spec: &OverSpec) -> Result<Self> {
-        let running = match spec.frame.preceding {
-            None => spec
-                .aggregates
+        for call in &spec.aggregates {
+            new_accumulator(call)?;
+        }
+        let bounded = spec.frame.preceding.is_some();
+        let unbounded = if bounded {
+            Vec::new()
+        } else {
+            spec.aggregates
                 .iter()
                 .map(new_accumulator)
-                .collect::<Result<Vec<_>>>()?,
-            Some(_) => {
-                for call in &spec.aggregates {
-                    new_accumulator(call)?;
-                }
-                Vec::new()
-            }
+                .collect::<Result<Vec<_>>>()?
         };
+        let running: Vec<Option<Running>> = spec
+            .aggregates
+            .iter()
+            .map(|call| {
+                let double = call.arg_type == Some(SqlType::Double);
+                let func = matches!(call.func, AggregateFunction::Sum | AggregateFunction::Avg);
+                match call.arg {
+                    Some(arg) if bounded && double && func => Some(Running {
+                        arg,
+                        average: call.func == AggregateFunction::Avg,
+                        keys: Vec::new(),
+                        out: Vec::new(),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect();
+        let from_frames = bounded && running.iter().any(Option::is_none);
         let input_width = spec
             .output_schema
             .fields()
@@ -71,9 +151,13 @@ impl Frames {
             frame: spec.frame,
             aggregates: spec.aggregates.clone(),
             input_width,
-            history: HashMap::new(),
             running,
-            running_group: HashMap::new(),
+            from_frames,
+            history: Vec::new(),
+            leaving: Vec::new(),
+            unbounded,
+            unbounded_group: Vec::new(),
+            unbounded_groups: 0,
             rows: Vec::new(),
             watermarks: Vec::new(),
             frame_rows: Vec::new(),
@@ -85,85 +169,133 @@ impl Frames {
     /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
     /// out now.
     pub fn emit(&mut self, store: &mut Store, out: Out, rows: &[RowRef]) -> Result<()> {
-        match (self.frame.units, self.frame.preceding) {
-            (FrameUnits::Rows, Some(n)) => {
-                let mut history = self.history.remove(&out.key).unwrap_or_default();
-                for row in rows {
-                    let group = self.rows.len() as u32;
-                    let keep = n as usize;
-                    let from = history.len().saturating_sub(keep);
-                    for (_, past) in history.range(from..) {
-                        store.retain(*past);
-                        self.frame_rows.push(*past);
-                        self.frame_groups.push(group);
+        let key = out.key as usize;
+        match self.frame.preceding {
+            Some(back) => {
+                if self.history.len() <= key {
+                    self.history.resize_with(key + 1, VecDeque::new);
+                }
+                for r in self.running.iter_mut().flatten() {
+                    if r.keys.len() <= key {
+                        r.keys.resize(key + 1, (None, 0));
                     }
-                    store.retain(*row);
-                    self.frame_rows.push(*row);
+                }
+                match self.frame.units {
+                    FrameUnits::Rows => self.emit_rows(store, &out, rows, back as usize)?,
+                    FrameUnits::Range => self.emit_range(store, &out, rows, back)?,
+                }
+            }
+            None => self.emit_unbounded(store, &out, rows)?,
+        }
+        Ok(())
+    }
+
+    /// ROWS n: each row's frame is the key's last n rows and itself.
+    fn emit_rows(&mut self, store: &mut Store, out: &Out, rows: &[RowRef], n: usize) -> Result<()> {
+        let key = out.key as usize;
+        for row in rows {
+            // What leaves the frame goes first, as Flink retracts it.
+            if self.history[key].len() > n {
+                if let Some((_, old)) = self.history[key].pop_front() {
+                    for r in self.running.iter_mut().flatten() {
+                        r.retract(key, store.f64(old, r.arg)?);
+                    }
+                    self.leaving.push(old);
+                }
+            }
+            for r in self.running.iter_mut().flatten() {
+                r.add(key, store.f64(*row, r.arg)?);
+                r.out.push(r.value(key));
+            }
+            if self.from_frames {
+                let group = self.rows.len() as u32;
+                let history = &self.history[key];
+                let from = history.len().saturating_sub(n);
+                for (_, past) in history.range(from..) {
+                    self.frame_rows.push(*past);
                     self.frame_groups.push(group);
-                    if keep > 0 {
-                        store.retain(*row);
-                        history.push_back((out.rowtime, *row));
-                        while history.len() > keep {
-                            if let Some((_, old)) = history.pop_front() {
-                                store.release(old);
-                            }
-                        }
-                    }
-                    self.push_row(store, *row, out.watermark);
                 }
-                self.history.insert(out.key, history);
+                self.frame_rows.push(*row);
+                self.frame_groups.push(group);
             }
-            (FrameUnits::Range, Some(d)) => {
-                let mut history = self.history.remove(&out.key).unwrap_or_default();
-                for row in rows {
-                    store.retain(*row);
-                    history.push_back((out.rowtime, *row));
+            store.retain(*row);
+            self.history[key].push_back((out.rowtime, *row));
+            self.push_row(store, *row, out.watermark);
+        }
+        Ok(())
+    }
+
+    /// RANGE d: every row at this rowtime sees the key's rows from
+    /// rowtime - d on, its peers included.
+    fn emit_range(&mut self, store: &mut Store, out: &Out, rows: &[RowRef], d: i64) -> Result<()> {
+        let key = out.key as usize;
+        let from = out.rowtime.saturating_sub(d);
+        while self.history[key].front().is_some_and(|(t, _)| *t < from) {
+            if let Some((_, old)) = self.history[key].pop_front() {
+                for r in self.running.iter_mut().flatten() {
+                    r.retract(key, store.f64(old, r.arg)?);
                 }
-                // A later row (rowtime after this one) needs rows from
-                // rowtime - d on; so does each of these rows.
-                let from = out.rowtime.saturating_sub(d);
-                while history.front().is_some_and(|(t, _)| *t < from) {
-                    if let Some((_, old)) = history.pop_front() {
-                        store.release(old);
-                    }
-                }
-                for row in rows {
-                    let group = self.rows.len() as u32;
-                    for (_, member) in history.iter() {
-                        store.retain(*member);
-                        self.frame_rows.push(*member);
-                        self.frame_groups.push(group);
-                    }
-                    self.push_row(store, *row, out.watermark);
-                }
-                self.history.insert(out.key, history);
+                self.leaving.push(old);
             }
-            (units, None) => {
-                let next = self.running_group.len() as u32;
-                let group = *self.running_group.entry(out.key).or_insert(next);
-                // ROWS: each row sees the rows before it and itself; RANGE:
-                // every row of the key at this rowtime sees all of them.
-                let steps: Vec<&[RowRef]> = match units {
-                    FrameUnits::Rows => rows.chunks(1).collect(),
-                    FrameUnits::Range => vec![rows],
-                };
-                for step in steps {
-                    for (acc, call) in self.running.iter_mut().zip(&self.aggregates) {
-                        for row in step {
-                            let value = call.arg.map(|c| store.value(*row, c)).transpose()?;
-                            acc.update(value.as_ref(), &[0], &[group])?;
-                        }
-                    }
-                    for (values, acc) in self.values.iter_mut().zip(&self.running) {
-                        let value = acc.evaluate(&[group])?;
-                        for _ in step {
-                            values.push(value.clone());
-                        }
-                    }
-                    for row in step {
-                        self.push_row(store, *row, out.watermark);
-                    }
+        }
+        for row in rows {
+            for r in self.running.iter_mut().flatten() {
+                r.add(key, store.f64(*row, r.arg)?);
+            }
+            store.retain(*row);
+            self.history[key].push_back((out.rowtime, *row));
+        }
+        for row in rows {
+            for r in self.running.iter_mut().flatten() {
+                r.out.push(r.value(key));
+            }
+            if self.from_frames {
+                let group = self.rows.len() as u32;
+                for (_, member) in self.history[key].iter() {
+                    self.frame_rows.push(*member);
+                    self.frame_groups.push(group);
                 }
+            }
+            self.push_row(store, *row, out.watermark);
+        }
+        Ok(())
+    }
+
+    /// UNBOUNDED: running accumulators; ROWS sees the rows before each row
+    /// and itself, RANGE gives every row at this rowtime all of them.
+    fn emit_unbounded(&mut self, store: &mut Store, out: &Out, rows: &[RowRef]) -> Result<()> {
+        let key = out.key as usize;
+        if self.unbounded_group.len() <= key {
+            self.unbounded_group.resize(key + 1, None);
+        }
+        let group = match self.unbounded_group[key] {
+            Some(g) => g,
+            None => {
+                let g = self.unbounded_groups;
+                self.unbounded_groups += 1;
+                self.unbounded_group[key] = Some(g);
+                g
+            }
+        };
+        let steps: Vec<&[RowRef]> = match self.frame.units {
+            FrameUnits::Rows => rows.chunks(1).collect(),
+            FrameUnits::Range => vec![rows],
+        };
+        for step in steps {
+            for (acc, call) in self.unbounded.iter_mut().zip(&self.aggregates) {
+                for row in step {
+                    let value = call.arg.map(|c| store.value(*row, c)).transpose()?;
+                    acc.update(value.as_ref(), &[0], &[group])?;
+                }
+            }
+            for (values, acc) in self.values.iter_mut().zip(&self.unbounded) {
+                let value = acc.evaluate(&[group])?;
+                for _ in step {
+                    values.push(value.clone());
+                }
+            }
+            for row in step {
+                self.push_row(store, *row, out.watermark);
             }
         }
         Ok(())
@@ -178,7 +310,7 @@ impl Frames {
     /// The rows emitted since the last build, with their aggregates.
     pub fn build(&mut self, store: &mut Store, schema: &SchemaRef) -> Result<Option<Chunk>> {
         if self.rows.is_empty() {
-            store.sweep();
+            self.release_leaving(store);
             return Ok(None);
         }
         let (ids, picks) = store.positions(&self.rows)?;
@@ -191,7 +323,11 @@ impl Frames {
             let mut args: HashMap<usize, ArrayRef> = HashMap::new();
             let all: Vec<u32> = (0..self.frame_rows.len() as u32).collect();
             let groups: Vec<u32> = (0..n as u32).collect();
-            for call in &self.aggregates {
+            for (call, running) in self.aggregates.iter().zip(&mut self.running) {
+                if let Some(r) = running {
+                    columns.push(Arc::new(Float64Array::from(std::mem::take(&mut r.out))));
+                    continue;
+                }
                 let values = match call.arg {
                     None => None,
                     Some(c) => Some(match args.get(&c) {
@@ -217,11 +353,19 @@ impl Frames {
         }
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         let chunk = Chunk::new(batch, std::mem::take(&mut self.watermarks));
-        for row in self.rows.drain(..).chain(self.frame_rows.drain(..)) {
+        for row in self.rows.drain(..) {
             store.release(row);
         }
+        self.frame_rows.clear();
         self.frame_groups.clear();
-        store.sweep();
+        self.release_leaving(store);
         Ok(Some(chunk))
+    }
+
+    fn release_leaving(&mut self, store: &mut Store) {
+        for row in self.leaving.drain(..) {
+            store.release(row);
+        }
+        store.sweep();
     }
 }

@@ -24,7 +24,8 @@ use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
 use frames::{Frames, Out};
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::ops::Range;
 use store::{RowRef, Store};
 use tidemark_common::expr::AggregateCall;
@@ -67,12 +68,18 @@ struct OverState {
     spec: OverSpec,
     key_converter: Option<RowConverter>,
     /// Key (arrow's row format) to key id.
-    key_ids: HashMap<Box<[u8]>, u32>,
+    key_ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
     keys: Vec<KeyState>,
-    /// Rows waiting for the watermark, by (rowtime, arrival).
-    pending: BTreeMap<(i64, u64), (u32, RowRef)>,
+    /// Rows waiting for the watermark, earliest (rowtime, arrival) first.
+    pending: BinaryHeap<Reverse<(i64, u64, u32, RowRef)>>,
+    /// The one timer set: at the earliest rowtime waiting. When it fires,
+    /// every row the watermark has passed goes out, and the next is set.
+    timer: Option<i64>,
     store: Store,
     frames: Frames,
+    /// Scratch for a timer: the rows due, and one key's share of them.
+    due: Vec<(u32, RowRef)>,
+    group: Vec<RowRef>,
     /// Rows seen so far: each row's arrival number.
     seen: u64,
     metrics: OperatorMetrics,
@@ -99,9 +106,12 @@ impl OverAggregate {
             state: OverState {
                 spec,
                 key_converter,
-                key_ids: HashMap::new(),
+                key_ids: HashMap::default(),
+                due: Vec::new(),
+                group: Vec::new(),
                 keys: Vec::new(),
-                pending: BTreeMap::new(),
+                pending: BinaryHeap::new(),
+                timer: None,
                 store: Store::default(),
                 frames,
                 seen: 0,
@@ -272,35 +282,71 @@ impl TimerHandler for OverState {
             let at = self.store.row_ref(chunk, range.start + i)?;
             self.store.retain(at);
             let seq = self.seen + i as u64;
-            self.pending.insert((rowtime, seq), (id, at));
-            time.register(rowtime, ());
+            self.pending.push(Reverse((rowtime, seq, id, at)));
+            if self.timer.is_none_or(|t| rowtime < t) {
+                if let Some(t) = self.timer {
+                    time.delete(t, &());
+                }
+                time.register(rowtime, ());
+                self.timer = Some(rowtime);
+            }
             earliest_due = earliest_due.min(due_at(rowtime, watermarks[i]));
         }
         self.seen += consumed as u64;
         Ok(consumed)
     }
 
-    /// The watermark passed `at`: the rows buffered there go out, each
-    /// key's in arrival order, keys in the order of their first row.
-    fn on_timer(&mut self, time: &mut EventTime<()>, at: i64, _: (), _: &mut ()) -> Result<()> {
-        let watermark = time.watermark_before_advance();
-        let mut due: Vec<(u32, Vec<RowRef>)> = Vec::new();
-        while let Some(entry) = self.pending.first_entry() {
-            if entry.key().0 != at {
+    /// The watermark passed the earliest rowtime waiting: every row it
+    /// passed goes out, rowtime by rowtime; at each, each key's rows in
+    /// arrival order, keys in the order of their first row there.
+    fn on_timer(&mut self, time: &mut EventTime<()>, _: i64, _: (), _: &mut ()) -> Result<()> {
+        self.timer = None;
+        while let Some(Reverse((at, ..))) = self.pending.peek() {
+            if *at > time.watermark() {
                 break;
             }
-            let (id, row) = entry.remove();
-            match due.iter_mut().find(|(k, _)| *k == id) {
-                Some((_, rows)) => rows.push(row),
-                None => due.push((id, vec![row])),
+            let at = *at;
+            self.emit_rowtime(time, at)?;
+        }
+        if let Some(Reverse((next, ..))) = self.pending.peek() {
+            time.register(*next, ());
+            self.timer = Some(*next);
+        }
+        Ok(())
+    }
+}
+
+impl OverState {
+    /// The rows waiting at rowtime `at` go out.
+    fn emit_rowtime(&mut self, time: &EventTime<()>, at: i64) -> Result<()> {
+        let watermark = time.watermark_before_advance();
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        while self.pending.peek().is_some_and(|Reverse(p)| p.0 == at) {
+            if let Some(Reverse((_, _, id, row))) = self.pending.pop() {
+                due.push((id, row));
             }
         }
-        for (id, rows) in due {
+        let mut group = std::mem::take(&mut self.group);
+        for i in 0..due.len() {
+            let (id, row) = due[i];
+            if id == u32::MAX {
+                continue;
+            }
+            // This key's rows at `at`, in arrival order.
+            group.clear();
+            group.push(row);
+            for later in due.iter_mut().skip(i + 1) {
+                if later.0 == id {
+                    group.push(later.1);
+                    later.0 = u32::MAX;
+                }
+            }
             if self.spec.trace {
                 let line = self
                     .trace_line(TraceEvent::Fire, id)?
                     .field("rowtime", instant(at))
-                    .field("rows", rows.len())
+                    .field("rows", group.len())
                     .watermark(time.watermark());
                 self.side(line)?;
             }
@@ -309,12 +355,14 @@ impl TimerHandler for OverState {
                 rowtime: at,
                 watermark,
             };
-            self.frames.emit(&mut self.store, out, &rows)?;
-            for row in rows {
-                self.store.release(row);
+            self.frames.emit(&mut self.store, out, &group)?;
+            for row in &group {
+                self.store.release(*row);
             }
             self.keys[id as usize].last_emitted = at;
         }
+        self.due = due;
+        self.group = group;
         Ok(())
     }
 }

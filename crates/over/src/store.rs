@@ -3,13 +3,16 @@
 //! output — kept as references into the batches they arrived in. A batch
 //! is dropped once none of its rows is referenced.
 
-use arrow::array::{Array, ArrayRef, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::datatypes::Float64Type;
 use std::collections::HashMap;
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 use tidemark_common::{Error, Result};
 use tidemark_engine::stream::Chunk;
 
 /// A row of a stored batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RowRef {
     batch: u32,
     row: u32,
@@ -18,7 +21,7 @@ pub struct RowRef {
 #[derive(Default)]
 pub struct Store {
     /// Batch id to the batch and how many references it has.
-    batches: HashMap<u32, (RecordBatch, u32)>,
+    batches: Map<u32, (RecordBatch, u32)>,
     next: u32,
 }
 
@@ -65,15 +68,23 @@ impl Store {
     pub fn positions(&self, refs: &[RowRef]) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
         let mut ids: Vec<u32> = self.batches.keys().copied().collect();
         ids.sort_unstable();
-        let slot: HashMap<u32, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        let picks = refs
-            .iter()
-            .map(|r| {
-                slot.get(&r.batch)
-                    .map(|s| (*s, r.row as usize))
-                    .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let slot: Map<u32, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        // Neighbouring rows mostly share a batch: look it up once per run.
+        let mut last: Option<(u32, usize)> = None;
+        let mut picks = Vec::with_capacity(refs.len());
+        for r in refs {
+            let at = match last {
+                Some((batch, at)) if batch == r.batch => at,
+                _ => {
+                    let at = *slot
+                        .get(&r.batch)
+                        .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))?;
+                    last = Some((r.batch, at));
+                    at
+                }
+            };
+            picks.push((at, r.row as usize));
+        }
         Ok((ids, picks))
     }
 
@@ -89,6 +100,20 @@ impl Store {
             })
             .collect::<Result<Vec<&dyn Array>>>()?;
         Ok(arrow::compute::interleave(&arrays, picks)?)
+    }
+
+    /// Row `at` of DOUBLE column `column`.
+    pub fn f64(&self, at: RowRef, column: usize) -> Result<Option<f64>> {
+        let (batch, _) = self
+            .batches
+            .get(&at.batch)
+            .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))?;
+        let values = batch
+            .column(column)
+            .as_primitive_opt::<Float64Type>()
+            .ok_or_else(|| Error::Internal("a DOUBLE argument of another type".into()))?;
+        let row = at.row as usize;
+        Ok(values.is_valid(row).then(|| values.value(row)))
     }
 
     /// Row `at` of column `column`, as a one-row array.

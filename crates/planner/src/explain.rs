@@ -46,6 +46,15 @@ fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result
 
 /// The time details of a window operator; nothing for other nodes.
 fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) -> Vec<String> {
+    if let LogicalPlan::OverAggregate {
+        input,
+        time_column,
+        frame,
+        ..
+    } = node
+    {
+        return over_details(input, *time_column, frame, late);
+    }
     let (input, window, aggregated) = match node {
         LogicalPlan::WindowAggregate { input, window, .. } => (input, window, true),
         LogicalPlan::WindowTvf { input, window, .. } => (input, window, false),
@@ -106,6 +115,35 @@ fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) ->
     lines.push(format!("late rows: {late_rule}; {late}"));
     lines.push(format!("state: {}", state_layout(window.kind, aggregated)));
     lines
+}
+
+/// The time details of an OVER aggregation.
+fn over_details(
+    input: &LogicalPlan,
+    time_column: usize,
+    frame: &tidemark_common::window::OverFrame,
+    late: &str,
+) -> Vec<String> {
+    use tidemark_common::window::FrameUnits;
+    let late = if input.has_window_aggregate() {
+        "counted in the run summary"
+    } else {
+        late
+    };
+    let state = match (frame.units, frame.preceding) {
+        (FrameUnits::Rows, Some(n)) => format!("per key, its last {n} emitted rows"),
+        (FrameUnits::Range, Some(d)) => format!(
+            "per key, its rows from its last emitted rowtime - {} on",
+            ms(d)
+        ),
+        (_, None) => "per key, running accumulators (no rows)".into(),
+    };
+    vec![
+        format!("time: {}", time_origin(input, time_column)),
+        "emit: each row when the watermark passes its rowtime (a row accepted behind the watermark at the next advance), in rowtime order per key".into(),
+        format!("late rows: a row whose key already emitted its rowtime or a later one; {late}"),
+        format!("state: rows waiting for the watermark, and {state}"),
+    ]
 }
 
 /// How a window operator keeps its state.
