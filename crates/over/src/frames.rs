@@ -8,10 +8,12 @@
 //!   row, first retract what left the frame, then add the row — because
 //!   floating-point results depend on that order and must match Flink's
 //!   bit for bit.
+//! - `MIN` and `MAX` of primitive types keep a monotonic queue per key (the
+//!   values that can still be the extreme), in Flink's value order.
 //! - Every other aggregate is exact whatever the order (integers wrap,
-//!   decimals are exact, MIN/MAX/FIRST/LAST pick a value), so each emitted
-//!   row records its frame's rows and the output build feeds them all to
-//!   fresh accumulators at once, one group per output row.
+//!   decimals are exact, FIRST/LAST pick a value), so each emitted row
+//!   records its frame's rows and the output build feeds them all to fresh
+//!   accumulators at once, one group per output row.
 //!
 //! An unbounded frame keeps running accumulators per key (adding only, as
 //! Flink does), and no rows.
@@ -81,6 +83,91 @@ impl Running {
     }
 }
 
+/// MIN or MAX over a bounded frame of a primitive type, as a monotonic
+/// queue per key: the values that can still be the extreme, oldest first.
+/// Values compare in Flink's order (for DOUBLE, Java's `Double.compareTo`:
+/// -0.0 below 0.0, NaN above all), as its retracting MIN/MAX do.
+struct Extreme {
+    arg: usize,
+    max: bool,
+    ty: SqlType,
+    /// Per key id: (position: row number or rowtime, order key, raw value).
+    keys: Vec<VecDeque<(i64, i128, i128)>>,
+    /// Per key id: rows added so far (ROWS positions).
+    added: Vec<i64>,
+    out: Vec<Option<i128>>,
+}
+
+impl Extreme {
+    /// The key values compare by: DOUBLE bits mapped to a total order.
+    fn order(&self, raw: i128) -> i128 {
+        if self.ty != SqlType::Double {
+            return raw;
+        }
+        let bits = raw as u64 as i64;
+        // Negative numbers reverse; NaN (positive) lands above +inf.
+        (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
+    }
+
+    fn add(&mut self, key: usize, position: i64, raw: Option<i128>) {
+        let Some(raw) = raw else { return };
+        let order = self.order(raw);
+        let max = self.max;
+        let queue = &mut self.keys[key];
+        // A later value at least as extreme makes earlier ones useless;
+        // equal ones stay (the oldest is the answer, as it would be).
+        while queue
+            .back()
+            .is_some_and(|(_, o, _)| if max { *o < order } else { *o > order })
+        {
+            queue.pop_back();
+        }
+        queue.push_back((position, order, raw));
+    }
+
+    /// Drops the values before `first` (a row number or rowtime).
+    fn evict(&mut self, key: usize, first: i64) {
+        let queue = &mut self.keys[key];
+        while queue.front().is_some_and(|(p, _, _)| *p < first) {
+            queue.pop_front();
+        }
+    }
+
+    fn value(&self, key: usize) -> Option<i128> {
+        self.keys[key].front().map(|(_, _, raw)| *raw)
+    }
+
+    fn array(&mut self) -> Result<ArrayRef> {
+        use arrow::array::{Decimal128Array, Int32Array, Int64Array, TimestampMillisecondArray};
+        let out = std::mem::take(&mut self.out);
+        Ok(match &self.ty {
+            SqlType::Int => Arc::new(Int32Array::from_iter(
+                out.iter().map(|v| v.map(|v| v as i32)),
+            )),
+            SqlType::BigInt => Arc::new(Int64Array::from_iter(
+                out.iter().map(|v| v.map(|v| v as i64)),
+            )),
+            SqlType::Double => Arc::new(Float64Array::from_iter(
+                out.iter().map(|v| v.map(|v| f64::from_bits(v as u64))),
+            )),
+            SqlType::Decimal(p, s) => Arc::new(
+                Decimal128Array::from_iter(out.iter().copied()).with_precision_and_scale(*p, *s)?,
+            ),
+            ty @ (SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
+                let tz = match ty.to_arrow() {
+                    arrow::datatypes::DataType::Timestamp(_, tz) => tz,
+                    _ => None,
+                };
+                Arc::new(
+                    TimestampMillisecondArray::from_iter(out.iter().map(|v| v.map(|v| v as i64)))
+                        .with_timezone_opt(tz),
+                )
+            }
+            other => return Err(Error::Internal(format!("MIN/MAX queue over {other}"))),
+        })
+    }
+}
+
 pub struct Frames {
     frame: OverFrame,
     aggregates: Vec<AggregateCall>,
@@ -88,6 +175,8 @@ pub struct Frames {
     input_width: usize,
     /// Per aggregate: computed incrementally (bounded DOUBLE SUM/AVG).
     running: Vec<Option<Running>>,
+    /// Per aggregate: a MIN/MAX queue (bounded, primitive types).
+    extremes: Vec<Option<Extreme>>,
     /// Whether some aggregate is computed from its frame's rows.
     from_frames: bool,
     /// Bounded frames: per key id, the emitted rows later frames can need.
@@ -140,7 +229,40 @@ impl Frames {
                 }
             })
             .collect();
-        let from_frames = bounded && running.iter().any(Option::is_none);
+        let extremes: Vec<Option<Extreme>> = spec
+            .aggregates
+            .iter()
+            .map(|call| {
+                let primitive = matches!(
+                    call.arg_type,
+                    Some(
+                        SqlType::Int
+                            | SqlType::BigInt
+                            | SqlType::Double
+                            | SqlType::Decimal(..)
+                            | SqlType::Timestamp(_)
+                            | SqlType::TimestampLtz(_)
+                    )
+                );
+                let func = matches!(call.func, AggregateFunction::Min | AggregateFunction::Max);
+                match (call.arg, &call.arg_type) {
+                    (Some(arg), Some(ty)) if bounded && primitive && func => Some(Extreme {
+                        arg,
+                        max: call.func == AggregateFunction::Max,
+                        ty: ty.clone(),
+                        keys: Vec::new(),
+                        added: Vec::new(),
+                        out: Vec::new(),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect();
+        let from_frames = bounded
+            && running
+                .iter()
+                .zip(&extremes)
+                .any(|(r, e)| r.is_none() && e.is_none());
         let input_width = spec
             .output_schema
             .fields()
@@ -152,6 +274,7 @@ impl Frames {
             aggregates: spec.aggregates.clone(),
             input_width,
             running,
+            extremes,
             from_frames,
             history: Vec::new(),
             leaving: Vec::new(),
@@ -180,6 +303,12 @@ impl Frames {
                         r.keys.resize(key + 1, (None, 0));
                     }
                 }
+                for e in self.extremes.iter_mut().flatten() {
+                    if e.keys.len() <= key {
+                        e.keys.resize_with(key + 1, VecDeque::new);
+                        e.added.resize(key + 1, 0);
+                    }
+                }
                 match self.frame.units {
                     FrameUnits::Rows => self.emit_rows(store, &out, rows, back as usize)?,
                     FrameUnits::Range => self.emit_range(store, &out, rows, back)?,
@@ -206,6 +335,13 @@ impl Frames {
             for r in self.running.iter_mut().flatten() {
                 r.add(key, store.f64(*row, r.arg)?);
                 r.out.push(r.value(key));
+            }
+            for e in self.extremes.iter_mut().flatten() {
+                let position = e.added[key];
+                e.added[key] += 1;
+                e.evict(key, position - n as i64);
+                e.add(key, position, store.raw(*row, e.arg)?);
+                e.out.push(e.value(key));
             }
             if self.from_frames {
                 let group = self.rows.len() as u32;
@@ -238,9 +374,15 @@ impl Frames {
                 self.leaving.push(old);
             }
         }
+        for e in self.extremes.iter_mut().flatten() {
+            e.evict(key, from);
+        }
         for row in rows {
             for r in self.running.iter_mut().flatten() {
                 r.add(key, store.f64(*row, r.arg)?);
+            }
+            for e in self.extremes.iter_mut().flatten() {
+                e.add(key, out.rowtime, store.raw(*row, e.arg)?);
             }
             store.retain(*row);
             self.history[key].push_back((out.rowtime, *row));
@@ -248,6 +390,9 @@ impl Frames {
         for row in rows {
             for r in self.running.iter_mut().flatten() {
                 r.out.push(r.value(key));
+            }
+            for e in self.extremes.iter_mut().flatten() {
+                e.out.push(e.value(key));
             }
             if self.from_frames {
                 let group = self.rows.len() as u32;
@@ -313,19 +458,28 @@ impl Frames {
             self.release_leaving(store);
             return Ok(None);
         }
-        let (ids, picks) = store.positions(&self.rows)?;
+        let picks = store.positions(&self.rows)?;
         let mut columns = (0..self.input_width)
-            .map(|c| store.column(&ids, c, &picks))
+            .map(|c| store.column(&picks, c))
             .collect::<Result<Vec<ArrayRef>>>()?;
         let n = self.rows.len();
         if self.frame.preceding.is_some() {
-            let (ids, picks) = store.positions(&self.frame_rows)?;
+            let picks = store.positions(&self.frame_rows)?;
             let mut args: HashMap<usize, ArrayRef> = HashMap::new();
             let all: Vec<u32> = (0..self.frame_rows.len() as u32).collect();
             let groups: Vec<u32> = (0..n as u32).collect();
-            for (call, running) in self.aggregates.iter().zip(&mut self.running) {
+            for ((call, running), extreme) in self
+                .aggregates
+                .iter()
+                .zip(&mut self.running)
+                .zip(&mut self.extremes)
+            {
                 if let Some(r) = running {
                     columns.push(Arc::new(Float64Array::from(std::mem::take(&mut r.out))));
+                    continue;
+                }
+                if let Some(e) = extreme {
+                    columns.push(e.array()?);
                     continue;
                 }
                 let values = match call.arg {
@@ -333,7 +487,7 @@ impl Frames {
                     Some(c) => Some(match args.get(&c) {
                         Some(v) => v.clone(),
                         None => {
-                            let v = store.column(&ids, c, &picks)?;
+                            let v = store.column(&picks, c)?;
                             args.insert(c, v.clone());
                             v
                         }

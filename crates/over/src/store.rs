@@ -2,12 +2,15 @@
 //! watermark, in some key's frame, or emitted but not yet built into
 //! output — kept as references into the batches they arrived in. A batch
 //! is dropped once none of its rows is referenced.
+//!
+//! Batches are numbered in arrival order and kept in a queue indexed by
+//! that number, so finding a row's batch is an index, not a hash lookup.
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::Float64Type;
-use std::collections::HashMap;
-
-type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+use arrow::datatypes::{
+    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+};
+use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
 use tidemark_engine::stream::Chunk;
 
@@ -18,97 +21,145 @@ pub struct RowRef {
     row: u32,
 }
 
+/// Rows of stored batches picked for output: the batches by slot, and
+/// (slot, row) per row.
+pub struct Picks {
+    slots: Vec<u32>,
+    rows: Vec<(usize, usize)>,
+}
+
 #[derive(Default)]
 pub struct Store {
-    /// Batch id to the batch and how many references it has.
-    batches: Map<u32, (RecordBatch, u32)>,
-    next: u32,
+    /// Batch number `first + i` at `i`: the batch and how many references
+    /// it has; `None` once dropped.
+    batches: VecDeque<Option<(RecordBatch, u32)>>,
+    first: u32,
 }
 
 impl Store {
     /// Stores the chunk's batch; its rows are referred to until the next
     /// call.
     pub fn add(&mut self, chunk: &Chunk) {
-        self.next += 1;
-        self.batches.insert(self.next, (chunk.batch.clone(), 0));
+        self.batches.push_back(Some((chunk.batch.clone(), 0)));
+    }
+
+    fn current(&self) -> u32 {
+        self.first + self.batches.len() as u32 - 1
+    }
+
+    fn slot(&self, batch: u32) -> Option<&(RecordBatch, u32)> {
+        let i = batch.checked_sub(self.first)? as usize;
+        self.batches.get(i)?.as_ref()
+    }
+
+    fn batch(&self, at: RowRef) -> Result<&RecordBatch> {
+        self.slot(at.batch)
+            .map(|(b, _)| b)
+            .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))
     }
 
     /// Row `row` of the chunk last added.
     pub fn row_ref(&self, chunk: &Chunk, row: usize) -> Result<RowRef> {
-        match self.batches.get(&self.next) {
+        let current = self.current();
+        match self.slot(current) {
             Some((batch, _)) if batch.num_rows() == chunk.num_rows() => Ok(RowRef {
-                batch: self.next,
+                batch: current,
                 row: row as u32,
             }),
             _ => Err(Error::Internal("a row of a chunk not stored".into())),
         }
     }
 
+    fn refs(&mut self, at: RowRef) -> Option<&mut u32> {
+        let i = at.batch.checked_sub(self.first)? as usize;
+        self.batches.get_mut(i)?.as_mut().map(|(_, refs)| refs)
+    }
+
     pub fn retain(&mut self, at: RowRef) {
-        if let Some((_, refs)) = self.batches.get_mut(&at.batch) {
+        if let Some(refs) = self.refs(at) {
             *refs += 1;
         }
     }
 
     pub fn release(&mut self, at: RowRef) {
-        if let Some((_, refs)) = self.batches.get_mut(&at.batch) {
+        if let Some(refs) = self.refs(at) {
             *refs = refs.saturating_sub(1);
         }
     }
 
     /// Drops the batches no row refers to, but the one being read.
     pub fn sweep(&mut self) {
-        let current = self.next;
-        self.batches
-            .retain(|id, (_, refs)| *refs > 0 || *id == current);
-    }
-
-    /// Rows `refs` of the stored batches as positions into
-    /// [`Store::column`]'s arrays.
-    pub fn positions(&self, refs: &[RowRef]) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
-        let mut ids: Vec<u32> = self.batches.keys().copied().collect();
-        ids.sort_unstable();
-        let slot: Map<u32, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        // Neighbouring rows mostly share a batch: look it up once per run.
-        let mut last: Option<(u32, usize)> = None;
-        let mut picks = Vec::with_capacity(refs.len());
-        for r in refs {
-            let at = match last {
-                Some((batch, at)) if batch == r.batch => at,
-                _ => {
-                    let at = *slot
-                        .get(&r.batch)
-                        .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))?;
-                    last = Some((r.batch, at));
-                    at
-                }
-            };
-            picks.push((at, r.row as usize));
+        let last = self.batches.len().saturating_sub(1);
+        for (i, entry) in self.batches.iter_mut().enumerate() {
+            if i < last && entry.as_ref().is_some_and(|(_, refs)| *refs == 0) {
+                *entry = None;
+            }
         }
-        Ok((ids, picks))
+        while self.batches.len() > 1 && self.batches.front().is_some_and(Option::is_none) {
+            self.batches.pop_front();
+            self.first += 1;
+        }
     }
 
-    /// Column `column` of the stored batches `ids`, picked at `picks`.
-    pub fn column(&self, ids: &[u32], column: usize, picks: &[(usize, usize)]) -> Result<ArrayRef> {
-        let arrays = ids
+    /// Where rows `refs` are, for [`Store::column`].
+    pub fn positions(&self, refs: &[RowRef]) -> Result<Picks> {
+        let slots: Vec<u32> = (0..self.batches.len() as u32).collect();
+        let rows = refs
             .iter()
-            .map(|id| {
-                self.batches
-                    .get(id)
-                    .map(|(b, _)| b.column(column).as_ref())
-                    .ok_or_else(|| Error::Internal("a stored batch vanished".into()))
+            .map(|r| match self.slot(r.batch) {
+                Some(_) => Ok(((r.batch - self.first) as usize, r.row as usize)),
+                None => Err(Error::Internal("a row of a dropped batch".into())),
             })
-            .collect::<Result<Vec<&dyn Array>>>()?;
-        Ok(arrow::compute::interleave(&arrays, picks)?)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Picks { slots, rows })
+    }
+
+    /// Column `column` of the rows `picks`.
+    pub fn column(&self, picks: &Picks, column: usize) -> Result<ArrayRef> {
+        // A dropped slot is never picked; an empty column of the right type
+        // stands in for it.
+        let reference = self
+            .batches
+            .iter()
+            .flatten()
+            .next()
+            .map(|(b, _)| b.column(column).clone())
+            .ok_or_else(|| Error::Internal("no stored batch".into()))?;
+        let arrays: Vec<&dyn Array> = picks
+            .slots
+            .iter()
+            .map(|slot| match &self.batches[*slot as usize] {
+                Some((b, _)) => b.column(column).as_ref(),
+                None => reference.as_ref(),
+            })
+            .collect();
+        Ok(arrow::compute::interleave(&arrays, &picks.rows)?)
+    }
+
+    /// Row `at` of a primitive column (INT, BIGINT, DOUBLE as its bits,
+    /// DECIMAL unscaled, TIMESTAMP ms), widened to i128.
+    pub fn raw(&self, at: RowRef, column: usize) -> Result<Option<i128>> {
+        let array = self.batch(at)?.column(column);
+        let row = at.row as usize;
+        if array.is_null(row) {
+            return Ok(None);
+        }
+        Ok(Some(match array.data_type() {
+            DataType::Int32 => array.as_primitive::<Int32Type>().value(row) as i128,
+            DataType::Int64 => array.as_primitive::<Int64Type>().value(row) as i128,
+            DataType::Float64 => array.as_primitive::<Float64Type>().value(row).to_bits() as i128,
+            DataType::Decimal128(..) => array.as_primitive::<Decimal128Type>().value(row),
+            DataType::Timestamp(..) => {
+                array.as_primitive::<TimestampMillisecondType>().value(row) as i128
+            }
+            other => return Err(Error::Internal(format!("no raw value of {other}"))),
+        }))
     }
 
     /// Row `at` of DOUBLE column `column`.
     pub fn f64(&self, at: RowRef, column: usize) -> Result<Option<f64>> {
-        let (batch, _) = self
-            .batches
-            .get(&at.batch)
-            .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))?;
-        let values = batch
+        let values = self
+            .batch(at)?
             .column(column)
             .as_primitive_opt::<Float64Type>()
             .ok_or_else(|| Error::Internal("a DOUBLE argument of another type".into()))?;
@@ -118,9 +169,6 @@ impl Store {
 
     /// Row `at` of column `column`, as a one-row array.
     pub fn value(&self, at: RowRef, column: usize) -> Result<ArrayRef> {
-        self.batches
-            .get(&at.batch)
-            .map(|(b, _)| b.column(column).slice(at.row as usize, 1))
-            .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))
+        Ok(self.batch(at)?.column(column).slice(at.row as usize, 1))
     }
 }
