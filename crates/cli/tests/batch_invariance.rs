@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 16] = [
+const QUERIES: [&str; 19] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -107,6 +107,14 @@ const QUERIES: [&str; 16] = [
      SET 'tidemark.display.late-records' = 'true'; \
      SELECT k, window_start, window_end, COUNT(*), SUM(v), LISTAGG(CAST(v AS STRING)) \
      FROM TABLE(TUMBLE(TABLE both_tables, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
+    // OVER windows: rows out in rowtime order, late rows by key.
+    "SET 'tidemark.trace' = 'true'; SET 'tidemark.display.late-records' = 'true'; \
+     SELECT k, ts, v, COUNT(*) OVER w, SUM(v) OVER w, MAX(d) OVER w, SUM(d) OVER w, FIRST_VALUE(v) OVER w \
+     FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)",
+    "SELECT k, ts, AVG(d) OVER w, MIN(v) OVER w, LAST_VALUE(v) OVER w, COUNT(v) OVER w \
+     FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '700' MILLISECOND PRECEDING AND CURRENT ROW)",
+    "SELECT k, ts, SUM(v) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), \
+     MAX(d) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {
