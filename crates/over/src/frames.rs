@@ -516,6 +516,27 @@ impl Frames {
         Ok(Some(chunk))
     }
 
+    /// How many rows the keys' histories hold.
+    pub fn history_len(&self) -> usize {
+        self.history.iter().map(VecDeque::len).sum()
+    }
+
+    /// The rows the keys' histories hold, key by key.
+    pub fn history_refs(&self) -> impl Iterator<Item = RowRef> + '_ {
+        self.history.iter().flatten().map(|(_, r)| *r)
+    }
+
+    /// Points the histories at new rows, in [`Frames::history_refs`] order.
+    pub fn set_history_refs(&mut self, refs: &[RowRef]) -> Result<()> {
+        let mut new = refs.iter();
+        for (_, r) in self.history.iter_mut().flatten() {
+            *r = *new
+                .next()
+                .ok_or_else(|| Error::Internal("fewer rows than the histories hold".into()))?;
+        }
+        Ok(())
+    }
+
     fn release_leaving(&mut self, store: &mut Store) {
         for row in self.leaving.drain(..) {
             store.release(row);

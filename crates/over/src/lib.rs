@@ -147,6 +147,7 @@ impl Operator for OverAggregate {
             StreamItem::End => {}
         }
         self.state.flush()?;
+        self.state.compact()?;
         let rows_out: u64 = self
             .state
             .out
@@ -193,6 +194,27 @@ impl OverState {
         {
             self.out.push(StreamItem::Chunk(chunk));
         }
+        Ok(())
+    }
+
+    /// Copies the rows still needed into one batch when the stored batches
+    /// hold far more (memory stays bounded by keys and frames, not by how
+    /// long ago a key was last seen). Only between items: nothing is being
+    /// emitted then.
+    fn compact(&mut self) -> Result<()> {
+        let live = self.pending.len() + self.frames.history_len();
+        if !self.store.bloated(live) {
+            return Ok(());
+        }
+        let mut pending = std::mem::take(&mut self.pending).into_vec();
+        let mut refs: Vec<RowRef> = pending.iter().map(|Reverse(p)| p.3).collect();
+        refs.extend(self.frames.history_refs());
+        let moved = self.store.compact(&refs)?;
+        for (Reverse(p), r) in pending.iter_mut().zip(&moved) {
+            p.3 = *r;
+        }
+        self.frames.set_history_refs(&moved[pending.len()..])?;
+        self.pending = BinaryHeap::from(pending);
         Ok(())
     }
 

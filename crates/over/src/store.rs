@@ -101,6 +101,37 @@ impl Store {
         }
     }
 
+    /// Whether the stored batches hold far more rows than the `live` ones
+    /// still referred to: a few rows of a rarely seen key can keep whole
+    /// batches alive.
+    pub fn bloated(&self, live: usize) -> bool {
+        let stored: usize = self.batches.iter().flatten().map(|(b, _)| b.num_rows()).sum();
+        stored > 65_536 && stored > 4 * live
+    }
+
+    /// Copies rows `refs` (every row still referred to, each once) into one
+    /// new batch, drops the others, and returns the rows' new references,
+    /// in the same order.
+    pub fn compact(&mut self, refs: &[RowRef]) -> Result<Vec<RowRef>> {
+        let picks = self.positions(refs)?;
+        let schema = self
+            .batches
+            .iter()
+            .flatten()
+            .next()
+            .map(|(b, _)| b.schema())
+            .ok_or_else(|| Error::Internal("compacting an empty store".into()))?;
+        let columns = (0..schema.fields().len())
+            .map(|c| self.column(&picks, c))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let batch = RecordBatch::try_new(schema, columns)?;
+        let id = self.current() + 1;
+        self.batches.clear();
+        self.batches.push_back(Some((batch, refs.len() as u32)));
+        self.first = id;
+        Ok((0..refs.len() as u32).map(|row| RowRef { batch: id, row }).collect())
+    }
+
     /// Where rows `refs` are, for [`Store::column`].
     pub fn positions(&self, refs: &[RowRef]) -> Result<Picks> {
         let slots: Vec<u32> = (0..self.batches.len() as u32).collect();
