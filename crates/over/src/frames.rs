@@ -544,3 +544,51 @@ impl Frames {
         store.sweep();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extreme(max: bool) -> Extreme {
+        Extreme {
+            arg: 0,
+            max,
+            ty: SqlType::Double,
+            keys: vec![VecDeque::new()],
+            added: vec![0],
+            out: vec![],
+        }
+    }
+
+    fn bits(v: f64) -> Option<i128> {
+        Some(v.to_bits() as i128)
+    }
+
+    fn shown(e: &Extreme) -> Option<f64> {
+        e.value(0).map(|v| f64::from_bits(v as u64))
+    }
+
+    #[test]
+    fn doubles_order_as_java_compares_them() {
+        let mut max = extreme(true);
+        let mut min = extreme(false);
+        for (i, v) in [2.0, -0.0, 0.0, f64::NAN, -5.0].into_iter().enumerate() {
+            max.add(0, i as i64, bits(v));
+            min.add(0, i as i64, bits(v));
+        }
+        assert!(
+            shown(&max).is_some_and(f64::is_nan),
+            "NaN is above everything"
+        );
+        assert_eq!(shown(&min), Some(-5.0));
+        // Without the NaN and -5.0 (a ROWS frame that moved on): the
+        // frame holds 2.0, -0.0, 0.0.
+        let mut min = extreme(false);
+        for (i, v) in [2.0, -0.0, 0.0].into_iter().enumerate() {
+            min.add(0, i as i64, bits(v));
+        }
+        assert_eq!(shown(&min).map(f64::to_bits), Some((-0.0f64).to_bits()));
+        min.evict(0, 2);
+        assert_eq!(shown(&min).map(f64::to_bits), Some(0.0f64.to_bits()));
+    }
+}

@@ -105,7 +105,12 @@ impl Store {
     /// still referred to: a few rows of a rarely seen key can keep whole
     /// batches alive.
     pub fn bloated(&self, live: usize) -> bool {
-        let stored: usize = self.batches.iter().flatten().map(|(b, _)| b.num_rows()).sum();
+        let stored: usize = self
+            .batches
+            .iter()
+            .flatten()
+            .map(|(b, _)| b.num_rows())
+            .sum();
         stored > 65_536 && stored > 4 * live
     }
 
@@ -129,7 +134,9 @@ impl Store {
         self.batches.clear();
         self.batches.push_back(Some((batch, refs.len() as u32)));
         self.first = id;
-        Ok((0..refs.len() as u32).map(|row| RowRef { batch: id, row }).collect())
+        Ok((0..refs.len() as u32)
+            .map(|row| RowRef { batch: id, row })
+            .collect())
     }
 
     /// Where rows `refs` are, for [`Store::column`].
@@ -201,5 +208,43 @@ impl Store {
     /// Row `at` of column `column`, as a one-row array.
     pub fn value(&self, at: RowRef, column: usize) -> Result<ArrayRef> {
         Ok(self.batch(at)?.column(column).slice(at.row as usize, 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::Int64Array;
+    use std::sync::Arc;
+
+    fn chunk(values: &[i64]) -> Chunk {
+        let batch = RecordBatch::try_from_iter([(
+            "v",
+            Arc::new(Int64Array::from(values.to_vec())) as ArrayRef,
+        )])
+        .expect("valid test batch");
+        Chunk::new(batch, vec![0; values.len()])
+    }
+
+    #[test]
+    fn batches_go_when_unreferenced_and_compaction_keeps_rows() -> Result<()> {
+        let mut store = Store::default();
+        let first = chunk(&[1, 2, 3]);
+        store.add(&first);
+        let keep = store.row_ref(&first, 2)?;
+        store.retain(keep);
+        let second = chunk(&[4, 5]);
+        store.add(&second);
+        let other = store.row_ref(&second, 0)?;
+        store.retain(other);
+        store.release(other);
+        let third = chunk(&[6]);
+        store.add(&third);
+        store.sweep();
+        assert_eq!(store.raw(keep, 0)?, Some(3));
+        assert!(store.raw(other, 0).is_err(), "the second batch is gone");
+        let moved = store.compact(&[keep])?;
+        assert_eq!(store.raw(moved[0], 0)?, Some(3));
+        Ok(())
     }
 }
