@@ -77,6 +77,23 @@ pub(crate) fn bind_over(
     let mut aggregates: Vec<AggregateCall> = Vec::new();
     let mut bound_calls = Vec::new();
     for (call, e) in &calls {
+        let name = call.name.to_string().to_ascii_uppercase();
+        match name.as_str() {
+            "COUNT" | "SUM" | "MIN" | "MAX" | "AVG" | "FIRST_VALUE" | "LAST_VALUE" => {}
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "LAG" | "LEAD" => {
+                return Err(Error::plan(
+                    format!("{name} over a window is not supported yet"),
+                    spanned(e),
+                )
+                .with_hint("COUNT(*) OVER (PARTITION BY ... ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) numbers rows"))
+            }
+            _ => {
+                return Err(Error::plan(
+                    format!("{name} is not an aggregate function, so it takes no OVER"),
+                    spanned(e),
+                ))
+            }
+        }
         let bound = binder.bound_aggregate(call, e)?;
         if bound.distinct || matches!(bound.func, AggregateFunction::ListAgg) {
             return Err(Error::plan(
