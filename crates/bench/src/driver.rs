@@ -9,11 +9,54 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+/// What every benchmark takes: the input's size, how many runs, and the
+/// binary to measure.
+#[derive(clap::Args)]
 pub struct TumbleArgs {
+    /// Rows to generate.
+    #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub rows: u64,
+    /// Distinct keys (k0 .. k{K-1}).
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub keys: u64,
+    /// Runs of each program; the medians are reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
+    /// The tidemark binary to run (default: `release/tidemark` in this
+    /// binary's target folder, first brought up to date with `cargo
+    /// build --release -p tidemark`).
+    #[arg(long, value_name = "PATH")]
     pub tidemark: Option<PathBuf>,
+}
+
+/// Runs `scripts` with `tidemark run`, in turn, `args.runs` times, and
+/// prints each run and the table of medians.
+fn run_series(
+    tidemark: &Path,
+    scripts: &[(&'static str, PathBuf)],
+    args: &TumbleArgs,
+) -> Result<Vec<Series>> {
+    let mut series: Vec<Series> = scripts.iter().map(|(name, _)| Series::new(name)).collect();
+    for run in 1..=args.runs {
+        for (s, (_, script)) in series.iter_mut().zip(scripts) {
+            let m = measure(
+                tidemark.as_os_str(),
+                &[OsStr::new("run"), script.as_os_str()],
+            )?;
+            s.push(&m)?;
+            println!(
+                "run {run}/{}: {} {:.3} s, {:.1} MiB",
+                args.runs,
+                s.name,
+                m.wall_s,
+                m.max_rss_kib as f64 / 1024.0
+            );
+        }
+    }
+    println!();
+    let refs: Vec<&Series> = series.iter().collect();
+    print_table(args.rows, &refs);
+    Ok(series)
 }
 
 /// The runs of one program.
@@ -166,29 +209,12 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write {}", script.display()))?;
         scripts.push(script);
     }
-    let mut series: Vec<Series> = WINDOW_QUERIES
+    let named: Vec<(&'static str, PathBuf)> = WINDOW_QUERIES
         .iter()
-        .map(|(name, _)| Series::new(name))
+        .map(|(name, _)| *name)
+        .zip(scripts)
         .collect();
-    for run in 1..=args.runs {
-        for (s, script) in series.iter_mut().zip(&scripts) {
-            let m = measure(
-                tidemark.as_os_str(),
-                &[OsStr::new("run"), script.as_os_str()],
-            )?;
-            s.push(&m)?;
-            println!(
-                "run {run}/{}: {} {:.3} s, {:.1} MiB",
-                args.runs,
-                s.name,
-                m.wall_s,
-                m.max_rss_kib as f64 / 1024.0
-            );
-        }
-    }
-    println!();
-    let refs: Vec<&Series> = series.iter().collect();
-    print_table(args.rows, &refs);
+    let series = run_series(&tidemark, &named, args)?;
     let tumble = series[0].median_wall_s();
     for s in &series[1..] {
         println!(
@@ -240,26 +266,9 @@ pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write {}", script.display()))?;
         scripts.push(script);
     }
-    let mut series: Vec<Series> = queries.iter().map(|(name, _)| Series::new(name)).collect();
-    for run in 1..=args.runs {
-        for (s, script) in series.iter_mut().zip(&scripts) {
-            let m = measure(
-                tidemark.as_os_str(),
-                &[OsStr::new("run"), script.as_os_str()],
-            )?;
-            s.push(&m)?;
-            println!(
-                "run {run}/{}: {} {:.3} s, {:.1} MiB",
-                args.runs,
-                s.name,
-                m.wall_s,
-                m.max_rss_kib as f64 / 1024.0
-            );
-        }
-    }
-    println!();
-    let refs: Vec<&Series> = series.iter().collect();
-    print_table(args.rows, &refs);
+    let named: Vec<(&'static str, PathBuf)> =
+        queries.iter().map(|(name, _)| *name).zip(scripts).collect();
+    let series = run_series(&tidemark, &named, args)?;
     let tumble = series[0].median_wall_s();
     for s in &series[1..] {
         println!(

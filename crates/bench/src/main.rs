@@ -35,49 +35,16 @@ enum Command {
     /// median wall time, the throughput and the peak resident memory, and
     /// whether both emitted the same number of rows.
     #[command(verbatim_doc_comment)]
-    Tumble {
-        /// Rows to generate.
-        #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-        rows: u64,
-        /// Distinct keys (k0 .. k{K-1}).
-        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
-        keys: u64,
-        /// Runs of each program; the medians are reported.
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-        runs: u32,
-        /// The tidemark binary to run (default: `release/tidemark` in this
-        /// binary's target folder, first brought up to date with `cargo
-        /// build --release -p tidemark`).
-        #[arg(long, value_name = "PATH")]
-        tidemark: Option<PathBuf>,
-    },
-    /// The plain program: reads the CSV, aggregates one-minute windows per
-    /// key and prints them on stdout; counts on stderr.
+    Tumble(driver::TumbleArgs),
     /// The same COUNT/SUM/MAX per key over TUMBLE 1 min, HOP 10 min / 1 min,
     /// CUMULATE 1 min / 10 min and HOP 60 min / 1 min on the same input,
     /// each timed against TUMBLE.
-    Windows {
-        #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-        rows: u64,
-        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
-        keys: u64,
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-        runs: u32,
-        #[arg(long, value_name = "PATH")]
-        tidemark: Option<PathBuf>,
-    },
+    Windows(driver::TumbleArgs),
     /// SUM and MAX over the 10 preceding rows per key (an OVER window)
     /// against the TUMBLE aggregation, on the same input in the same run.
-    Over {
-        #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-        rows: u64,
-        #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
-        keys: u64,
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-        runs: u32,
-        #[arg(long, value_name = "PATH")]
-        tidemark: Option<PathBuf>,
-    },
+    Over(driver::TumbleArgs),
+    /// The plain program: reads the CSV, aggregates one-minute windows per
+    /// key and prints them on stdout; counts on stderr.
     #[command(hide = true)]
     Baseline {
         /// The headerless `key,ts,price` CSV.
@@ -102,39 +69,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Tumble {
-            rows,
-            keys,
-            runs,
-            tidemark,
-        } => driver::tumble(&driver::TumbleArgs {
-            rows,
-            keys,
-            runs,
-            tidemark,
-        }),
-        Command::Windows {
-            rows,
-            keys,
-            runs,
-            tidemark,
-        } => driver::windows(&driver::TumbleArgs {
-            rows,
-            keys,
-            runs,
-            tidemark,
-        }),
-        Command::Over {
-            rows,
-            keys,
-            runs,
-            tidemark,
-        } => driver::over(&driver::TumbleArgs {
-            rows,
-            keys,
-            runs,
-            tidemark,
-        }),
+        Command::Tumble(args) => driver::tumble(&args),
+        Command::Windows(args) => driver::windows(&args),
+        Command::Over(args) => driver::over(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };
