@@ -1,6 +1,6 @@
--- ROW_NUMBER, RANK, DENSE_RANK and LAG over an OVER window are not supported yet: a planning error
--- with a caret (no internal error). A scalar function takes no OVER at all.
+-- Ranking functions and LAG take the window's default frame only, as in Flink; LEAD is rejected
+-- on a stream (it would wait for rows not yet come), as in Flink.
 CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts)
 WITH ('connector' = 'filesystem', 'path' = 'data/none.csv', 'format' = 'csv');
 
-SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) FROM t;
+SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t;

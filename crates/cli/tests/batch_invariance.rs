@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 19] = [
+const QUERIES: [&str; 20] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -115,6 +115,8 @@ const QUERIES: [&str; 19] = [
      FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '700' MILLISECOND PRECEDING AND CURRENT ROW)",
     "SELECT k, ts, SUM(v) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), \
      MAX(d) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
+    "SELECT k, ts, ROW_NUMBER() OVER w, RANK() OVER w, LAG(v, 2) OVER w, SUM(d) OVER w \
+     FROM t WINDOW w AS (PARTITION BY k ORDER BY ts)",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {

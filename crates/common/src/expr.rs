@@ -373,6 +373,15 @@ pub enum AggregateFunction {
     ListAgg,
     FirstValue,
     LastValue,
+    /// OVER only: the row's number in its key, 1, 2, 3, ...
+    RowNumber,
+    /// OVER only: as Flink computes them over a rowtime order, the number
+    /// of the key's rows up to the current row's rowtime, its peers
+    /// included.
+    Rank,
+    DenseRank,
+    /// OVER only: the argument `n` rows back (`offset` in the call).
+    Lag,
 }
 
 impl AggregateFunction {
@@ -386,6 +395,10 @@ impl AggregateFunction {
             AggregateFunction::ListAgg => "LISTAGG",
             AggregateFunction::FirstValue => "FIRST_VALUE",
             AggregateFunction::LastValue => "LAST_VALUE",
+            AggregateFunction::RowNumber => "ROW_NUMBER",
+            AggregateFunction::Rank => "RANK",
+            AggregateFunction::DenseRank => "DENSE_RANK",
+            AggregateFunction::Lag => "LAG",
         }
     }
 }
@@ -400,6 +413,8 @@ pub struct AggregateCall {
     pub arg_type: Option<SqlType>,
     pub distinct: bool,
     pub separator: Option<String>,
+    /// LAG's offset: how many rows back.
+    pub offset: u32,
     pub ty: SqlType,
 }
 

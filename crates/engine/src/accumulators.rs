@@ -59,6 +59,12 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
     use AggregateFunction as F;
     let arg_type = call.arg_type.clone().unwrap_or(SqlType::BigInt);
     Ok(match call.func {
+        F::RowNumber | F::Rank | F::DenseRank | F::Lag => {
+            return Err(Error::Internal(format!(
+                "{} is computed by the OVER operator itself",
+                call.func.name()
+            )))
+        }
         F::CountStar => Box::new(Count {
             counts: vec![],
             star: true,
@@ -876,6 +882,7 @@ mod tests {
             arg_type: Some(ty),
             distinct: false,
             separator: Some(" ".into()),
+            offset: 0,
             ty: result,
         }
     }

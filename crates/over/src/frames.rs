@@ -168,6 +168,116 @@ impl Extreme {
     }
 }
 
+/// ROW_NUMBER, RANK/DENSE_RANK and LAG, which the OVER operator computes
+/// itself, per key, as Flink does over a rowtime order (these take the
+/// window's default frame: all rows up to the current rowtime).
+enum Ranking {
+    /// 1, 2, 3, ... row by row, peers included.
+    RowNumber { numbers: Vec<i64>, out: Vec<i64> },
+    /// Flink's RANK and DENSE_RANK over rowtime: the key's rows up to the
+    /// current rowtime, its peers included.
+    Rank { counts: Vec<i64>, out: Vec<i64> },
+    /// The argument `offset` rows before the last row at the current
+    /// rowtime.
+    Lag {
+        arg: usize,
+        offset: usize,
+        recent: Vec<VecDeque<RowRef>>,
+        out: Vec<Option<RowRef>>,
+    },
+}
+
+impl Ranking {
+    fn new(call: &AggregateCall) -> Result<Option<Self>> {
+        Ok(Some(match call.func {
+            AggregateFunction::RowNumber => Ranking::RowNumber {
+                numbers: Vec::new(),
+                out: Vec::new(),
+            },
+            AggregateFunction::Rank | AggregateFunction::DenseRank => Ranking::Rank {
+                counts: Vec::new(),
+                out: Vec::new(),
+            },
+            AggregateFunction::Lag => Ranking::Lag {
+                arg: call
+                    .arg
+                    .ok_or_else(|| Error::Internal("LAG without argument".into()))?,
+                offset: call.offset as usize,
+                recent: Vec::new(),
+                out: Vec::new(),
+            },
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The rows `step` of key `key`, all at one rowtime, go out.
+    fn emit(&mut self, store: &mut Store, key: usize, step: &[RowRef], leaving: &mut Vec<RowRef>) {
+        match self {
+            Ranking::RowNumber { numbers, out } => {
+                if numbers.len() <= key {
+                    numbers.resize(key + 1, 0);
+                }
+                for _ in step {
+                    numbers[key] += 1;
+                    out.push(numbers[key]);
+                }
+            }
+            Ranking::Rank { counts, out } => {
+                if counts.len() <= key {
+                    counts.resize(key + 1, 0);
+                }
+                counts[key] += step.len() as i64;
+                out.extend(std::iter::repeat_n(counts[key], step.len()));
+            }
+            Ranking::Lag {
+                offset,
+                recent,
+                out,
+                ..
+            } => {
+                if recent.len() <= key {
+                    recent.resize_with(key + 1, VecDeque::new);
+                }
+                let rows = &mut recent[key];
+                for row in step {
+                    store.retain(*row);
+                    rows.push_back(*row);
+                }
+                while rows.len() > *offset + 1 {
+                    if let Some(old) = rows.pop_front() {
+                        leaving.push(old);
+                    }
+                }
+                let back = (rows.len() > *offset).then(|| rows[rows.len() - 1 - *offset]);
+                out.extend(std::iter::repeat_n(back, step.len()));
+            }
+        }
+    }
+
+    /// The results since the last build.
+    fn array(&mut self, store: &Store) -> Result<ArrayRef> {
+        Ok(match self {
+            Ranking::RowNumber { out, .. } | Ranking::Rank { out, .. } => {
+                Arc::new(arrow::array::Int64Array::from(std::mem::take(out)))
+            }
+            Ranking::Lag { arg, out, .. } => {
+                let rows = std::mem::take(out);
+                let present: Vec<RowRef> = rows.iter().flatten().copied().collect();
+                let Some(any) = present.first().copied() else {
+                    let picks = store.positions(&[])?;
+                    let empty = store.column(&picks, *arg)?;
+                    return Ok(arrow::array::new_null_array(empty.data_type(), rows.len()));
+                };
+                let refs: Vec<RowRef> = rows.iter().map(|r| r.unwrap_or(any)).collect();
+                let values = store.column(&store.positions(&refs)?, *arg)?;
+                let missing =
+                    arrow::array::BooleanArray::from_iter(rows.iter().map(|r| Some(r.is_none())));
+                arrow::compute::nullif(&values, &missing)?
+            }
+        })
+    }
+}
+
 pub struct Frames {
     frame: OverFrame,
     aggregates: Vec<AggregateCall>,
@@ -184,8 +294,11 @@ pub struct Frames {
     /// Rows that left a key's history since the last build: still in the
     /// frames of rows emitted before, so released only after the build.
     leaving: Vec<RowRef>,
-    /// Unbounded frames: running accumulators, a group per key.
-    unbounded: Vec<Box<dyn Accumulator>>,
+    /// Unbounded frames: running accumulators, a group per key (none for
+    /// the ranking functions).
+    unbounded: Vec<Option<Box<dyn Accumulator>>>,
+    /// Per aggregate: ROW_NUMBER, RANK, DENSE_RANK or LAG.
+    ranking: Vec<Option<Ranking>>,
     unbounded_group: Vec<Option<u32>>,
     unbounded_groups: u32,
     /// The output under construction: rows, the watermark each carries,
@@ -200,18 +313,27 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(spec: &OverSpec) -> Result<Self> {
-        for call in &spec.aggregates {
-            new_accumulator(call)?;
-        }
+        let ranking = spec
+            .aggregates
+            .iter()
+            .map(Ranking::new)
+            .collect::<Result<Vec<_>>>()?;
         let bounded = spec.frame.preceding.is_some();
-        let unbounded = if bounded {
-            Vec::new()
-        } else {
-            spec.aggregates
-                .iter()
-                .map(new_accumulator)
-                .collect::<Result<Vec<_>>>()?
-        };
+        if bounded && ranking.iter().any(Option::is_some) {
+            return Err(Error::Internal(
+                "a ranking function over a bounded frame".into(),
+            ));
+        }
+        let mut unbounded = Vec::new();
+        for (call, rank) in spec.aggregates.iter().zip(&ranking) {
+            let acc = match rank {
+                Some(_) => None,
+                None => Some(new_accumulator(call)?),
+            };
+            if !bounded {
+                unbounded.push(acc);
+            }
+        }
         let running: Vec<Option<Running>> = spec
             .aggregates
             .iter()
@@ -279,6 +401,7 @@ impl Frames {
             history: Vec::new(),
             leaving: Vec::new(),
             unbounded,
+            ranking,
             unbounded_group: Vec::new(),
             unbounded_groups: 0,
             rows: Vec::new(),
@@ -428,16 +551,21 @@ impl Frames {
         };
         for step in steps {
             for (acc, call) in self.unbounded.iter_mut().zip(&self.aggregates) {
+                let Some(acc) = acc else { continue };
                 for row in step {
                     let value = call.arg.map(|c| store.value(*row, c)).transpose()?;
                     acc.update(value.as_ref(), &[0], &[group])?;
                 }
             }
             for (values, acc) in self.values.iter_mut().zip(&self.unbounded) {
+                let Some(acc) = acc else { continue };
                 let value = acc.evaluate(&[group])?;
                 for _ in step {
                     values.push(value.clone());
                 }
+            }
+            for rank in self.ranking.iter_mut().flatten() {
+                rank.emit(store, key, step, &mut self.leaving);
             }
             for row in step {
                 self.push_row(store, *row, out.watermark);
@@ -498,7 +626,11 @@ impl Frames {
                 columns.push(acc.evaluate(&groups)?);
             }
         } else {
-            for values in &mut self.values {
+            for (values, rank) in self.values.iter_mut().zip(&mut self.ranking) {
+                if let Some(rank) = rank {
+                    columns.push(rank.array(store)?);
+                    continue;
+                }
                 let parts: Vec<&dyn arrow::array::Array> =
                     values.iter().map(|v| v.as_ref()).collect();
                 columns.push(arrow::compute::concat(&parts)?);
@@ -516,23 +648,46 @@ impl Frames {
         Ok(Some(chunk))
     }
 
-    /// How many rows the keys' histories hold.
+    /// How many rows the keys' histories (and LAG's recent rows) hold.
     pub fn history_len(&self) -> usize {
-        self.history.iter().map(VecDeque::len).sum()
+        self.history_refs().count()
     }
 
-    /// The rows the keys' histories hold, key by key.
+    /// LAG's recent rows, per aggregate and key.
+    fn lag_rows(&self) -> impl Iterator<Item = &VecDeque<RowRef>> + '_ {
+        self.ranking.iter().flatten().flat_map(|r| match r {
+            Ranking::Lag { recent, .. } => recent.iter(),
+            _ => [].iter(),
+        })
+    }
+
+    /// The rows the keys' histories and LAG's recent rows hold.
     pub fn history_refs(&self) -> impl Iterator<Item = RowRef> + '_ {
-        self.history.iter().flatten().map(|(_, r)| *r)
+        self.history
+            .iter()
+            .flatten()
+            .map(|(_, r)| *r)
+            .chain(self.lag_rows().flatten().copied())
     }
 
-    /// Points the histories at new rows, in [`Frames::history_refs`] order.
+    /// Points the histories and LAG's recent rows at new rows, in
+    /// [`Frames::history_refs`] order.
     pub fn set_history_refs(&mut self, refs: &[RowRef]) -> Result<()> {
         let mut new = refs.iter();
+        let mut next = || {
+            new.next()
+                .copied()
+                .ok_or_else(|| Error::Internal("fewer rows than the histories hold".into()))
+        };
         for (_, r) in self.history.iter_mut().flatten() {
-            *r = *new
-                .next()
-                .ok_or_else(|| Error::Internal("fewer rows than the histories hold".into()))?;
+            *r = next()?;
+        }
+        for rank in self.ranking.iter_mut().flatten() {
+            if let Ranking::Lag { recent, .. } = rank {
+                for r in recent.iter_mut().flatten() {
+                    *r = next()?;
+                }
+            }
         }
         Ok(())
     }

@@ -468,6 +468,7 @@ impl<'a> QueryBinder<'a> {
                 arg_type: call.arg.as_ref().map(Expr::ty),
                 distinct: call.distinct,
                 separator: call.separator.clone(),
+                offset: 0,
                 ty: call.ty.clone(),
             });
             out_fields.push(Field::new(call.to_string(), call.ty.clone()));

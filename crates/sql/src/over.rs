@@ -4,13 +4,13 @@
 //! select list.
 
 use crate::binder::{filter, select_list};
-use crate::expr_binder::{interval_millis, spanned, ExprBinder};
+use crate::expr_binder::{interval_millis, spanned, BoundAggregate, ExprBinder};
 use crate::plan::LogicalPlan;
 use crate::statement::span_of;
 use sqlparser::ast;
 use tidemark_common::expr::{AggregateCall, AggregateFunction, Expr};
 use tidemark_common::window::{FrameUnits, OverFrame};
-use tidemark_common::{Error, Field, Result, Schema, Span};
+use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
 
 /// `SELECT ..., agg(x) OVER w, ... FROM input [WHERE ...] [WINDOW w AS (...)]`.
 pub(crate) fn bind_over(
@@ -80,12 +80,12 @@ pub(crate) fn bind_over(
         let name = call.name.to_string().to_ascii_uppercase();
         match name.as_str() {
             "COUNT" | "SUM" | "MIN" | "MAX" | "AVG" | "FIRST_VALUE" | "LAST_VALUE" => {}
-            "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "LAG" | "LEAD" => {
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "LAG" => {}
+            "LEAD" => {
                 return Err(Error::plan(
-                    format!("{name} over a window is not supported yet"),
+                    "LEAD is not supported on a stream: it would wait for rows that have not come (as in Flink)",
                     spanned(e),
-                )
-                .with_hint("COUNT(*) OVER (PARTITION BY ... ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) numbers rows"))
+                ))
             }
             _ => {
                 return Err(Error::plan(
@@ -94,7 +94,10 @@ pub(crate) fn bind_over(
                 ))
             }
         }
-        let bound = binder.bound_aggregate(call, e)?;
+        let (bound, offset) = match ranking(call, e, &binder, select)? {
+            Some(ranked) => ranked,
+            None => (binder.bound_aggregate(call, e)?, 0),
+        };
         if bound.distinct || matches!(bound.func, AggregateFunction::ListAgg) {
             return Err(Error::plan(
                 format!("{} is not supported in an OVER window", bound),
@@ -115,6 +118,7 @@ pub(crate) fn bind_over(
             arg_type: bound.arg.as_ref().map(Expr::ty),
             distinct: false,
             separator: None,
+            offset,
             ty: bound.ty.clone(),
         };
         let index = match aggregates.iter().position(|a| *a == call_of) {
@@ -168,6 +172,89 @@ pub(crate) fn bind_over(
         exprs,
         schema: Schema::new(out_fields),
     })
+}
+
+/// ROW_NUMBER(), RANK(), DENSE_RANK() and LAG(x [, n]): bound, with LAG's
+/// offset; `None` for other functions. As in Flink they take the window's
+/// default frame only.
+fn ranking(
+    call: &ast::Function,
+    e: &ast::Expr,
+    binder: &ExprBinder<'_>,
+    select: &ast::Select,
+) -> Result<Option<(BoundAggregate, u32)>> {
+    use ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let name = call.name.to_string().to_ascii_uppercase();
+    let func = match name.as_str() {
+        "ROW_NUMBER" => AggregateFunction::RowNumber,
+        "RANK" => AggregateFunction::Rank,
+        "DENSE_RANK" => AggregateFunction::DenseRank,
+        "LAG" => AggregateFunction::Lag,
+        _ => return Ok(None),
+    };
+    let span = spanned(e);
+    if resolve_window(call, select)?.window_frame.is_some() {
+        return Err(Error::plan(
+            format!("{name} takes no ROWS or RANGE frame (as in Flink): it uses the window's order alone"),
+            span,
+        ));
+    }
+    let args: Vec<&ast::Expr> = match &call.args {
+        FunctionArguments::List(list) => list
+            .args
+            .iter()
+            .map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Ok(x),
+                _ => Err(Error::plan(format!("unsupported argument to {name}"), span)),
+            })
+            .collect::<Result<_>>()?,
+        _ => Vec::new(),
+    };
+    if func != AggregateFunction::Lag {
+        if !args.is_empty() {
+            return Err(Error::plan(format!("{name} takes no arguments"), span));
+        }
+        let bound = BoundAggregate {
+            func,
+            arg: None,
+            distinct: false,
+            separator: None,
+            ty: SqlType::BigInt,
+        };
+        return Ok(Some((bound, 0)));
+    }
+    let (value, offset) = match args.as_slice() {
+        [value] => (value, 1),
+        [value, n] => {
+            let offset = match n {
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(text, _) => text.parse::<u32>().ok(),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| Error::plan("LAG's offset is a whole number of rows", spanned(n)))?;
+            (value, offset)
+        }
+        [_, _, default] => {
+            return Err(Error::plan(
+                "LAG with a default value is not supported yet",
+                spanned(default),
+            ))
+        }
+        _ => return Err(Error::plan("LAG takes a value and an offset", span)),
+    };
+    let mut inner = ExprBinder::new(binder.schema, "LAG's argument");
+    let arg = inner.bind(value)?;
+    let ty = arg.ty();
+    let bound = BoundAggregate {
+        func,
+        arg: Some(arg),
+        distinct: false,
+        separator: None,
+        ty,
+    };
+    Ok(Some((bound, offset)))
 }
 
 /// A call's window: inline, or by name from the SELECT's WINDOW clause.
