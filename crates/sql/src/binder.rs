@@ -17,6 +17,9 @@ const MAX_DEPTH: usize = 16;
 pub struct QueryBinder<'a> {
     pub catalog: &'a Catalog,
     depth: usize,
+    /// The WITH queries in scope, innermost last: a name here hides a
+    /// table or view of the catalog.
+    ctes: Vec<(String, std::sync::Arc<ast::Query>)>,
 }
 
 /// A FROM item: its plan, and the window TVF it is, if it is one.
@@ -31,7 +34,11 @@ struct Relation {
 
 impl<'a> QueryBinder<'a> {
     pub fn new(catalog: &'a Catalog) -> Self {
-        QueryBinder { catalog, depth: 0 }
+        QueryBinder {
+            catalog,
+            depth: 0,
+            ctes: Vec::new(),
+        }
     }
 
     pub fn bind_query(&mut self, query: &ast::Query, span: Span) -> Result<LogicalPlan> {
@@ -45,12 +52,26 @@ impl<'a> QueryBinder<'a> {
     }
 
     fn bind_query_inner(&mut self, query: &ast::Query, span: Span) -> Result<LogicalPlan> {
+        let scope = self.ctes.len();
         if let Some(with) = &query.with {
-            return Err(Error::plan(
-                "WITH clauses are not supported yet",
-                span_of(with.span()),
-            ));
+            if with.recursive {
+                return Err(Error::plan(
+                    "WITH RECURSIVE is not supported on a stream",
+                    span_of(with.span()),
+                ));
+            }
+            for cte in &with.cte_tables {
+                let name = cte.alias.name.value.to_ascii_lowercase();
+                self.ctes
+                    .push((name, std::sync::Arc::new((*cte.query).clone())));
+            }
         }
+        let result = self.bind_query_body(query, span);
+        self.ctes.truncate(scope);
+        result
+    }
+
+    fn bind_query_body(&mut self, query: &ast::Query, span: Span) -> Result<LogicalPlan> {
         if let Some(order) = &query.order_by {
             return Err(Error::plan(
                 "ORDER BY is not supported on a streaming query",
@@ -244,6 +265,18 @@ impl<'a> QueryBinder<'a> {
             .and_then(|p| p.as_ident())
             .map(|i| i.value.clone())
             .ok_or_else(|| Error::plan("bad table name", span))?;
+        let cte = self
+            .ctes
+            .iter()
+            .rposition(|(name, _)| name.eq_ignore_ascii_case(&last));
+        if let Some(at) = cte {
+            // A WITH query sees the ones before it, not itself.
+            let query = self.ctes[at].1.clone();
+            let hidden = self.ctes.split_off(at);
+            let bound = self.bind_query(&query, span_of(query.span()));
+            self.ctes.extend(hidden);
+            return bound.map_err(|e| e.or_span(span));
+        }
         if let Some(query) = self.catalog.view(&last) {
             let view_span = span_of(query.span());
             return self
