@@ -1,7 +1,7 @@
 -- WITH clauses compose queries as views do: a window aggregation over a filtered window
--- aggregation (Flink's cascade example, with the 5-minute partials above 1 kept). A WITH query
--- sees the ones before it. Same result as cascade/tumble_of_tumble.sql minus no row (every
--- partial is above 1).
+-- aggregation (Flink's cascade example, keeping the 5-minute partials above 1). A WITH query
+-- sees the ones before it. The result is cascade/tumble_of_tumble.sql's without supplier1's
+-- [08:10, 08:20) row, whose only partial is 1.00.
 CREATE TABLE bid (bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING, supplier_id STRING,
   WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND)
 WITH ('connector' = 'filesystem', 'path' = '../cascade/data/bids.csv', 'format' = 'csv');
