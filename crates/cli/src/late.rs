@@ -82,7 +82,8 @@ impl LateRouting {
             return Ok(());
         };
         let batch = layout.batch(bad)?;
-        let shown = sink.write(&batch, &layout.types, tz)?;
+        let kinds = vec![RowKind::Insert; batch.num_rows()];
+        let shown = sink.write(&batch, &layout.types, &kinds, tz)?;
         rows.write_all(shown.as_bytes())
             .map_err(|e| Error::io("cannot write output", e))
     }
@@ -129,7 +130,8 @@ impl LateRouting {
         for (name, layout, sink) in &mut self.sinks {
             if *name == source {
                 let batch = layout.batch(late)?;
-                let shown = sink.write(&batch, &layout.types, tz)?;
+                let kinds = vec![RowKind::Insert; batch.num_rows()];
+                let shown = sink.write(&batch, &layout.types, &kinds, tz)?;
                 rows.write_all(shown.as_bytes()).map_err(io)?;
             }
         }

@@ -6,11 +6,13 @@ use crate::late::LateRouting;
 use crate::summary::render_summary;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use tidemark_common::catalog::TableDef;
 use tidemark_common::{Error, Result, SessionOptions};
 use tidemark_engine::format::write_changelog;
+use tidemark_engine::sink::TableSink;
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
 use tidemark_planner::{explain, plan_query};
-use tidemark_sql::{parse_script, Catalog, QueryBinder, Statement};
+use tidemark_sql::{insert_plan, parse_script, Catalog, LogicalPlan, QueryBinder, Statement};
 
 pub struct Session {
     pub catalog: Catalog,
@@ -142,42 +144,113 @@ impl Session {
             },
             Statement::Query { query, span } => {
                 let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
-                let mut physical =
-                    plan_query(&plan, &self.options).map_err(|e| e.or_span(*span))?;
-                let mut late = LateRouting::new(&self.options, &self.catalog, &plan, *span)?;
-                if late.enabled() {
-                    physical.pipeline.source.keep_origin();
-                }
-                if late.keeps_bad_rows() {
-                    physical.pipeline.source.keep_bad_rows();
-                }
-                let types = physical.output_types.clone();
-                let tz = physical.eval.time_zone;
-                let mut text = String::new();
-                let rows = &mut *out.rows;
-                let summary = &mut *out.summary;
-                let result = physical.pipeline.run(&mut |output| match output {
-                    RunOutput::Rows(chunk) => {
-                        text.clear();
-                        let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
-                        write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?;
-                        rows.write_all(text.as_bytes()).map_err(io)
-                    }
-                    RunOutput::Side(SideItem::Trace(line)) => {
-                        writeln!(summary, "{line}").map_err(io)
-                    }
-                    RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
-                    RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
-                });
-                out.rows.flush().map_err(io)?;
-                let summary = result?;
-                late.finish()?;
-                out.summary
-                    .write_all(render_summary(&summary, out.timing).as_bytes())
-                    .map_err(io)?;
-                Ok(Some(summary))
+                self.run_query(&plan, *span, None, out).map(Some)
+            }
+            Statement::Insert { table, query, span } => {
+                let sink = self.catalog.table(&table.value, *span)?;
+                let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
+                let plan = insert_plan(plan, &sink, *span)?;
+                let updating = plan.has_window_aggregate()
+                    && (self.options.allow_lateness()? > 0 || self.options.early_fire()?.is_some());
+                let target = InsertTarget::open(&sink, updating, *span)?;
+                self.run_query(&plan, *span, Some(target), out).map(Some)
             }
         }
+    }
+
+    /// Runs a bound query: its changelog goes to `target` (INSERT INTO) or
+    /// to the rows output, its summary to the summary output.
+    fn run_query(
+        &mut self,
+        plan: &LogicalPlan,
+        span: tidemark_common::Span,
+        mut target: Option<InsertTarget>,
+        out: &mut Output<'_>,
+    ) -> Result<RunSummary> {
+        let io = |e: std::io::Error| Error::io("cannot write output", e);
+        let mut physical = plan_query(plan, &self.options).map_err(|e| e.or_span(span))?;
+        let mut late = LateRouting::new(&self.options, &self.catalog, plan, span)?;
+        if late.enabled() {
+            physical.pipeline.source.keep_origin();
+        }
+        if late.keeps_bad_rows() {
+            physical.pipeline.source.keep_bad_rows();
+        }
+        let types = physical.output_types.clone();
+        let tz = physical.eval.time_zone;
+        let mut text = String::new();
+        let rows = &mut *out.rows;
+        let summary = &mut *out.summary;
+        let result = physical.pipeline.run(&mut |output| match output {
+            RunOutput::Rows(chunk) => {
+                text.clear();
+                let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
+                match &mut target {
+                    Some(t) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
+                    None => write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?,
+                }
+                rows.write_all(text.as_bytes()).map_err(io)
+            }
+            RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
+            RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
+            RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
+        });
+        out.rows.flush().map_err(io)?;
+        let summary = result?;
+        late.finish()?;
+        if let Some(t) = target {
+            t.sink.finish()?;
+        }
+        out.summary
+            .write_all(render_summary(&summary, out.timing).as_bytes())
+            .map_err(io)?;
+        Ok(summary)
+    }
+}
+
+/// Where an INSERT INTO writes: the sink table, opened, and its types.
+struct InsertTarget {
+    sink: TableSink,
+    types: Vec<tidemark_common::SqlType>,
+}
+
+impl InsertTarget {
+    /// Opens `sink` for a query that emits updates or not: a file can
+    /// only take updates as upserts on the key it declares.
+    fn open(sink: &TableDef, updating: bool, span: tidemark_common::Span) -> Result<Self> {
+        let connector = sink.option("connector").unwrap_or_default();
+        if !matches!(connector, "print" | "blackhole" | "filesystem") {
+            return Err(Error::plan(
+                format!("table '{}' cannot be written", sink.name),
+                span,
+            ));
+        }
+        let key: Vec<usize> = sink
+            .primary_key
+            .iter()
+            .filter_map(|k| sink.schema.index_of(k))
+            .collect();
+        if updating && connector == "filesystem" && key.is_empty() {
+            return Err(Error::plan(
+                format!(
+                    "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and a file cannot take a written row back",
+                    sink.name
+                ),
+                span,
+            )
+            .with_hint(format!(
+                "declare PRIMARY KEY (...) NOT ENFORCED on {} to write the last row per key, or write to a print table",
+                sink.name
+            )));
+        }
+        let mut opened = TableSink::open(sink)?;
+        if updating && !key.is_empty() {
+            opened.upsert_on(key);
+        }
+        Ok(InsertTarget {
+            sink: opened,
+            types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
+        })
     }
 }
 

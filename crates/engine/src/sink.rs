@@ -10,6 +10,7 @@
 use crate::format::{format_value, write_changelog};
 use crate::stream::{BadRows, LateRows};
 use arrow::array::{Array, ArrayRef, RecordBatch, StringArray, TimestampMillisecondArray};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -65,27 +66,39 @@ impl TableSink {
         }
     }
 
-    /// Writes `batch` (columns of `types`) as inserts; a print sink returns
-    /// the lines to show.
+    /// A file sink keeps the last row per key (`key`: column positions):
+    /// `+I`/`+U` replace a key's row, `-D` removes it, `-U` is left out.
+    pub fn upsert_on(&mut self, key: Vec<usize>) {
+        if let TableSink::Csv(csv) = self {
+            csv.upsert = Some(Upsert {
+                key,
+                rows: Vec::new(),
+                index: HashMap::new(),
+            });
+        }
+    }
+
+    /// Writes `batch` (columns of `types`) with its row kinds; a print sink
+    /// returns the lines to show.
     pub fn write(
         &mut self,
         batch: &RecordBatch,
         types: &[SqlType],
+        kinds: &[RowKind],
         tz: chrono_tz::Tz,
     ) -> Result<PrintLines> {
         match self {
             TableSink::Blackhole => Ok(String::new()),
             TableSink::Print { prefix } => {
                 let mut text = String::new();
-                let kinds = vec![RowKind::Insert; batch.num_rows()];
-                write_changelog(batch, types, &kinds, tz, &mut text)?;
+                write_changelog(batch, types, kinds, tz, &mut text)?;
                 if prefix.is_empty() {
                     return Ok(text);
                 }
                 Ok(text.lines().map(|l| format!("{prefix}{l}\n")).collect())
             }
             TableSink::Csv(csv) => {
-                csv.write(batch, types, tz)?;
+                csv.write(batch, types, kinds, tz)?;
                 Ok(String::new())
             }
         }
@@ -321,6 +334,16 @@ pub struct CsvFileSink {
     file: Option<std::io::BufWriter<std::fs::File>>,
     delimiter: char,
     line: String,
+    /// With a key: the last line per key, written at the end.
+    upsert: Option<Upsert>,
+}
+
+/// The rows of an upsert file: the last line per key, in the order keys
+/// first came; a deleted key's line is gone.
+struct Upsert {
+    key: Vec<usize>,
+    rows: Vec<Option<String>>,
+    index: HashMap<String, usize>,
 }
 
 impl CsvFileSink {
@@ -344,15 +367,28 @@ impl CsvFileSink {
             file: Some(std::io::BufWriter::new(file)),
             delimiter,
             line: String::new(),
+            upsert: None,
         })
     }
 
-    fn write(&mut self, batch: &RecordBatch, types: &[SqlType], tz: chrono_tz::Tz) -> Result<()> {
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<()> {
         let Some(file) = self.file.as_mut() else {
             return Err(Error::Internal("writing a finished sink".into()));
         };
         let mut value = String::new();
         for row in 0..batch.num_rows() {
+            let kind = kinds.get(row).copied().unwrap_or(RowKind::Insert);
+            if self.upsert.is_none() && kind != RowKind::Insert {
+                return Err(Error::Internal(
+                    "an update written to an append-only file".into(),
+                ));
+            }
             self.line.clear();
             for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
                 if i > 0 {
@@ -366,13 +402,54 @@ impl CsvFileSink {
                 push_csv_field(&mut self.line, &value, self.delimiter);
             }
             self.line.push('\n');
-            file.write_all(self.line.as_bytes())
-                .map_err(|e| io_error(&self.hidden, e))?;
+            match &mut self.upsert {
+                None => file
+                    .write_all(self.line.as_bytes())
+                    .map_err(|e| io_error(&self.hidden, e))?,
+                Some(upsert) => {
+                    let mut key = String::new();
+                    for c in &upsert.key {
+                        value.clear();
+                        if batch.column(*c).is_valid(row) {
+                            format_value(
+                                batch.column(*c).as_ref(),
+                                &types[*c],
+                                row,
+                                tz,
+                                &mut value,
+                            )?;
+                        }
+                        key.push_str(&value);
+                        key.push('\u{1}');
+                    }
+                    match kind {
+                        RowKind::UpdateBefore => {}
+                        RowKind::Delete => {
+                            if let Some(i) = upsert.index.remove(&key) {
+                                upsert.rows[i] = None;
+                            }
+                        }
+                        RowKind::Insert | RowKind::UpdateAfter => match upsert.index.get(&key) {
+                            Some(i) => upsert.rows[*i] = Some(self.line.clone()),
+                            None => {
+                                upsert.index.insert(key, upsert.rows.len());
+                                upsert.rows.push(Some(self.line.clone()));
+                            }
+                        },
+                    }
+                }
+            }
         }
         Ok(())
     }
 
     fn finish(mut self) -> Result<()> {
+        if let (Some(file), Some(upsert)) = (self.file.as_mut(), self.upsert.take()) {
+            for line in upsert.rows.into_iter().flatten() {
+                file.write_all(line.as_bytes())
+                    .map_err(|e| io_error(&self.hidden, e))?;
+            }
+        }
         if let Some(mut file) = self.file.take() {
             file.flush().map_err(|e| io_error(&self.hidden, e))?;
         }
@@ -437,7 +514,7 @@ mod tests {
         drop(sink);
         assert!(!target.exists(), "an unfinished sink leaves no file");
         let mut sink = CsvFileSink::create(&target, ',')?;
-        sink.write(&batch, &[SqlType::Int], chrono_tz::UTC)?;
+        sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         sink.finish()?;
         let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;
         assert_eq!(text, "1\n\n");

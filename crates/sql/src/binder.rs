@@ -678,6 +678,42 @@ fn union_all(left: LogicalPlan, right: LogicalPlan, span: Span) -> Result<Logica
     Ok(LogicalPlan::Union { inputs, schema })
 }
 
+/// A query's rows as rows of the sink table `sink` (INSERT INTO): the same
+/// number of columns, each of the sink's type or one that widens to it (as
+/// Flink casts implicitly).
+pub fn insert_plan(
+    plan: LogicalPlan,
+    sink: &tidemark_common::catalog::TableDef,
+    span: Span,
+) -> Result<LogicalPlan> {
+    let (got, want) = (plan.schema(), &sink.schema);
+    if got.fields.len() != want.fields.len() {
+        return Err(Error::plan(
+            format!(
+                "INSERT INTO {}: the query gives {} columns and the table has {}",
+                sink.name,
+                got.fields.len(),
+                want.fields.len()
+            ),
+            span,
+        ));
+    }
+    for (g, w) in got.fields.iter().zip(&want.fields) {
+        let widens = crate::types::common_type(&g.ty, &w.ty).as_ref() == Some(&w.ty);
+        if g.ty != w.ty && !widens {
+            return Err(Error::plan(
+                format!(
+                    "INSERT INTO {}: column '{}' is {} and the query gives {} ('{}')",
+                    sink.name, w.name, w.ty, g.ty, g.name
+                ),
+                span,
+            )
+            .with_hint(format!("CAST the value AS {}", w.ty)));
+        }
+    }
+    Ok(conform(plan, want))
+}
+
 /// `input` with the types of `schema`, cast where they differ.
 fn conform(input: LogicalPlan, schema: &Schema) -> LogicalPlan {
     let same = input

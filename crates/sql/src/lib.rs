@@ -16,8 +16,8 @@ mod statement;
 mod types;
 mod window_tvf;
 
-pub use binder::QueryBinder;
+pub use binder::{insert_plan, QueryBinder};
 pub use catalog::Catalog;
 pub use dialect::FlinkDialect;
 pub use plan::{LogicalPlan, WindowSpec};
-pub use statement::{parse_script, ColumnDef, CreateTable, Statement};
+pub use statement::{parse_script, span_of, ColumnDef, CreateTable, Statement};

@@ -44,6 +44,12 @@ pub enum Statement {
         query: Box<ast::Query>,
         span: Span,
     },
+    /// `INSERT INTO table query`.
+    Insert {
+        table: Ident,
+        query: Box<ast::Query>,
+        span: Span,
+    },
     Explain {
         statement: Box<Statement>,
         span: Span,
@@ -65,6 +71,7 @@ impl Statement {
             Statement::Set { span, .. }
             | Statement::Reset { span, .. }
             | Statement::Query { span, .. }
+            | Statement::Insert { span, .. }
             | Statement::Explain { span, .. }
             | Statement::ShowTables { span }
             | Statement::Describe { span, .. } => *span,
@@ -288,6 +295,23 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
                     span: spanned(parser, start),
                 })
             }
+            Keyword::INSERT => {
+                parser.next_token();
+                parser.expect_keyword(Keyword::INTO)?;
+                let table = parser.parse_identifier()?;
+                if parser.peek_token_ref().token == Token::LParen {
+                    return parser.expected(
+                        "a query (a column list after INSERT INTO is not supported yet)",
+                        parser.peek_token(),
+                    );
+                }
+                let query = parser.parse_query()?;
+                Ok(Statement::Insert {
+                    table,
+                    query,
+                    span: spanned(parser, start),
+                })
+            }
             Keyword::SELECT | Keyword::WITH | Keyword::VALUES => {
                 let query = parser.parse_query()?;
                 Ok(Statement::Query {
@@ -295,7 +319,10 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
                     span: spanned(parser, start),
                 })
             }
-            _ => parser.expected("a statement (CREATE TABLE, SET, SELECT, EXPLAIN)", first),
+            _ => parser.expected(
+                "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN)",
+                first,
+            ),
         },
         Token::LParen => {
             let query = parser.parse_query()?;
@@ -304,7 +331,10 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
                 span: spanned(parser, start),
             })
         }
-        _ => parser.expected("a statement (CREATE TABLE, SET, SELECT, EXPLAIN)", first),
+        _ => parser.expected(
+            "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN)",
+            first,
+        ),
     }
 }
 
