@@ -46,6 +46,18 @@ fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result
 
 /// The time details of a window operator; nothing for other nodes.
 fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) -> Vec<String> {
+    if let LogicalPlan::WindowRank { input, .. } = node {
+        let late = if input.has_window_aggregate() {
+            "counted in the run summary"
+        } else {
+            late
+        };
+        return vec![
+            "emit: a window's rows, ranked, when the watermark passes window_end - 1".into(),
+            format!("late rows: a row whose window was already ranked; {late}"),
+            "state: the rows of each window not yet ended".into(),
+        ];
+    }
     if let LogicalPlan::OverAggregate {
         input,
         time_column,
@@ -191,6 +203,10 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
             }
         }
         LogicalPlan::Filter { input, .. } => time_origin(input, column),
+        LogicalPlan::WindowRank { input, .. } if column < input.schema().len() => {
+            time_origin(input, column)
+        }
+        LogicalPlan::WindowRank { .. } => "the rank of the window ranking below".into(),
         LogicalPlan::OverAggregate { input, schema, .. } => {
             if column < input.schema().len() {
                 time_origin(input, column)

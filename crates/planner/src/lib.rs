@@ -19,6 +19,7 @@ use tidemark_engine::source::TableSource;
 use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
 use tidemark_engine::union::{Branch, UnionSource};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
+use tidemark_engine::window_rank::{WindowRank, WindowRankSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
 use tidemark_over::{OverAggregate, OverSpec};
 use tidemark_sql::LogicalPlan;
@@ -121,7 +122,12 @@ fn clock(options: &SessionOptions) -> Result<Clock> {
 /// be insert-only: it cannot take back a row it has windowed. With allowed
 /// lateness (or early firing) the aggregation emits updates, so the plan is
 /// rejected, as Flink rejects update streams there.
-fn insert_only_input(input: &LogicalPlan, window: Span, options: &SessionOptions) -> Result<()> {
+fn insert_only_input(
+    input: &LogicalPlan,
+    window: Span,
+    options: &SessionOptions,
+    what: &str,
+) -> Result<()> {
     if !input.has_window_aggregate() {
         return Ok(());
     }
@@ -133,7 +139,7 @@ fn insert_only_input(input: &LogicalPlan, window: Span, options: &SessionOptions
         None => Ok(()),
         Some((key, _)) => Err(Error::plan(
             format!(
-                "this window reads a window aggregation that emits updates ('{key}' is set), but a window needs insert-only input"
+                "this {what} reads a window aggregation that emits updates ('{key}' is set), but a {what} needs insert-only input"
             ),
             window,
         )
@@ -200,6 +206,33 @@ fn build(
             })?));
             Ok(source)
         }
+        LogicalPlan::WindowRank {
+            input,
+            partition,
+            order,
+            window_end,
+            funcs,
+            schema,
+        } => {
+            insert_only_input(input, Span::default(), options, "window Top-N")?;
+            let source = build(input, operators, options, batch_size, eval)?;
+            let in_schema = input.schema();
+            operators.push(Box::new(WindowRank::new(WindowRankSpec {
+                partition: partition.clone(),
+                partition_types: partition
+                    .iter()
+                    .map(|k| in_schema.field(*k).ty.clone())
+                    .collect(),
+                order: order
+                    .iter()
+                    .map(|(c, desc)| (*c, *desc, in_schema.field(*c).ty.clone()))
+                    .collect(),
+                window_end: *window_end,
+                funcs: funcs.clone(),
+                output_schema: schema.to_arrow(),
+            })?));
+            Ok(source)
+        }
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
             for input in inputs {
@@ -250,7 +283,7 @@ fn build(
             window,
             schema,
         } => {
-            insert_only_input(input, window.span, options)?;
+            insert_only_input(input, window.span, options, "window")?;
             let source = build(input, operators, options, batch_size, eval)?;
             match window.kind {
                 WindowKind::Tumble { .. }
@@ -287,7 +320,7 @@ fn build(
             aggregates,
             schema,
         } => {
-            insert_only_input(input, window.span, options)?;
+            insert_only_input(input, window.span, options, "window")?;
             if matches!(window.kind, WindowKind::Session { .. }) && options.early_fire()?.is_some()
             {
                 return Err(Error::plan(

@@ -36,6 +36,9 @@ pub(crate) fn bind_over(
         plan = filter(plan, predicate, spanned(w))?;
     }
     let input_schema = plan.schema().clone();
+    if let Some(ranked) = window_rank(select, &plan, &calls)? {
+        return finish_window_rank(select, plan, ranked, &calls);
+    }
 
     // The one window of all the calls, compared as bound (a default frame
     // equals the one it stands for).
@@ -255,6 +258,124 @@ fn ranking(
         ty,
     };
     Ok(Some((bound, offset)))
+}
+
+/// A window Top-N or deduplication: the ranking functions, partition (with
+/// window_start and window_end), order, and the input's window_end.
+struct Ranked {
+    funcs: Vec<AggregateFunction>,
+    partition: Vec<usize>,
+    order: Vec<(usize, bool)>,
+    window_end: usize,
+}
+
+/// Whether the OVER calls rank rows within windows: ranking functions
+/// partitioned by the window's start and end (Flink's window Top-N and
+/// deduplication), all over the same window.
+fn window_rank(
+    select: &ast::Select,
+    plan: &LogicalPlan,
+    calls: &[(ast::Function, ast::Expr)],
+) -> Result<Option<Ranked>> {
+    let schema = plan.schema();
+    let mut ranked: Option<Ranked> = None;
+    for (call, e) in calls {
+        let func = match call.name.to_string().to_ascii_uppercase().as_str() {
+            "ROW_NUMBER" => AggregateFunction::RowNumber,
+            "RANK" => AggregateFunction::Rank,
+            "DENSE_RANK" => AggregateFunction::DenseRank,
+            _ => return Ok(None),
+        };
+        let spec = resolve_window(call, select)?;
+        let partition = partition_columns(&spec, schema)?;
+        let named = |name: &str| {
+            partition
+                .iter()
+                .copied()
+                .find(|c| schema.field(*c).name.eq_ignore_ascii_case(name))
+        };
+        let (Some(_), Some(window_end)) = (named("window_start"), named("window_end")) else {
+            return Ok(None);
+        };
+        if spec.window_frame.is_some() {
+            return Err(Error::plan(
+                "a ranking function takes no ROWS or RANGE frame (as in Flink)",
+                spanned(e),
+            ));
+        }
+        if spec.order_by.is_empty() {
+            return Err(Error::plan(
+                "a window Top-N needs ORDER BY: which rows come first in each window",
+                spanned(e),
+            ));
+        }
+        let mut order = Vec::new();
+        for o in &spec.order_by {
+            let bound = ExprBinder::new(schema, "ORDER BY").bind(&o.expr)?;
+            let Some(c) = bound.as_column() else {
+                return Err(Error::plan(
+                    "a window Top-N orders by columns",
+                    spanned(&o.expr),
+                ));
+            };
+            order.push((c, o.options.asc == Some(false)));
+        }
+        match &mut ranked {
+            None => {
+                ranked = Some(Ranked {
+                    funcs: vec![func],
+                    partition,
+                    order,
+                    window_end,
+                })
+            }
+            Some(r) if r.partition == partition && r.order == order => r.funcs.push(func),
+            Some(_) => {
+                return Err(Error::plan(
+                    "different windows for ranking functions in one SELECT are not supported",
+                    spanned(e),
+                ))
+            }
+        }
+    }
+    Ok(ranked)
+}
+
+/// The WindowRank node under the select list.
+fn finish_window_rank(
+    select: &ast::Select,
+    plan: LogicalPlan,
+    ranked: Ranked,
+    calls: &[(ast::Function, ast::Expr)],
+) -> Result<LogicalPlan> {
+    let input_schema = plan.schema().clone();
+    let mut fields = input_schema.fields.clone();
+    let mut columns: Vec<(ast::Function, Expr)> = Vec::new();
+    for ((call, _), func) in calls.iter().zip(&ranked.funcs) {
+        let name = format!("{}()", func.name());
+        let column = Expr::column(fields.len(), name.clone(), SqlType::BigInt);
+        fields.push(Field::new(name, SqlType::BigInt));
+        columns.push((call.clone(), column));
+    }
+    let rank_schema = Schema::new(fields);
+    let plan = LogicalPlan::WindowRank {
+        input: Box::new(plan),
+        partition: ranked.partition,
+        order: ranked.order,
+        window_end: ranked.window_end,
+        funcs: ranked.funcs,
+        schema: rank_schema.clone(),
+    };
+    let (exprs, out_fields) = {
+        let mut binder = ExprBinder::new(&rank_schema, "SELECT");
+        binder.over = &columns;
+        select_list(&select.projection, &input_schema, &rank_schema, &mut binder)?
+    };
+    Ok(LogicalPlan::Project {
+        input: Box::new(plan),
+        exprs,
+        schema: Schema::new(out_fields),
+    })
 }
 
 /// A call's window: inline, or by name from the SELECT's WINDOW clause.

@@ -45,6 +45,22 @@ pub enum LogicalPlan {
         aggregates: Vec<AggregateCall>,
         schema: Schema,
     },
+    /// Window Top-N and deduplication: `ROW_NUMBER()` (or `RANK()`,
+    /// `DENSE_RANK()`) `OVER (PARTITION BY window_start, window_end, ...
+    /// ORDER BY ...)`: every input column and the row's rank in its
+    /// partition, for each row, emitted when its window ends (the watermark
+    /// passes `window_end - 1`).
+    WindowRank {
+        input: Box<LogicalPlan>,
+        partition: Vec<usize>,
+        /// Sort columns, each descending or not.
+        order: Vec<(usize, bool)>,
+        /// The input's `window_end` column.
+        window_end: usize,
+        /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
+        funcs: Vec<tidemark_common::expr::AggregateFunction>,
+        schema: Schema,
+    },
     /// `UNION ALL` of inputs with the same columns: every row of each.
     /// A column is a rowtime attribute if it is one in every input; the
     /// watermark is the minimum of the inputs'.
@@ -87,6 +103,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
+            | LogicalPlan::WindowRank { input, .. }
             | LogicalPlan::WindowAggregate { input, .. } => input.scans(),
         }
     }
@@ -100,6 +117,7 @@ impl LogicalPlan {
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
+            | LogicalPlan::WindowRank { input, .. }
             | LogicalPlan::WindowTvf { input, .. } => input.has_window_aggregate(),
         }
     }
@@ -109,6 +127,7 @@ impl LogicalPlan {
             LogicalPlan::Scan { schema, .. }
             | LogicalPlan::Union { schema, .. }
             | LogicalPlan::OverAggregate { schema, .. }
+            | LogicalPlan::WindowRank { schema, .. }
             | LogicalPlan::Project { schema, .. }
             | LogicalPlan::WindowTvf { schema, .. }
             | LogicalPlan::WindowAggregate { schema, .. } => schema,
@@ -132,6 +151,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
+            | LogicalPlan::WindowRank { input, .. }
             | LogicalPlan::WindowAggregate { input, .. } => Some(input),
         }
     }
@@ -177,6 +197,33 @@ impl LogicalPlan {
                     keys.join(", "),
                     in_schema.field(*time_column).name,
                     aggs.join(", ")
+                )
+            }
+            LogicalPlan::WindowRank {
+                input,
+                partition,
+                order,
+                funcs,
+                ..
+            } => {
+                let in_schema = input.schema();
+                let keys: Vec<_> = partition
+                    .iter()
+                    .map(|k| in_schema.field(*k).name.clone())
+                    .collect();
+                let order: Vec<_> = order
+                    .iter()
+                    .map(|(c, desc)| {
+                        let dir = if *desc { " DESC" } else { "" };
+                        format!("{}{dir}", in_schema.field(*c).name)
+                    })
+                    .collect();
+                let funcs: Vec<_> = funcs.iter().map(|f| format!("{}()", f.name())).collect();
+                format!(
+                    "WindowRank: {} PARTITION BY [{}] ORDER BY [{}]",
+                    funcs.join(", "),
+                    keys.join(", "),
+                    order.join(", ")
                 )
             }
             LogicalPlan::Union { schema, .. } => {

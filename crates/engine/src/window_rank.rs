@@ -1,0 +1,264 @@
+//! Window Top-N and window deduplication (`ROW_NUMBER()`, `RANK()` or
+//! `DENSE_RANK()` `OVER (PARTITION BY window_start, window_end, ... ORDER
+//! BY ...)`), on the shared event-time service.
+//!
+//! Rows are kept per window until the watermark passes `window_end - 1`;
+//! then the window's rows are sorted in one go — partitions in the order
+//! of their first row, then by the ORDER BY columns, then by arrival — and
+//! go out with their rank. A row whose window has already been ranked is
+//! late. An outer `WHERE rownum <= N` keeps the top N.
+
+use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
+use crate::operator::OperatorMetrics;
+use crate::stream::Chunk;
+use crate::time_service::{EventTime, TimerHandler};
+use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
+use arrow::compute::{lexsort_to_indices, take_record_batch, SortColumn, SortOptions};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::{RowConverter, SortField};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::expr::AggregateFunction;
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+/// What a window ranking computes.
+pub struct WindowRankSpec {
+    pub partition: Vec<usize>,
+    pub partition_types: Vec<SqlType>,
+    /// Sort columns, each descending or not, with their types.
+    pub order: Vec<(usize, bool, SqlType)>,
+    pub window_end: usize,
+    /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
+    pub funcs: Vec<AggregateFunction>,
+    /// Output: every input column, then the ranks (BIGINT).
+    pub output_schema: SchemaRef,
+}
+
+/// Why a window ranking drops a row.
+pub const LATE_REASON: &str = "its window was already ranked";
+
+pub type WindowRank = Windowed<RankState>;
+
+pub struct RankState {
+    spec: WindowRankSpec,
+    partition_rows: Option<RowConverter>,
+    order_rows: RowConverter,
+    /// Rows waiting for their window to end, by window end.
+    windows: BTreeMap<i64, Vec<RecordBatch>>,
+    metrics: OperatorMetrics,
+}
+
+impl WindowRank {
+    pub fn new(spec: WindowRankSpec) -> Result<Self> {
+        for func in &spec.funcs {
+            if !matches!(
+                func,
+                AggregateFunction::RowNumber
+                    | AggregateFunction::Rank
+                    | AggregateFunction::DenseRank
+            ) {
+                return Err(Error::Internal(format!(
+                    "window ranking by {}",
+                    func.name()
+                )));
+            }
+        }
+        let partition_rows = key_converter(&spec.partition_types)?;
+        let order_rows = RowConverter::new(
+            spec.order
+                .iter()
+                .map(|(_, desc, ty)| {
+                    SortField::new_with_options(ty.to_arrow(), sort_options(*desc))
+                })
+                .collect(),
+        )?;
+        Ok(Windowed::from_state(RankState {
+            spec,
+            partition_rows,
+            order_rows,
+            windows: BTreeMap::new(),
+            metrics: OperatorMetrics::default(),
+        }))
+    }
+}
+
+/// NULLs sort as larger than any value: last ascending, first descending.
+fn sort_options(descending: bool) -> SortOptions {
+    SortOptions {
+        descending,
+        nulls_first: descending,
+    }
+}
+
+impl WindowedState for RankState {
+    const NAME: &'static str = "WindowRank";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
+    }
+
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+}
+
+impl RankState {
+    /// The window's rows, ranked.
+    fn rank(&self, rows: &RecordBatch) -> Result<RecordBatch> {
+        let n = rows.num_rows();
+        // Each row's partition, numbered by first arrival.
+        let mut partition_of: Vec<u32> = Vec::with_capacity(n);
+        match &self.partition_rows {
+            Some(conv) => {
+                let cols: Vec<ArrayRef> = self
+                    .spec
+                    .partition
+                    .iter()
+                    .map(|c| rows.column(*c).clone())
+                    .collect();
+                let keys = conv.convert_columns(&cols)?;
+                let mut first: HashMap<&[u8], u32> = HashMap::new();
+                for i in 0..n {
+                    let next = first.len() as u32;
+                    partition_of.push(*first.entry(keys.row(i).data()).or_insert(next));
+                }
+            }
+            None => partition_of.resize(n, 0),
+        }
+        let partition_of = UInt32Array::from(partition_of);
+        let arrival = UInt32Array::from_iter_values(0..n as u32);
+        let mut sort = vec![SortColumn {
+            values: Arc::new(partition_of.clone()),
+            options: None,
+        }];
+        for (c, desc, _) in &self.spec.order {
+            sort.push(SortColumn {
+                values: rows.column(*c).clone(),
+                options: Some(sort_options(*desc)),
+            });
+        }
+        sort.push(SortColumn {
+            values: Arc::new(arrival),
+            options: None,
+        });
+        let sorted = lexsort_to_indices(&sort, None)?;
+        let ordered = take_record_batch(rows, &sorted)?;
+        let order_cols: Vec<ArrayRef> = self
+            .spec
+            .order
+            .iter()
+            .map(|(c, _, _)| ordered.column(*c).clone())
+            .collect();
+        let order_keys = self.order_rows.convert_columns(&order_cols)?;
+        let partitions = arrow::compute::take(&partition_of, &sorted, None)?;
+        let partitions = partitions.as_primitive::<arrow::datatypes::UInt32Type>();
+        let mut ranks: Vec<Vec<i64>> = vec![Vec::with_capacity(n); self.spec.funcs.len()];
+        let (mut number, mut rank, mut dense) = (0i64, 0i64, 0i64);
+        for i in 0..n {
+            let new_partition = i == 0 || partitions.value(i) != partitions.value(i - 1);
+            if new_partition {
+                (number, rank, dense) = (0, 0, 0);
+            }
+            number += 1;
+            let tie = !new_partition && order_keys.row(i) == order_keys.row(i - 1);
+            if !tie {
+                rank = number;
+                dense += 1;
+            }
+            for (out, func) in ranks.iter_mut().zip(&self.spec.funcs) {
+                out.push(match func {
+                    AggregateFunction::RowNumber => number,
+                    AggregateFunction::Rank => rank,
+                    _ => dense,
+                });
+            }
+        }
+        let mut columns = ordered.columns().to_vec();
+        for out in ranks {
+            columns.push(Arc::new(Int64Array::from(out)));
+        }
+        Ok(RecordBatch::try_new(
+            self.spec.output_schema.clone(),
+            columns,
+        )?)
+    }
+}
+
+impl TimerHandler for RankState {
+    type Key = i64;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<i64>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ends = batch
+            .column(self.spec.window_end)
+            .as_primitive::<TimestampMillisecondType>();
+        let mut earliest_due = i64::MAX;
+        let mut consumed = len;
+        let mut by_window: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+        for i in 0..len {
+            if watermarks[i] >= earliest_due {
+                consumed = i;
+                break;
+            }
+            if ends.is_null(i) {
+                continue;
+            }
+            let end = ends.value(i);
+            let fire = end.saturating_sub(1);
+            if fire <= watermarks[i] {
+                self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(fire));
+                if let Some(item) =
+                    late_rows(chunk, &[(range.start + i) as u32], Self::NAME, LATE_REASON)?
+                {
+                    out.side(item);
+                }
+                continue;
+            }
+            if !self.windows.contains_key(&end) && !by_window.contains_key(&end) {
+                time.register(fire, end);
+                earliest_due = earliest_due.min(fire);
+            }
+            by_window.entry(end).or_default().push(i as u32);
+        }
+        for (end, rows) in by_window {
+            let picked = take_record_batch(&batch, &UInt32Array::from(rows))?;
+            self.windows.entry(end).or_default().push(picked);
+        }
+        Ok(consumed)
+    }
+
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<i64>,
+        _at: i64,
+        end: i64,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some(parts) = self.windows.remove(&end) else {
+            return Ok(());
+        };
+        let Some(first) = parts.first() else {
+            return Ok(());
+        };
+        let rows = arrow::compute::concat_batches(&first.schema(), &parts)?;
+        out.rows(self.rank(&rows)?, RowKind::Insert);
+        self.metrics.windows_fired += 1;
+        if time.watermark() != tidemark_common::time::FINAL_WATERMARK {
+            self.metrics.windows_fired_before_end += 1;
+        }
+        Ok(())
+    }
+}
