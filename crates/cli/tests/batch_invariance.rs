@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 20] = [
+const QUERIES: [&str; 21] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -117,6 +117,11 @@ const QUERIES: [&str; 20] = [
      MAX(d) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
     "SELECT k, ts, ROW_NUMBER() OVER w, RANK() OVER w, LAG(v, 2) OVER w, SUM(d) OVER w \
      FROM t WINDOW w AS (PARTITION BY k ORDER BY ts)",
+    // Window Top-N over a window aggregation.
+    "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY s DESC) AS rn, \
+     RANK() OVER (PARTITION BY window_start, window_end ORDER BY s DESC) AS r FROM ( \
+     SELECT window_start, window_end, k, SUM(v) AS s FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) \
+     GROUP BY window_start, window_end, k)) WHERE rn <= 2",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {
