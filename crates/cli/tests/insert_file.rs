@@ -1,6 +1,6 @@
-//! INSERT INTO a CSV file: an append-only query writes its rows; a query
-//! that emits updates writes the last row per declared key. The file
-//! appears under its name only when the run succeeds.
+//! INSERT INTO a file: an append-only query writes its rows (CSV or JSON
+//! lines); a query that emits updates writes the last row per declared
+//! key.
 
 use tidemark::{Output, Session};
 
@@ -24,7 +24,11 @@ CREATE TABLE appended (k STRING, ws TIMESTAMP(3), top INT)
 WITH ('connector' = 'filesystem', 'path' = 'appended.csv', 'format' = 'csv');
 CREATE TABLE latest (k STRING, ws TIMESTAMP(3), top INT, PRIMARY KEY (k, ws) NOT ENFORCED)
 WITH ('connector' = 'filesystem', 'path' = 'latest.csv', 'format' = 'csv');
+CREATE TABLE lines (k STRING, ws TIMESTAMP(3), top INT, avg_v DOUBLE)
+WITH ('connector' = 'filesystem', 'path' = 'lines.json', 'format' = 'json');
 INSERT INTO appended SELECT k, window_start, MAX(v)
+FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k;
+INSERT INTO lines SELECT k, window_start, MAX(v), AVG(CAST(v AS DOUBLE))
 FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, k;
 SET 'table.exec.emit.allow-lateness' = '4 s';
 INSERT INTO latest SELECT k, window_start, MAX(v)
@@ -52,6 +56,13 @@ FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window
         read("latest.csv"),
         "a,1970-01-01 00:00:00.000,5\nb,1970-01-01 00:00:00.000,8\nc,1970-01-01 00:00:00.000,9\n\
          a,1970-01-01 00:00:05.000,1\na,1970-01-01 00:00:10.000,12\n"
+    );
+    assert_eq!(
+        read("lines.json"),
+        "{\"k\":\"a\",\"ws\":\"1970-01-01 00:00:00.000\",\"top\":5,\"avg_v\":5.0}\n\
+         {\"k\":\"b\",\"ws\":\"1970-01-01 00:00:00.000\",\"top\":7,\"avg_v\":7.0}\n\
+         {\"k\":\"a\",\"ws\":\"1970-01-01 00:00:05.000\",\"top\":1,\"avg_v\":1.0}\n\
+         {\"k\":\"a\",\"ws\":\"1970-01-01 00:00:10.000\",\"top\":12,\"avg_v\":12.0}\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -57,7 +57,13 @@ impl TableSink {
                     [b] => *b as char,
                     _ => ',',
                 };
-                Ok(TableSink::Csv(CsvFileSink::create(&path, delimiter)?))
+                let format = match table.option("format") {
+                    Some("json") => LineFormat::Json(
+                        table.schema.fields.iter().map(|f| f.name.clone()).collect(),
+                    ),
+                    _ => LineFormat::Csv(delimiter),
+                };
+                Ok(TableSink::Csv(CsvFileSink::create(&path, format)?))
             }
             other => Err(Error::Internal(format!(
                 "table {} cannot be written (connector {other:?})",
@@ -326,13 +332,20 @@ fn layout_error(sink: &TableDef, source: &TableDef, span: Span) -> Error {
     )
 }
 
-/// A CSV file written under a hidden name and renamed into place at the
-/// end. Dropped without `finish`, it removes the hidden file.
+/// How a file sink writes a row: CSV with a delimiter, or a JSON object
+/// per line with these field names.
+pub enum LineFormat {
+    Csv(char),
+    Json(Vec<String>),
+}
+
+/// A CSV or JSON-lines file written under a hidden name and renamed into
+/// place at the end. Dropped without `finish`, it removes the hidden file.
 pub struct CsvFileSink {
     target: PathBuf,
     hidden: PathBuf,
     file: Option<std::io::BufWriter<std::fs::File>>,
-    delimiter: char,
+    format: LineFormat,
     line: String,
     /// With a key: the last line per key, written at the end.
     upsert: Option<Upsert>,
@@ -347,11 +360,14 @@ struct Upsert {
 }
 
 impl CsvFileSink {
-    fn create(target: &Path, delimiter: char) -> Result<Self> {
+    fn create(target: &Path, format: LineFormat) -> Result<Self> {
         // A folder (as Flink's filesystem sink takes): one part file in it.
         let target = if target.is_dir() || target.to_string_lossy().ends_with('/') {
             std::fs::create_dir_all(target).map_err(|e| io_error(target, e))?;
-            target.join("part-0.csv")
+            target.join(match format {
+                LineFormat::Json(_) => "part-0.json",
+                LineFormat::Csv(_) => "part-0.csv",
+            })
         } else {
             target.to_path_buf()
         };
@@ -365,7 +381,7 @@ impl CsvFileSink {
             target,
             hidden,
             file: Some(std::io::BufWriter::new(file)),
-            delimiter,
+            format,
             line: String::new(),
             upsert: None,
         })
@@ -390,16 +406,49 @@ impl CsvFileSink {
                 ));
             }
             self.line.clear();
-            for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
-                if i > 0 {
-                    self.line.push(self.delimiter);
+            match &self.format {
+                LineFormat::Csv(delimiter) => {
+                    for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
+                        if i > 0 {
+                            self.line.push(*delimiter);
+                        }
+                        if column.is_null(row) {
+                            continue;
+                        }
+                        value.clear();
+                        format_value(column.as_ref(), ty, row, tz, &mut value)?;
+                        push_csv_field(&mut self.line, &value, *delimiter);
+                    }
                 }
-                if column.is_null(row) {
-                    continue;
+                LineFormat::Json(names) => {
+                    self.line.push('{');
+                    for (i, ((column, ty), name)) in
+                        batch.columns().iter().zip(types).zip(names).enumerate()
+                    {
+                        if i > 0 {
+                            self.line.push(',');
+                        }
+                        push_json_string(&mut self.line, name);
+                        self.line.push(':');
+                        if column.is_null(row) {
+                            self.line.push_str("null");
+                            continue;
+                        }
+                        value.clear();
+                        format_value(column.as_ref(), ty, row, tz, &mut value)?;
+                        match ty {
+                            SqlType::Int | SqlType::BigInt | SqlType::Decimal(..) => {
+                                self.line.push_str(&value)
+                            }
+                            SqlType::Double if value.parse::<f64>().is_ok_and(f64::is_finite) => {
+                                self.line.push_str(&value)
+                            }
+                            SqlType::Boolean => self.line.push_str(&value.to_ascii_lowercase()),
+                            _ => push_json_string(&mut self.line, &value),
+                        }
+                    }
+                    self.line.push('}');
                 }
-                value.clear();
-                format_value(column.as_ref(), ty, row, tz, &mut value)?;
-                push_csv_field(&mut self.line, &value, self.delimiter);
             }
             self.line.push('\n');
             match &mut self.upsert {
@@ -465,6 +514,23 @@ impl Drop for CsvFileSink {
     }
 }
 
+/// A JSON string literal.
+fn push_json_string(out: &mut String, value: &str) {
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// A CSV field, quoted when it holds the delimiter, a quote or a line break.
 fn push_csv_field(out: &mut String, value: &str, delimiter: char) {
     if value.contains([delimiter, '"', '\n', '\r']) {
@@ -505,7 +571,7 @@ mod tests {
             "v",
             std::sync::Arc::new(arrow::array::Int32Array::from(vec![Some(1), None])) as _,
         )])?;
-        let mut sink = CsvFileSink::create(&target, ',')?;
+        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','))?;
         sink.write(&batch, &[SqlType::Int], chrono_tz::UTC)?;
         assert!(
             !target.exists(),
@@ -513,7 +579,7 @@ mod tests {
         );
         drop(sink);
         assert!(!target.exists(), "an unfinished sink leaves no file");
-        let mut sink = CsvFileSink::create(&target, ',')?;
+        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','))?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         sink.finish()?;
         let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;

@@ -222,10 +222,11 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                 ));
             }
             match options.get("format").map(String::as_str) {
-                Some("csv") => {}
+                // JSON lines are written (INSERT INTO, sinks), not read yet.
+                Some("csv" | "json") => {}
                 Some(other) => {
                     return Err(Error::plan(
-                        format!("format '{other}' is not supported; use 'csv'"),
+                        format!("format '{other}' is not supported; use 'csv' or 'json'"),
                         option_span("format"),
                     ))
                 }
