@@ -46,12 +46,16 @@ struct Running {
     /// Per key id: the sum (SUM: none before the first value; AVG: from
     /// 0.0) and how many non-NULL values it holds.
     keys: Vec<(Option<f64>, i64)>,
+    /// Per key id: the values added and not yet retracted, oldest first
+    /// (the rows of the key's history, in its order).
+    values: Vec<VecDeque<Option<f64>>>,
     /// The results of the rows emitted since the last build.
     out: Vec<Option<f64>>,
 }
 
 impl Running {
     fn add(&mut self, key: usize, value: Option<f64>) {
+        self.values[key].push_back(value);
         let Some(v) = value else { return };
         let (sum, count) = &mut self.keys[key];
         *sum = Some(match *sum {
@@ -62,8 +66,11 @@ impl Running {
         *count += 1;
     }
 
-    fn retract(&mut self, key: usize, value: Option<f64>) {
-        let Some(v) = value else { return };
+    /// Retracts the oldest value still added.
+    fn retract_oldest(&mut self, key: usize) {
+        let Some(Some(v)) = self.values[key].pop_front() else {
+            return;
+        };
         let (sum, count) = &mut self.keys[key];
         *sum = Some(sum.unwrap_or(0.0) - v);
         *count -= 1;
@@ -345,6 +352,7 @@ impl Frames {
                         arg,
                         average: call.func == AggregateFunction::Avg,
                         keys: Vec::new(),
+                        values: Vec::new(),
                         out: Vec::new(),
                     }),
                     _ => None,
@@ -424,6 +432,7 @@ impl Frames {
                 for r in self.running.iter_mut().flatten() {
                     if r.keys.len() <= key {
                         r.keys.resize(key + 1, (None, 0));
+                        r.values.resize_with(key + 1, VecDeque::new);
                     }
                 }
                 for e in self.extremes.iter_mut().flatten() {
@@ -450,7 +459,7 @@ impl Frames {
             if self.history[key].len() > n {
                 if let Some((_, old)) = self.history[key].pop_front() {
                     for r in self.running.iter_mut().flatten() {
-                        r.retract(key, store.f64(old, r.arg)?);
+                        r.retract_oldest(key);
                     }
                     self.leaving.push(old);
                 }
@@ -492,7 +501,7 @@ impl Frames {
         while self.history[key].front().is_some_and(|(t, _)| *t < from) {
             if let Some((_, old)) = self.history[key].pop_front() {
                 for r in self.running.iter_mut().flatten() {
-                    r.retract(key, store.f64(old, r.arg)?);
+                    r.retract_oldest(key);
                 }
                 self.leaving.push(old);
             }
