@@ -181,10 +181,7 @@ impl LogicalPlan {
                 ..
             } => {
                 let in_schema = input.schema();
-                let keys: Vec<_> = partition
-                    .iter()
-                    .map(|k| in_schema.field(*k).name.clone())
-                    .collect();
+                let keys = names(in_schema, partition);
                 let aggs: Vec<_> = aggregates
                     .iter()
                     .map(|a| match a.arg {
@@ -207,10 +204,7 @@ impl LogicalPlan {
                 ..
             } => {
                 let in_schema = input.schema();
-                let keys: Vec<_> = partition
-                    .iter()
-                    .map(|k| in_schema.field(*k).name.clone())
-                    .collect();
+                let keys = names(in_schema, partition);
                 let order: Vec<_> = order
                     .iter()
                     .map(|(c, desc)| {
@@ -261,10 +255,7 @@ impl LogicalPlan {
                 ..
             } => {
                 let in_schema = input.schema();
-                let keys: Vec<_> = keys
-                    .iter()
-                    .map(|k| in_schema.field(*k).name.clone())
-                    .collect();
+                let keys = names(in_schema, keys);
                 let aggs: Vec<_> = aggregates
                     .iter()
                     .map(|a| {
@@ -295,6 +286,11 @@ impl LogicalPlan {
         }
         Ok(())
     }
+}
+
+/// The names of columns `columns` of `schema`.
+fn names(schema: &Schema, columns: &[usize]) -> Vec<String> {
+    columns.iter().map(|c| schema.field(*c).name.clone()).collect()
 }
 
 impl fmt::Display for LogicalPlan {
