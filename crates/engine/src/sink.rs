@@ -571,8 +571,9 @@ mod tests {
             "v",
             std::sync::Arc::new(arrow::array::Int32Array::from(vec![Some(1), None])) as _,
         )])?;
+        let kinds = [RowKind::Insert; 2];
         let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','))?;
-        sink.write(&batch, &[SqlType::Int], chrono_tz::UTC)?;
+        sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         assert!(
             !target.exists(),
             "nothing under the final name before the end"

@@ -290,7 +290,10 @@ impl LogicalPlan {
 
 /// The names of columns `columns` of `schema`.
 fn names(schema: &Schema, columns: &[usize]) -> Vec<String> {
-    columns.iter().map(|c| schema.field(*c).name.clone()).collect()
+    columns
+        .iter()
+        .map(|c| schema.field(*c).name.clone())
+        .collect()
 }
 
 impl fmt::Display for LogicalPlan {
