@@ -194,6 +194,21 @@ pub fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
     )?))
 }
 
+/// The group keys of `batch`'s rows in arrow's row format (columns
+/// `columns`), if the operator has keys.
+pub fn row_keys(
+    converter: Option<&RowConverter>,
+    batch: &RecordBatch,
+    columns: &[usize],
+) -> Result<Option<arrow::row::Rows>> {
+    let Some(conv) = converter else {
+        return Ok(None);
+    };
+    let cols: Vec<arrow::array::ArrayRef> =
+        columns.iter().map(|c| batch.column(*c).clone()).collect();
+    Ok(Some(conv.convert_columns(&cols)?))
+}
+
 /// The time zone tag of `window_time` in a window aggregation's output
 /// (keys, window_start, window_end, window_time, ...): the rowtime's.
 pub(crate) fn window_time_zone(

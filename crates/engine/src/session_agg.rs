@@ -219,17 +219,7 @@ impl TimerHandler for SessionState {
         let ts = batch
             .column(self.time_column)
             .as_primitive::<TimestampMillisecondType>();
-        let keys = match &self.key_converter {
-            Some(conv) => {
-                let cols: Vec<ArrayRef> = self
-                    .key_columns
-                    .iter()
-                    .map(|c| batch.column(*c).clone())
-                    .collect();
-                Some(conv.convert_columns(&cols)?)
-            }
-            None => None,
-        };
+        let keys = crate::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
         let values: Vec<Option<ArrayRef>> = self
             .aggregates
             .iter()

@@ -117,17 +117,7 @@ impl TimerHandler for RowsState {
         let ts = batch
             .column(self.time_column)
             .as_primitive::<TimestampMillisecondType>();
-        let keys = match &self.key_converter {
-            Some(conv) => {
-                let cols: Vec<ArrayRef> = self
-                    .key_columns
-                    .iter()
-                    .map(|c| batch.column(*c).clone())
-                    .collect();
-                Some(conv.convert_columns(&cols)?)
-            }
-            None => None,
-        };
+        let keys = crate::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
         let mut earliest_new_timer = i64::MAX;
         for i in 0..len {
             if watermarks[i] >= earliest_new_timer {

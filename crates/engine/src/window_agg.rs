@@ -607,17 +607,7 @@ impl TimerHandler for WindowState {
             .column(self.time_column)
             .as_primitive::<TimestampMillisecondType>();
         let ts_values = ts.values();
-        let keys = match &self.key_converter {
-            Some(conv) => {
-                let cols: Vec<ArrayRef> = self
-                    .key_columns
-                    .iter()
-                    .map(|c| batch.column(*c).clone())
-                    .collect();
-                Some(conv.convert_columns(&cols)?)
-            }
-            None => None,
-        };
+        let keys = crate::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
 
         // Rows per slice, in arrival order; late rows are counted and left
         // out. Consecutive rows usually share a slice, so the last one used

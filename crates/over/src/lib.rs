@@ -20,7 +20,7 @@
 mod frames;
 mod store;
 
-use arrow::array::{Array, ArrayRef, AsArray};
+use arrow::array::{Array, AsArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
 use frames::{Frames, Out};
@@ -32,7 +32,7 @@ use tidemark_common::expr::AggregateCall;
 use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
-use tidemark_engine::emit::{key_converter, late_rows};
+use tidemark_engine::emit::{key_converter, late_rows, row_keys};
 use tidemark_engine::stream::{Chunk, SideItem, StreamItem};
 use tidemark_engine::time_service::{due_at, EventTime, TimerHandler};
 use tidemark_engine::trace::{instant, TraceEvent, TraceLine};
@@ -226,11 +226,9 @@ impl OverState {
     }
 
     fn trace_line(&self, event: TraceEvent, key: u32) -> Result<TraceLine> {
+        let key = &self.keys[key as usize].key;
         let columns = match &self.key_converter {
-            Some(conv) => {
-                let parser = conv.parser();
-                conv.convert_rows(std::iter::once(parser.parse(&self.keys[key as usize].key)))?
-            }
+            Some(conv) => conv.convert_rows(std::iter::once(conv.parser().parse(key)))?,
             None => Vec::new(),
         };
         TraceLine::new(event, NAME).key(&columns, &self.spec.key_types, 0)
@@ -254,18 +252,7 @@ impl TimerHandler for OverState {
         let ts = batch
             .column(self.spec.time_column)
             .as_primitive::<TimestampMillisecondType>();
-        let keys = match &self.key_converter {
-            Some(conv) => {
-                let cols: Vec<ArrayRef> = self
-                    .spec
-                    .partition
-                    .iter()
-                    .map(|c| batch.column(*c).clone())
-                    .collect();
-                Some(conv.convert_columns(&cols)?)
-            }
-            None => None,
-        };
+        let keys = row_keys(self.key_converter.as_ref(), &batch, &self.spec.partition)?;
         // The run ends before the first row whose watermark makes due a
         // timer an earlier row of the run set.
         let mut earliest_due = i64::MAX;
