@@ -149,6 +149,20 @@ impl Session {
             Statement::Insert { table, query, span } => {
                 let sink = self.catalog.table(&table.value, *span)?;
                 let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
+                if plan
+                    .scans()
+                    .iter()
+                    .any(|t| t.name.eq_ignore_ascii_case(&sink.name))
+                {
+                    return Err(Error::plan(
+                        format!(
+                            "INSERT INTO {} reads {} too: writing the file a query reads is not supported",
+                            sink.name, sink.name
+                        ),
+                        *span,
+                    )
+                    .with_hint("write to another table"));
+                }
                 let plan = insert_plan(plan, &sink, *span)?;
                 let updating = plan.has_window_aggregate()
                     && (self.options.allow_lateness()? > 0 || self.options.early_fire()?.is_some());

@@ -82,7 +82,7 @@ pub(crate) fn bind_over(
     for (call, e) in &calls {
         let name = call.name.to_string().to_ascii_uppercase();
         match name.as_str() {
-            "COUNT" | "SUM" | "MIN" | "MAX" | "AVG" | "FIRST_VALUE" | "LAST_VALUE" => {}
+            "COUNT" | "SUM" | "MIN" | "MAX" | "AVG" | "FIRST_VALUE" | "LAST_VALUE" | "LISTAGG" => {}
             "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "LAG" => {}
             "LEAD" => {
                 return Err(Error::plan(
