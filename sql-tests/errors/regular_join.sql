@@ -1,5 +1,5 @@
--- Planning error in tidemark's first slice: a regular (non-windowed, non-interval) join of two streams
--- is rejected before the job runs.
+-- A regular (non-windowed) join of two streams would keep every row forever: rejected before the
+-- job runs, pointing at the first side that is not a window TVF.
 CREATE TABLE orders (
   k STRING,
   ts TIMESTAMP(3),

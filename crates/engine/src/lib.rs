@@ -32,6 +32,7 @@ pub mod time_service;
 pub mod trace;
 pub mod union;
 pub mod window_agg;
+pub mod window_join;
 pub mod window_rank;
 
 pub use eval::EvalContext;

@@ -20,6 +20,8 @@ pub struct Chunk {
     /// The source rows these rows came from, when late rows are routed
     /// somewhere (they are routed as their source table's rows).
     pub origin: Option<Origin>,
+    /// Which input of a two-input operator (a window join) the rows are.
+    pub input: u8,
 }
 
 /// The source rows a chunk's rows came from.
@@ -47,6 +49,7 @@ impl Chunk {
             watermarks,
             kinds: None,
             origin: None,
+            input: 0,
         }
     }
 
@@ -65,6 +68,7 @@ impl Chunk {
                 rows: pick(&o.rows, rows),
                 table: o.table.clone(),
             }),
+            input: self.input,
         }
     }
 
@@ -79,6 +83,7 @@ impl Chunk {
                 rows: o.rows[start..start + len].to_vec(),
                 table: o.table.clone(),
             }),
+            input: self.input,
         }
     }
 
@@ -97,6 +102,7 @@ impl Chunk {
             watermarks: self.watermarks.clone(),
             kinds: self.kinds.clone(),
             origin: self.origin.clone(),
+            input: self.input,
         }
     }
 }

@@ -94,6 +94,8 @@ impl Branch {
 
 pub struct UnionSource {
     branches: Vec<Branch>,
+    /// Whether each chunk says which input it is (a window join's inputs).
+    tagged: bool,
     /// The union's watermark downstream has been told.
     told: i64,
     done: bool,
@@ -103,8 +105,18 @@ impl UnionSource {
     pub fn new(branches: Vec<Branch>) -> Self {
         UnionSource {
             branches,
+            tagged: false,
             told: NO_WATERMARK,
             done: false,
+        }
+    }
+
+    /// Two inputs of one operator (a window join): rows interleaved as a
+    /// union's, each chunk tagged with its input.
+    pub fn tagged(branches: Vec<Branch>) -> Self {
+        UnionSource {
+            tagged: true,
+            ..Self::new(branches)
         }
     }
 
@@ -174,7 +186,15 @@ impl UnionSource {
                 } else {
                     chunk
                 };
+                let from = out.len();
                 branch.shape(StreamItem::Chunk(run), out)?;
+                if self.tagged {
+                    for item in &mut out[from..] {
+                        if let StreamItem::Chunk(c) = item {
+                            c.input = i as u8;
+                        }
+                    }
+                }
             }
             Some(side @ StreamItem::Side(_)) => branch.shape(side, out)?,
             Some(StreamItem::Watermark(w)) => branch.watermark = branch.watermark.max(w),

@@ -217,6 +217,7 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
                 )
             }
         }
+        LogicalPlan::WindowJoin { .. } => "a column of the window join below".into(),
         LogicalPlan::Union { inputs, .. } => {
             let each: Vec<String> = inputs.iter().map(|i| time_origin(i, column)).collect();
             format!(

@@ -19,10 +19,11 @@ use tidemark_engine::source::TableSource;
 use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
 use tidemark_engine::union::{Branch, UnionSource};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
+use tidemark_engine::window_join::{JoinKind, JoinSide, WindowJoin, WindowJoinSpec};
 use tidemark_engine::window_rank::{WindowRank, WindowRankSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
 use tidemark_over::{OverAggregate, OverSpec};
-use tidemark_sql::LogicalPlan;
+use tidemark_sql::{JoinType, LogicalPlan};
 
 /// A planned query: the pipeline and what its output rows look like.
 pub struct PhysicalQuery {
@@ -241,6 +242,56 @@ fn build(
                 output_schema: schema.to_arrow(),
             })?));
             Ok(source)
+        }
+        LogicalPlan::WindowJoin {
+            left,
+            right,
+            kind,
+            keys,
+            window_ends,
+            schema,
+        } => {
+            let mut branches = Vec::with_capacity(2);
+            for side in [left, right] {
+                let mut steps = Vec::new();
+                match build(side, &mut steps, options, batch_size, eval)? {
+                    PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
+                    PipelineSource::Union(_) => {
+                        return Err(Error::plan(
+                            "a window join of a UNION ALL is not supported yet",
+                            Span::default(),
+                        ))
+                    }
+                }
+            }
+            let side = |plan: &LogicalPlan, keys: Vec<usize>, window_end: usize| JoinSide {
+                schema: plan.schema().to_arrow(),
+                keys,
+                // window_start, window_end, window_time are adjacent.
+                window_start: window_end - 1,
+                window_end,
+            };
+            operators.push(Box::new(WindowJoin::new(WindowJoinSpec {
+                kind: match kind {
+                    JoinType::Inner => JoinKind::Inner,
+                    JoinType::Left => JoinKind::Left,
+                    JoinType::Right => JoinKind::Right,
+                    JoinType::Full => JoinKind::Full,
+                    JoinType::Semi => JoinKind::Semi,
+                    JoinType::Anti { null_aware } => JoinKind::Anti {
+                        null_aware: *null_aware,
+                    },
+                },
+                key_types: keys
+                    .iter()
+                    .map(|(l, _)| left.schema().field(*l).ty.clone())
+                    .collect(),
+                left: side(left, keys.iter().map(|(l, _)| *l).collect(), window_ends.0),
+                right: side(right, keys.iter().map(|(_, r)| *r).collect(), window_ends.1),
+                trace: options.trace()?,
+                output_schema: schema.to_arrow(),
+            })?));
+            Ok(PipelineSource::Union(UnionSource::tagged(branches)))
         }
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());

@@ -23,13 +23,24 @@ pub struct QueryBinder<'a> {
 }
 
 /// A FROM item: its plan, and the window TVF it is, if it is one.
-struct Relation {
-    plan: LogicalPlan,
+pub(crate) struct Relation {
+    pub(crate) plan: LogicalPlan,
     /// For a window TVF: the plan under it and the window.
     tvf: Option<(LogicalPlan, WindowSpec)>,
     /// SESSION's `PARTITION BY` columns (of the TVF's input), with where
     /// each is written.
     partition: Vec<(usize, Span)>,
+}
+
+impl Relation {
+    /// A FROM item that is not a window TVF.
+    pub(crate) fn plain(plan: LogicalPlan) -> Self {
+        Relation {
+            plan,
+            tvf: None,
+            partition: vec![],
+        }
+    }
 }
 
 impl<'a> QueryBinder<'a> {
@@ -124,26 +135,43 @@ impl<'a> QueryBinder<'a> {
                     .with_hint("aggregate over a window TVF instead"),
             );
         }
-        let relation = match select.from.as_slice() {
-            [] => return Err(Error::plan("a query needs a FROM clause", span)),
-            [one] => {
-                if let Some(join) = one.joins.first() {
-                    return Err(Error::plan(
-                        "joins are not supported yet",
-                        span_of(join.relation.span()),
-                    )
-                    .with_hint("tidemark runs window aggregations: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end"));
-                }
-                self.bind_relation(&one.relation)?
+        // `WHERE [NOT] EXISTS (...)` / `x [NOT] IN (SELECT ...)` over two
+        // window TVFs: a semi or anti window join.
+        let semi = match select.from.as_slice() {
+            [one] if one.joins.is_empty() => self.bind_semi_join(select, &one.relation)?,
+            _ => None,
+        };
+        let (select, relation) = match semi {
+            Some((plan, rest)) => {
+                let mut select = select.clone();
+                select.selection = rest;
+                (std::borrow::Cow::Owned(select), Relation::plain(plan))
             }
-            [_, second, ..] => {
-                return Err(Error::plan(
-                    "joins are not supported yet",
-                    span_of(second.relation.span()),
-                )
-                .with_hint("tidemark runs window aggregations over a single table"))
+            None => {
+                let relation = match select.from.as_slice() {
+                    [] => return Err(Error::plan("a query needs a FROM clause", span)),
+                    [one] => match one.joins.as_slice() {
+                        [] => self.bind_relation(&one.relation)?,
+                        [join] => Relation::plain(self.bind_window_join(&one.relation, join)?),
+                        [_, third, ..] => {
+                            return Err(Error::plan(
+                                "a join of more than two inputs is not supported yet",
+                                span_of(third.relation.span()),
+                            ))
+                        }
+                    },
+                    [_, second, ..] => {
+                        return Err(Error::plan(
+                            "a comma join (several tables in FROM) is not supported",
+                            span_of(second.relation.span()),
+                        )
+                        .with_hint("join two window TVFs: FROM (...) L JOIN (...) R ON L.window_start = R.window_start AND L.window_end = R.window_end AND ..."))
+                    }
+                };
+                (std::borrow::Cow::Borrowed(select), relation)
             }
         };
+        let select = select.as_ref();
         let over: Vec<(ast::Function, ast::Expr)> = select
             .projection
             .iter()
@@ -181,7 +209,7 @@ impl<'a> QueryBinder<'a> {
         self.bind_window_aggregate(select, relation, &group_exprs, span)
     }
 
-    fn bind_relation(&mut self, factor: &TableFactor) -> Result<Relation> {
+    pub(crate) fn bind_relation(&mut self, factor: &TableFactor) -> Result<Relation> {
         match factor {
             TableFactor::Table {
                 name, args: None, ..
@@ -319,6 +347,12 @@ impl<'a> QueryBinder<'a> {
             .map(spanned)
             .fold(Span::default(), Span::union);
         let Some((input, window)) = relation.tvf else {
+            if let LogicalPlan::WindowJoin { .. } = relation.plan {
+                return Err(Error::plan(
+                    "aggregating a window join's rows is not supported yet: they have no rowtime to window on",
+                    if group_span.is_known() { group_span } else { span },
+                ));
+            }
             return Err(Error::plan(
                 "aggregation without a window is not supported on a stream",
                 if group_span.is_known() { group_span } else { span },
@@ -831,7 +865,10 @@ mod tests {
             ),
             ("SELECT ⟨PROCTIME() FROM t", "PROCTIME() can only define a computed column"),
             ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
-            ("SELECT * FROM t JOIN ⟨t AS u ON t.k = u.k", "joins are not supported yet"),
+            (
+                "SELECT * FROM ⟨t JOIN t AS u ON t.k = u.k",
+                "only window joins are supported on streams",
+            ),
         ];
         for (query, want) in cases {
             let (message, at, expected_at) = error_at(query)?;

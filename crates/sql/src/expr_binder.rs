@@ -294,7 +294,30 @@ impl<'a> ExprBinder<'a> {
     }
 
     fn column(&self, name: &str, span: Span) -> Result<Expr> {
-        match self.schema.index_of(name) {
+        // A join's columns are `alias.column`: a plain name finds the one
+        // side that has it.
+        let qualified = || {
+            let suffix = format!(".{}", name.to_ascii_lowercase());
+            let mut found = self
+                .schema
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.name.to_ascii_lowercase().ends_with(&suffix));
+            match (found.next(), found.next()) {
+                (Some((i, _)), None) => Ok(Some(i)),
+                (Some(_), Some(_)) => Err(Error::plan(
+                    format!("column '{name}' is ambiguous: qualify it, as L.{name}"),
+                    span,
+                )),
+                _ => Ok(None),
+            }
+        };
+        let index = match self.schema.index_of(name) {
+            Some(i) => Some(i),
+            None => qualified()?,
+        };
+        match index {
             Some(i) => {
                 let f = self.schema.field(i);
                 Ok(Expr::column(i, f.name.clone(), f.ty.clone()))
@@ -316,9 +339,18 @@ impl<'a> ExprBinder<'a> {
         let span = spanned(e);
         match e {
             ast::Expr::Identifier(id) => self.column(&id.value, span),
-            ast::Expr::CompoundIdentifier(ids) => match ids.last() {
-                Some(id) => self.column(&id.value, span),
-                None => Err(Error::plan("empty identifier", span)),
+            ast::Expr::CompoundIdentifier(ids) => match ids.as_slice() {
+                // `L.k` of a join names the column `L.k`.
+                [q, n]
+                    if self
+                        .schema
+                        .index_of(&format!("{}.{}", q.value, n.value))
+                        .is_some() =>
+                {
+                    self.column(&format!("{}.{}", q.value, n.value), span)
+                }
+                [.., id] => self.column(&id.value, span),
+                [] => Err(Error::plan("empty identifier", span)),
             },
             ast::Expr::Nested(inner) => self.bind(inner),
             ast::Expr::Value(v) => literal(&v.value, span),

@@ -61,6 +61,18 @@ pub enum LogicalPlan {
         funcs: Vec<tidemark_common::expr::AggregateFunction>,
         schema: Schema,
     },
+    /// A window join of two window TVFs over the same windows, on equal
+    /// keys: the left columns then the right ones (named `alias.column`).
+    WindowJoin {
+        left: Box<LogicalPlan>,
+        right: Box<LogicalPlan>,
+        kind: JoinType,
+        /// Equal key columns: (left column, right column).
+        keys: Vec<(usize, usize)>,
+        /// Each side's `window_end` column.
+        window_ends: (usize, usize),
+        schema: Schema,
+    },
     /// `UNION ALL` of inputs with the same columns: every row of each.
     /// A column is a rowtime attribute if it is one in every input; the
     /// watermark is the minimum of the inputs'.
@@ -78,6 +90,22 @@ pub enum LogicalPlan {
         keys: Vec<usize>,
         aggregates: Vec<AggregateCall>,
         schema: Schema,
+    },
+}
+
+/// Which rows of a window join come out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinType {
+    Inner,
+    Left,
+    Right,
+    Full,
+    /// Left rows with a partner, each once (`EXISTS`, `IN`).
+    Semi,
+    /// Left rows without a partner (`NOT EXISTS`; `NOT IN`, where the IN
+    /// key is NULL-aware: a NULL on either side never proves absence).
+    Anti {
+        null_aware: bool,
     },
 }
 
@@ -99,6 +127,11 @@ impl LogicalPlan {
         match self {
             LogicalPlan::Scan { table, .. } => vec![table],
             LogicalPlan::Union { inputs, .. } => inputs.iter().flat_map(|i| i.scans()).collect(),
+            LogicalPlan::WindowJoin { left, right, .. } => {
+                let mut scans = left.scans();
+                scans.extend(right.scans());
+                scans
+            }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
@@ -114,6 +147,9 @@ impl LogicalPlan {
             LogicalPlan::Scan { .. } => false,
             LogicalPlan::WindowAggregate { .. } => true,
             LogicalPlan::Union { inputs, .. } => inputs.iter().any(|i| i.has_window_aggregate()),
+            LogicalPlan::WindowJoin { left, right, .. } => {
+                left.has_window_aggregate() || right.has_window_aggregate()
+            }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
@@ -126,6 +162,7 @@ impl LogicalPlan {
         match self {
             LogicalPlan::Scan { schema, .. }
             | LogicalPlan::Union { schema, .. }
+            | LogicalPlan::WindowJoin { schema, .. }
             | LogicalPlan::OverAggregate { schema, .. }
             | LogicalPlan::WindowRank { schema, .. }
             | LogicalPlan::Project { schema, .. }
@@ -139,6 +176,7 @@ impl LogicalPlan {
     pub fn inputs(&self) -> Vec<&LogicalPlan> {
         match self {
             LogicalPlan::Union { inputs, .. } => inputs.iter().collect(),
+            LogicalPlan::WindowJoin { left, right, .. } => vec![left, right],
             other => other.input().into_iter().collect(),
         }
     }
@@ -146,7 +184,9 @@ impl LogicalPlan {
     /// The node's input, if it has exactly one.
     pub fn input(&self) -> Option<&LogicalPlan> {
         match self {
-            LogicalPlan::Scan { .. } | LogicalPlan::Union { .. } => None,
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::Union { .. }
+            | LogicalPlan::WindowJoin { .. } => None,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
@@ -219,6 +259,25 @@ impl LogicalPlan {
                     keys.join(", "),
                     order.join(", ")
                 )
+            }
+            LogicalPlan::WindowJoin {
+                left,
+                right,
+                kind,
+                keys,
+                ..
+            } => {
+                let keys: Vec<_> = keys
+                    .iter()
+                    .map(|(l, r)| {
+                        format!(
+                            "{} = {}",
+                            left.schema().field(*l).name,
+                            right.schema().field(*r).name
+                        )
+                    })
+                    .collect();
+                format!("WindowJoin: {kind:?} ON [{}]", keys.join(", "))
             }
             LogicalPlan::Union { schema, .. } => {
                 let cols: Vec<_> = schema.names().collect();

@@ -1,0 +1,380 @@
+//! Window join: the rows of two window TVFs over the same windows, joined
+//! per window on equal keys when the window ends on both inputs (the
+//! watermark, the minimum of the two inputs', passes `window_end - 1`).
+//!
+//! Rows come in through one stream, each chunk tagged with its input (0:
+//! left, 1: right). A window's rows wait until it ends; then each left row
+//! meets the right rows with equal keys (NULL keys meet nothing), in
+//! arrival order; an outer join adds its unmatched rows with NULLs on the
+//! other side — unmatched left rows in their place, unmatched right rows
+//! after. A row whose window has already ended is late.
+
+use crate::emit::{late_rows, row_keys, Emitter, Windowed, WindowedState};
+use crate::operator::OperatorMetrics;
+use crate::stream::Chunk;
+use crate::time_service::{EventTime, TimerHandler};
+use crate::trace::{TraceEvent, TraceLine};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::{RowConverter, SortField};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+    /// Left rows with a partner (`IN`, `EXISTS`), each once.
+    Semi,
+    /// Left rows without a partner (`NOT EXISTS`; `NOT IN` with
+    /// `null_aware`, where a NULL on either side is "unknown" and so never
+    /// proves the absence of a partner).
+    Anti {
+        null_aware: bool,
+    },
+}
+
+impl JoinKind {
+    /// Whether the output has the right input's columns.
+    pub fn keeps_right(self) -> bool {
+        !matches!(self, JoinKind::Semi | JoinKind::Anti { .. })
+    }
+}
+
+/// One input of a window join.
+pub struct JoinSide {
+    pub schema: SchemaRef,
+    pub keys: Vec<usize>,
+    pub window_start: usize,
+    pub window_end: usize,
+}
+
+pub struct WindowJoinSpec {
+    pub kind: JoinKind,
+    pub key_types: Vec<SqlType>,
+    pub left: JoinSide,
+    pub right: JoinSide,
+    /// Whether to write trace lines (FIRE, LATE).
+    pub trace: bool,
+    /// Output: the left columns, then the right ones (only the left ones
+    /// for a semi or anti join).
+    pub output_schema: SchemaRef,
+}
+
+/// Why a window join drops a row.
+pub const LATE_REASON: &str = "its window had already ended";
+
+pub type WindowJoin = Windowed<JoinState>;
+
+pub struct JoinState {
+    spec: WindowJoinSpec,
+    /// The join keys (None without keys: every row of a window meets
+    /// every other).
+    keys: Option<RowConverter>,
+    /// A NOT IN join's correlated keys: all but the last.
+    prefix: Option<RowConverter>,
+    /// Per window end: the rows of each input, as they came.
+    windows: BTreeMap<i64, [Vec<RecordBatch>; 2]>,
+    metrics: OperatorMetrics,
+}
+
+impl WindowJoin {
+    pub fn new(spec: WindowJoinSpec) -> Result<Self> {
+        if spec.left.keys.len() != spec.right.keys.len()
+            || spec.key_types.len() != spec.left.keys.len()
+        {
+            return Err(Error::Internal("window join keys differ in number".into()));
+        }
+        let converter = |types: &[SqlType]| -> Result<Option<RowConverter>> {
+            if types.is_empty() {
+                return Ok(None);
+            }
+            let fields = types.iter().map(|t| SortField::new(t.to_arrow())).collect();
+            Ok(Some(RowConverter::new(fields)?))
+        };
+        let keys = converter(&spec.key_types)?;
+        let prefix = match spec.kind {
+            JoinKind::Anti { null_aware: true } => match spec.key_types.split_last() {
+                Some((_, correlated)) => converter(correlated)?,
+                None => return Err(Error::Internal("NOT IN without its key".into())),
+            },
+            _ => None,
+        };
+        Ok(Windowed::from_state(JoinState {
+            spec,
+            keys,
+            prefix,
+            windows: BTreeMap::new(),
+            metrics: OperatorMetrics::default(),
+        }))
+    }
+}
+
+impl WindowedState for JoinState {
+    const NAME: &'static str = "WindowJoin";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
+    }
+
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+}
+
+impl JoinState {
+    fn side(&self, input: usize) -> &JoinSide {
+        if input == 0 {
+            &self.spec.left
+        } else {
+            &self.spec.right
+        }
+    }
+
+    /// One input's rows of a window, as one batch.
+    fn rows(&self, input: usize, parts: &[RecordBatch]) -> Result<RecordBatch> {
+        Ok(arrow::compute::concat_batches(
+            &self.side(input).schema,
+            parts,
+        )?)
+    }
+
+    /// The window's rows joined: (left row, right row) pairs, a side
+    /// missing for an outer join's unmatched rows and for semi and anti
+    /// joins (left rows only).
+    fn pairs(&self, left: &RecordBatch, right: &RecordBatch) -> Result<Vec<Pair>> {
+        let n = self.spec.left.keys.len();
+        let left_keys = KeyColumns::new(self.keys.as_ref(), left, &self.spec.left.keys)?;
+        let right_keys = KeyColumns::new(self.keys.as_ref(), right, &self.spec.right.keys)?;
+        let mut by_key: HashMap<&[u8], Vec<u32>> = HashMap::new();
+        for j in 0..right.num_rows() {
+            if let Some(k) = right_keys.key(j) {
+                by_key.entry(k).or_default().push(j as u32);
+            }
+        }
+        let kind = self.spec.kind;
+        let left_only = |keep: &dyn Fn(usize) -> bool| -> Vec<Pair> {
+            (0..left.num_rows())
+                .filter(|i| keep(*i))
+                .map(|i| (Some(i as u32), None))
+                .collect()
+        };
+        let found = |i: usize| left_keys.key(i).is_some_and(|k| by_key.contains_key(k));
+        match kind {
+            JoinKind::Semi => return Ok(left_only(&found)),
+            JoinKind::Anti { null_aware: false } => return Ok(left_only(&|i| !found(i))),
+            JoinKind::Anti { null_aware: true } => {
+                // NOT IN: the IN key (the last) is compared NULL-aware, the
+                // correlated keys before it plainly. A left row survives
+                // only if no right row can equal it: the right rows with
+                // its correlated keys are none, or all have a non-NULL IN
+                // key that differs from its non-NULL one.
+                let in_col =
+                    |batch: &RecordBatch, side: &JoinSide| batch.column(side.keys[n - 1]).clone();
+                let (left_in, right_in) = (
+                    in_col(left, &self.spec.left),
+                    in_col(right, &self.spec.right),
+                );
+                let left_prefix =
+                    KeyColumns::new(self.prefix.as_ref(), left, &self.spec.left.keys[..n - 1])?;
+                let right_prefix =
+                    KeyColumns::new(self.prefix.as_ref(), right, &self.spec.right.keys[..n - 1])?;
+                // Per correlated key: whether a right row there has a NULL IN key.
+                let mut groups: HashMap<&[u8], bool> = HashMap::new();
+                for j in 0..right.num_rows() {
+                    if let Some(k) = right_prefix.key(j) {
+                        *groups.entry(k).or_default() |= right_in.is_null(j);
+                    }
+                }
+                let keep = |i: usize| match left_prefix.key(i).and_then(|k| groups.get(k)) {
+                    None => true,
+                    Some(has_null) => !has_null && left_in.is_valid(i) && !found(i),
+                };
+                return Ok(left_only(&keep));
+            }
+            _ => {}
+        }
+        let mut matched = vec![false; right.num_rows()];
+        let mut pairs = Vec::new();
+        for i in 0..left.num_rows() {
+            match left_keys.key(i).and_then(|k| by_key.get(k)) {
+                Some(js) => {
+                    for j in js {
+                        matched[*j as usize] = true;
+                        pairs.push((Some(i as u32), Some(*j)));
+                    }
+                }
+                None if matches!(kind, JoinKind::Left | JoinKind::Full) => {
+                    pairs.push((Some(i as u32), None))
+                }
+                None => {}
+            }
+        }
+        if matches!(kind, JoinKind::Right | JoinKind::Full) {
+            for (j, m) in matched.iter().enumerate() {
+                if !m {
+                    pairs.push((None, Some(j as u32)));
+                }
+            }
+        }
+        Ok(pairs)
+    }
+}
+
+/// A joined row: its left and right rows.
+type Pair = (Option<u32>, Option<u32>);
+
+/// The join keys of a window's rows of one input, as arrow rows.
+struct KeyColumns {
+    rows: Option<arrow::row::Rows>,
+    /// Whether each row's keys are all non-NULL (NULL equals nothing).
+    valid: Vec<bool>,
+}
+
+impl KeyColumns {
+    fn new(
+        converter: Option<&RowConverter>,
+        batch: &RecordBatch,
+        columns: &[usize],
+    ) -> Result<Self> {
+        let rows = row_keys(converter, batch, columns)?;
+        let valid = (0..batch.num_rows())
+            .map(|i| columns.iter().all(|c| batch.column(*c).is_valid(i)))
+            .collect();
+        Ok(KeyColumns { rows, valid })
+    }
+
+    /// Row i's key, or None if one of its keys is NULL. Without keys
+    /// every row has the same, empty key.
+    fn key(&self, i: usize) -> Option<&[u8]> {
+        if !self.valid[i] {
+            return None;
+        }
+        Some(self.rows.as_ref().map_or(&[][..], |r| r.row(i).data()))
+    }
+}
+
+impl TimerHandler for JoinState {
+    type Key = i64;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<i64>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let input = usize::from(chunk.input.min(1));
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ends = batch
+            .column(self.side(input).window_end)
+            .as_primitive::<TimestampMillisecondType>();
+        let mut earliest_due = i64::MAX;
+        let mut consumed = len;
+        let mut by_window: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+        for i in 0..len {
+            if watermarks[i] >= earliest_due {
+                consumed = i;
+                break;
+            }
+            if ends.is_null(i) {
+                continue;
+            }
+            let end = ends.value(i);
+            let fire = end.saturating_sub(1);
+            if fire <= watermarks[i] {
+                if self.spec.trace {
+                    let start = batch
+                        .column(self.side(input).window_start)
+                        .as_primitive::<TimestampMillisecondType>()
+                        .value(i);
+                    let line = TraceLine::new(TraceEvent::Late, Self::NAME)
+                        .window(start, end)
+                        .field("input", if input == 0 { "left" } else { "right" })
+                        .watermark(watermarks[i]);
+                    out.side(line);
+                }
+                self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(fire));
+                let row = [(range.start + i) as u32];
+                if let Some(item) = late_rows(chunk, &row, Self::NAME, LATE_REASON)? {
+                    out.side(item);
+                }
+                continue;
+            }
+            if !self.windows.contains_key(&end) && !by_window.contains_key(&end) {
+                time.register(fire, end);
+                earliest_due = earliest_due.min(fire);
+            }
+            by_window.entry(end).or_default().push(i as u32);
+        }
+        for (end, rows) in by_window {
+            let picked = arrow::compute::take_record_batch(&batch, &UInt32Array::from(rows))?;
+            self.windows.entry(end).or_default()[input].push(picked);
+        }
+        Ok(consumed)
+    }
+
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<i64>,
+        _at: i64,
+        end: i64,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some([left_parts, right_parts]) = self.windows.remove(&end) else {
+            return Ok(());
+        };
+        let left = self.rows(0, &left_parts)?;
+        let right = self.rows(1, &right_parts)?;
+        let pairs = self.pairs(&left, &right)?;
+        if self.spec.trace {
+            let (rows, side) = if left.num_rows() > 0 {
+                (&left, 0)
+            } else {
+                (&right, 1)
+            };
+            let start = rows
+                .column(self.side(side).window_start)
+                .as_primitive::<TimestampMillisecondType>()
+                .value(0);
+            let line = TraceLine::new(TraceEvent::Fire, Self::NAME)
+                .window(start, end)
+                .field("left_rows", left.num_rows())
+                .field("right_rows", right.num_rows())
+                .field("rows_out", pairs.len())
+                .watermark(time.watermark());
+            out.side(line);
+        }
+        self.metrics.windows_fired += 1;
+        if time.watermark() != tidemark_common::time::FINAL_WATERMARK {
+            self.metrics.windows_fired_before_end += 1;
+        }
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let left_rows = UInt32Array::from(pairs.iter().map(|(l, _)| *l).collect::<Vec<_>>());
+        let right_rows = UInt32Array::from(pairs.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        for c in left.columns() {
+            columns.push(take(c.as_ref(), &left_rows, None)?);
+        }
+        if self.spec.kind.keeps_right() {
+            for c in right.columns() {
+                columns.push(take(c.as_ref(), &right_rows, None)?);
+            }
+        }
+        let batch = RecordBatch::try_new(self.spec.output_schema.clone(), columns)?;
+        out.rows(batch, RowKind::Insert);
+        Ok(())
+    }
+}
