@@ -66,7 +66,7 @@ pub struct WindowJoinSpec {
 }
 
 /// Why a window join drops a row.
-pub const LATE_REASON: &str = "its window had already ended";
+pub const LATE_REASON: &str = "its window had already fired";
 
 pub type WindowJoin = Windowed<JoinState>;
 

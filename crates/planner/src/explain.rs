@@ -6,7 +6,7 @@
 
 use tidemark_common::window::{ms, WindowKind};
 use tidemark_common::{Result, SessionOptions};
-use tidemark_sql::LogicalPlan;
+use tidemark_sql::{JoinType, LogicalPlan};
 
 /// The plan as `EXPLAIN` prints it, with the session's options applied.
 pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
@@ -56,6 +56,23 @@ fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) ->
             "emit: a window's rows, ranked, when the watermark passes window_end - 1".into(),
             format!("late rows: a row whose window was already ranked; {late}"),
             "state: the rows of each window not yet ended".into(),
+        ];
+    }
+    if let LogicalPlan::WindowJoin { kind, .. } = node {
+        let emit = match kind {
+            JoinType::Inner => "each left row with its right partners (equal keys; NULL equals nothing), in arrival order",
+            JoinType::Left => "each left row with its right partners, or once with NULLs for the right columns",
+            JoinType::Right => "the pairs of partners, then each right row without a partner, with NULLs for the left columns",
+            JoinType::Full => "each left row with its partners or NULLs, then each right row without a partner, with NULLs for the left columns",
+            JoinType::Semi => "each left row that has a right partner, once",
+            JoinType::Anti { null_aware: false } => "each left row without a right partner",
+            JoinType::Anti { null_aware: true } => "each left row that NOT IN proves has no right partner: none when the IN key is NULL or a right row's is, unless the window has no right rows",
+        };
+        return vec![
+            "time: the lower of the two inputs' watermarks (rows are read from the input with the lower one; an input that has ended no longer holds it back)".into(),
+            format!("fire: when the watermark reaches window_end - 1 ms: {emit}"),
+            format!("late rows: a row whose window has already fired; {late}"),
+            "state: each window's rows of both inputs, freed when it fires".into(),
         ];
     }
     if let LogicalPlan::OverAggregate {

@@ -182,7 +182,7 @@ impl QueryBinder<'_> {
                     at,
                 ));
             }
-            let Some(window) = window_of(&plan) else {
+            let Some(window) = plan.tvf_window() else {
                 return Err(Error::plan(
                     "only window joins are supported on streams: each side must be a window TVF",
                     at,
@@ -342,16 +342,6 @@ fn check_key(plans: &[LogicalPlan], l: usize, r: usize, at: Span) -> Result<(usi
         );
     }
     Ok((l, r))
-}
-
-/// The window of a window TVF's rows: the TVF under projections and
-/// filters.
-fn window_of(plan: &LogicalPlan) -> Option<WindowKind> {
-    match plan {
-        LogicalPlan::WindowTvf { window, .. } => Some(window.kind),
-        LogicalPlan::Project { input, .. } | LogicalPlan::Filter { input, .. } => window_of(input),
-        _ => None,
-    }
 }
 
 /// The name a FROM item is known by: its alias, or its table's name.

@@ -181,6 +181,18 @@ impl LogicalPlan {
         }
     }
 
+    /// The window of a window TVF's rows: the TVF under projections and
+    /// filters.
+    pub fn tvf_window(&self) -> Option<tidemark_common::window::WindowKind> {
+        match self {
+            LogicalPlan::WindowTvf { window, .. } => Some(window.kind),
+            LogicalPlan::Project { input, .. } | LogicalPlan::Filter { input, .. } => {
+                input.tvf_window()
+            }
+            _ => None,
+        }
+    }
+
     /// The node's input, if it has exactly one.
     pub fn input(&self) -> Option<&LogicalPlan> {
         match self {
@@ -271,13 +283,26 @@ impl LogicalPlan {
                     .iter()
                     .map(|(l, r)| {
                         format!(
-                            "{} = {}",
+                            "L.{} = R.{}",
                             left.schema().field(*l).name,
                             right.schema().field(*r).name
                         )
                     })
                     .collect();
-                format!("WindowJoin: {kind:?} ON [{}]", keys.join(", "))
+                let kind = match kind {
+                    JoinType::Inner => "INNER",
+                    JoinType::Left => "LEFT OUTER",
+                    JoinType::Right => "RIGHT OUTER",
+                    JoinType::Full => "FULL OUTER",
+                    JoinType::Semi => "SEMI",
+                    JoinType::Anti { null_aware: false } => "ANTI",
+                    JoinType::Anti { null_aware: true } => "ANTI (NOT IN, NULL-aware)",
+                };
+                let window = left
+                    .tvf_window()
+                    .map(|w| format!(" window={w}"))
+                    .unwrap_or_default();
+                format!("WindowJoin: {kind}{window} ON [{}]", keys.join(", "))
             }
             LogicalPlan::Union { schema, .. } => {
                 let cols: Vec<_> = schema.names().collect();
