@@ -66,19 +66,24 @@ fn first_ideal_time() -> Result<NaiveDateTime> {
         .context("invalid start date")
 }
 
-fn params_text(rows: u64, keys: u64) -> String {
-    format!("format {FORMAT_VERSION}\nrows {rows}\nkeys {keys}\nseed {SEED:#018x}\n")
+fn params_text(rows: u64, keys: u64, seed: u64) -> String {
+    format!("format {FORMAT_VERSION}\nrows {rows}\nkeys {keys}\nseed {seed:#018x}\n")
 }
 
 /// Prepares `root/tumble-r{rows}-k{keys}-s{seed}/` with the CSV and the
 /// script, generating the CSV unless a complete copy is already there.
 pub fn prepare(root: &Path, rows: u64, keys: u64) -> Result<Dataset> {
-    let dir = root.join(format!("tumble-r{rows}-k{keys}-s{SEED:016x}"));
+    prepare_seeded(root, rows, keys, SEED)
+}
+
+/// `prepare` with another seed: a second, independent stream.
+pub fn prepare_seeded(root: &Path, rows: u64, keys: u64, seed: u64) -> Result<Dataset> {
+    let dir = root.join(format!("tumble-r{rows}-k{keys}-s{seed:016x}"));
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let csv = dir.join(CSV_NAME);
     let sql = dir.join(SQL_NAME);
     let params_path = dir.join(PARAMS_NAME);
-    let params = params_text(rows, keys);
+    let params = params_text(rows, keys, seed);
 
     let reused = match existing_bytes(&params_path, &params, &csv) {
         Some(_) => true,
@@ -86,7 +91,7 @@ pub fn prepare(root: &Path, rows: u64, keys: u64) -> Result<Dataset> {
             // The marker goes first so that an interrupted generation is
             // never taken for a complete one.
             let _ = fs::remove_file(&params_path);
-            let bytes = generate(&csv, rows, keys)?;
+            let bytes = generate(&csv, rows, keys, seed)?;
             fs::write(&params_path, format!("{params}bytes {bytes}\n"))
                 .with_context(|| format!("cannot write {}", params_path.display()))?;
             false
@@ -119,12 +124,12 @@ fn existing_bytes(params_path: &Path, params: &str, csv: &Path) -> Option<u64> {
 
 /// Writes the CSV (through a temporary file renamed at the end) and returns
 /// its size in bytes.
-fn generate(csv: &Path, rows: u64, keys: u64) -> Result<u64> {
+fn generate(csv: &Path, rows: u64, keys: u64, seed: u64) -> Result<u64> {
     let partial = csv.with_extension("csv.partial");
     let file = fs::File::create(&partial)
         .with_context(|| format!("cannot create {}", partial.display()))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut rng = SplitMix64(SEED);
+    let mut rng = SplitMix64(seed);
     let start = first_ideal_time()?;
     // Ideal time advances 0, 1 or 2 ms per row: 1 ms on average.
     let mut ideal_ms: i64 = 0;

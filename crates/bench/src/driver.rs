@@ -29,16 +29,37 @@ pub struct TumbleArgs {
     pub tidemark: Option<PathBuf>,
 }
 
-/// Runs `scripts` with `tidemark run`, in turn, `args.runs` times, and
-/// prints each run and the table of medians.
+/// The window join benchmark's input: two streams of equal size.
+#[derive(clap::Args)]
+pub struct JoinArgs {
+    /// Rows of each of the two streams.
+    #[arg(long, default_value_t = 2_500_000, value_parser = clap::value_parser!(u64).range(2..))]
+    pub rows_per_side: u64,
+    /// Distinct keys of each stream: with 100,000 keys a 10 s window holds
+    /// about 10,000 rows per side and 1,000 matching pairs.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub keys: u64,
+    /// Runs of each query; the medians are reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// The tidemark binary to run.
+    #[arg(long, value_name = "PATH")]
+    pub tidemark: Option<PathBuf>,
+}
+
+/// Runs `scripts` (name, script, input rows) with `tidemark run`, in turn,
+/// `args.runs` times, and prints each run and the table of medians.
 fn run_series(
     tidemark: &Path,
-    scripts: &[(&'static str, PathBuf)],
+    scripts: &[(&'static str, PathBuf, u64)],
     args: &TumbleArgs,
 ) -> Result<Vec<Series>> {
-    let mut series: Vec<Series> = scripts.iter().map(|(name, _)| Series::new(name)).collect();
+    let mut series: Vec<Series> = scripts
+        .iter()
+        .map(|(name, _, rows)| Series::new(name).with_rows(*rows))
+        .collect();
     for run in 1..=args.runs {
-        for (s, (_, script)) in series.iter_mut().zip(scripts) {
+        for (s, (_, script, _)) in series.iter_mut().zip(scripts) {
             let m = measure(
                 tidemark.as_os_str(),
                 &[OsStr::new("run"), script.as_os_str()],
@@ -55,13 +76,15 @@ fn run_series(
     }
     println!();
     let refs: Vec<&Series> = series.iter().collect();
-    print_table(args.rows, &refs);
+    print_table(&refs);
     Ok(series)
 }
 
 /// The runs of one program.
 struct Series {
     name: &'static str,
+    /// Input rows per run.
+    rows: u64,
     wall_s: Vec<f64>,
     max_rss_kib: Vec<u64>,
     rows_emitted: Vec<u64>,
@@ -73,11 +96,17 @@ impl Series {
     fn new(name: &'static str) -> Self {
         Series {
             name,
+            rows: 0,
             wall_s: Vec::new(),
             max_rss_kib: Vec::new(),
             rows_emitted: Vec::new(),
             reported_s: Vec::new(),
         }
+    }
+
+    fn with_rows(mut self, rows: u64) -> Self {
+        self.rows = rows;
+        self
     }
 
     fn push(&mut self, m: &Measurement) -> Result<()> {
@@ -112,8 +141,8 @@ impl Series {
 pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
     let (exe, tidemark, data) = setup(args)?;
 
-    let mut baseline = Series::new("baseline");
-    let mut engine = Series::new("tidemark");
+    let mut baseline = Series::new("baseline").with_rows(args.rows);
+    let mut engine = Series::new("tidemark").with_rows(args.rows);
     let csv = data.csv.as_os_str();
     let sql = data.sql.as_os_str();
     for run in 1..=args.runs {
@@ -136,7 +165,7 @@ pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
     }
 
     println!();
-    print_table(args.rows, &[&baseline, &engine]);
+    print_table(&[&baseline, &engine]);
     let ratio = baseline.median_wall_s() / engine.median_wall_s();
     println!("tidemark / baseline throughput: {:.0} %", ratio * 100.0);
     check_rows(&baseline, &engine);
@@ -209,10 +238,10 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write {}", script.display()))?;
         scripts.push(script);
     }
-    let named: Vec<(&'static str, PathBuf)> = WINDOW_QUERIES
+    let named: Vec<(&'static str, PathBuf, u64)> = WINDOW_QUERIES
         .iter()
-        .map(|(name, _)| *name)
         .zip(scripts)
+        .map(|((name, _), script)| (*name, script, args.rows))
         .collect();
     let series = run_series(&tidemark, &named, args)?;
     let tumble = series[0].median_wall_s();
@@ -266,8 +295,11 @@ pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write {}", script.display()))?;
         scripts.push(script);
     }
-    let named: Vec<(&'static str, PathBuf)> =
-        queries.iter().map(|(name, _)| *name).zip(scripts).collect();
+    let named: Vec<(&'static str, PathBuf, u64)> = queries
+        .iter()
+        .zip(scripts)
+        .map(|((name, _), script)| (*name, script, args.rows))
+        .collect();
     let series = run_series(&tidemark, &named, args)?;
     let tumble = series[0].median_wall_s();
     for s in &series[1..] {
@@ -277,6 +309,68 @@ pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
             100.0 * tumble / s.median_wall_s()
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `join` benchmark: an inner window join of two streams on TUMBLE
+/// 10 s by key, at full and at half size, against the TUMBLE 1 min
+/// aggregation of the same number of rows (as one stream, 1,000 keys).
+pub fn join(args: &JoinArgs) -> Result<ExitCode> {
+    let total = args.rows_per_side * 2;
+    let tumble_args = TumbleArgs {
+        rows: total,
+        keys: 1_000,
+        runs: args.runs,
+        tidemark: args.tidemark.clone(),
+    };
+    let (_, tidemark, data) = setup(&tumble_args)?;
+    let root = data
+        .dir
+        .parent()
+        .context("bench data folder")?
+        .to_path_buf();
+    let table = |name: &str, csv: &Path| {
+        format!(
+            "CREATE TABLE {name} (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
+             WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n",
+            csv.display()
+        )
+    };
+    let join_sql = "SELECT L.key, L.ts, R.ts, L.price, R.price\n\
+         FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '10' SECOND))) L\n\
+         JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '10' SECOND))) R\n\
+         ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.key = R.key;\n";
+    let mut scripts = vec![("TUMBLE 1 min, one stream", data.sql.clone(), total)];
+    for (name, rows) in [
+        ("window join", args.rows_per_side),
+        ("window join, half", args.rows_per_side / 2),
+    ] {
+        let left = data::prepare_seeded(&root, rows, args.keys, data::SEED ^ 1)?;
+        let right = data::prepare_seeded(&root, rows, args.keys, data::SEED ^ 2)?;
+        let script = left.dir.join(format!("join-{rows}.sql"));
+        let sql = format!(
+            "{}{}{join_sql}",
+            table("l", &left.csv),
+            table("r", &right.csv)
+        );
+        std::fs::write(&script, sql)
+            .with_context(|| format!("cannot write {}", script.display()))?;
+        scripts.push((name, script, rows * 2));
+    }
+    let series = run_series(&tidemark, &scripts, &tumble_args)?;
+    let (tumble, full, half) = (&series[0], &series[1], &series[2]);
+    println!(
+        "window join: {} input rows/s, {:.0} % of the TUMBLE throughput, {} rows out",
+        group((total as f64 / full.median_wall_s()).round() as u64),
+        100.0 * tumble.median_wall_s() / full.median_wall_s(),
+        group(full.rows_emitted[0])
+    );
+    println!(
+        "peak memory: {:.1} MiB at {} rows per side, {:.1} MiB at half that",
+        full.peak_rss_mib(),
+        group(args.rows_per_side),
+        half.peak_rss_mib()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -329,16 +423,16 @@ fn print_setup(data: &Dataset, tidemark: &Path) {
     println!("tidemark: {}{built}", tidemark.display());
 }
 
-fn print_table(rows: u64, series: &[&Series]) {
+fn print_table(series: &[&Series]) {
     let header = ["program", "rows", "median wall s", "rows/s", "peak RSS MiB"];
     let mut lines: Vec<[String; 5]> = vec![header.map(String::from)];
     for s in series {
         let wall = s.median_wall_s();
         lines.push([
             s.name.to_string(),
-            group(rows),
+            group(s.rows),
             format!("{wall:.3}"),
-            group((rows as f64 / wall).round() as u64),
+            group((s.rows as f64 / wall).round() as u64),
             format!("{:.1}", s.peak_rss_mib()),
         ]);
     }

@@ -43,6 +43,11 @@ enum Command {
     /// SUM and MAX over the 10 preceding rows per key (an OVER window)
     /// against the TUMBLE aggregation, on the same input in the same run.
     Over(driver::TumbleArgs),
+    /// A window join of two generated streams (TUMBLE 10 s, equal keys),
+    /// at full and half size, against the TUMBLE aggregation of as many
+    /// rows in the same run; peak memory shows whether state is freed per
+    /// window.
+    Join(driver::JoinArgs),
     /// The plain program: reads the CSV, aggregates one-minute windows per
     /// key and prints them on stdout; counts on stderr.
     #[command(hide = true)]
@@ -72,6 +77,7 @@ fn main() -> ExitCode {
         Command::Tumble(args) => driver::tumble(&args),
         Command::Windows(args) => driver::windows(&args),
         Command::Over(args) => driver::over(&args),
+        Command::Join(args) => driver::join(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };

@@ -150,12 +150,7 @@ impl JoinState {
         let n = self.spec.left.keys.len();
         let left_keys = KeyColumns::new(self.keys.as_ref(), left, &self.spec.left.keys)?;
         let right_keys = KeyColumns::new(self.keys.as_ref(), right, &self.spec.right.keys)?;
-        let mut by_key: HashMap<&[u8], Vec<u32>> = HashMap::new();
-        for j in 0..right.num_rows() {
-            if let Some(k) = right_keys.key(j) {
-                by_key.entry(k).or_default().push(j as u32);
-            }
-        }
+        let partners = Partners::new(&right_keys, right.num_rows());
         let kind = self.spec.kind;
         let left_only = |keep: &dyn Fn(usize) -> bool| -> Vec<Pair> {
             (0..left.num_rows())
@@ -163,7 +158,11 @@ impl JoinState {
                 .map(|i| (Some(i as u32), None))
                 .collect()
         };
-        let found = |i: usize| left_keys.key(i).is_some_and(|k| by_key.contains_key(k));
+        let found = |i: usize| {
+            left_keys
+                .key(i)
+                .is_some_and(|k| partners.first(k).is_some())
+        };
         match kind {
             JoinKind::Semi => return Ok(left_only(&found)),
             JoinKind::Anti { null_aware: false } => return Ok(left_only(&|i| !found(i))),
@@ -201,11 +200,13 @@ impl JoinState {
         let mut matched = vec![false; right.num_rows()];
         let mut pairs = Vec::new();
         for i in 0..left.num_rows() {
-            match left_keys.key(i).and_then(|k| by_key.get(k)) {
-                Some(js) => {
-                    for j in js {
-                        matched[*j as usize] = true;
-                        pairs.push((Some(i as u32), Some(*j)));
+            match left_keys.key(i).and_then(|k| partners.first(k)) {
+                Some(first) => {
+                    let mut j = first;
+                    while j != NO_ROW {
+                        matched[j as usize] = true;
+                        pairs.push((Some(i as u32), Some(j)));
+                        j = partners.next[j as usize];
                     }
                 }
                 None if matches!(kind, JoinKind::Left | JoinKind::Full) => {
@@ -228,6 +229,42 @@ impl JoinState {
 /// A joined row: its left and right rows.
 type Pair = (Option<u32>, Option<u32>);
 
+/// The end of a chain of partners.
+const NO_ROW: u32 = u32::MAX;
+
+/// A window's right rows by key: the first row of each key, and for each
+/// row the next one with its key, so partners come in arrival order
+/// without a list per key.
+struct Partners<'k> {
+    first_last: HashMap<&'k [u8], (u32, u32), foldhash::fast::FixedState>,
+    next: Vec<u32>,
+}
+
+impl<'k> Partners<'k> {
+    fn new(keys: &'k KeyColumns, rows: usize) -> Self {
+        let mut first_last: HashMap<&[u8], (u32, u32), _> =
+            HashMap::with_capacity_and_hasher(rows, foldhash::fast::FixedState::with_seed(0x6a6f));
+        let mut next = vec![NO_ROW; rows];
+        for j in 0..rows {
+            let Some(k) = keys.key(j) else { continue };
+            let j = j as u32;
+            first_last
+                .entry(k)
+                .and_modify(|(_, last)| {
+                    next[*last as usize] = j;
+                    *last = j;
+                })
+                .or_insert((j, j));
+        }
+        Partners { first_last, next }
+    }
+
+    /// The first right row with key `k`.
+    fn first(&self, k: &[u8]) -> Option<u32> {
+        self.first_last.get(k).map(|(first, _)| *first)
+    }
+}
+
 /// The join keys of a window's rows of one input, as arrow rows.
 struct KeyColumns {
     rows: Option<arrow::row::Rows>,
@@ -242,9 +279,14 @@ impl KeyColumns {
         columns: &[usize],
     ) -> Result<Self> {
         let rows = row_keys(converter, batch, columns)?;
-        let valid = (0..batch.num_rows())
-            .map(|i| columns.iter().all(|c| batch.column(*c).is_valid(i)))
-            .collect();
+        let mut valid = vec![true; batch.num_rows()];
+        for c in columns {
+            if let Some(nulls) = batch.column(*c).logical_nulls() {
+                for (v, ok) in valid.iter_mut().zip(nulls.iter()) {
+                    *v &= ok;
+                }
+            }
+        }
         Ok(KeyColumns { rows, valid })
     }
 
@@ -318,7 +360,14 @@ impl TimerHandler for JoinState {
             by_window.entry(end).or_default().push(i as u32);
         }
         for (end, rows) in by_window {
-            let picked = arrow::compute::take_record_batch(&batch, &UInt32Array::from(rows))?;
+            // A run of rows of one window (the common case) is kept as a
+            // slice, without copying.
+            let contiguous = rows.len() == 1 + (rows[rows.len() - 1] - rows[0]) as usize;
+            let picked = if contiguous {
+                batch.slice(rows[0] as usize, rows.len())
+            } else {
+                arrow::compute::take_record_batch(&batch, &UInt32Array::from(rows))?
+            };
             self.windows.entry(end).or_default()[input].push(picked);
         }
         Ok(consumed)
