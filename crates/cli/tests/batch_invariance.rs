@@ -56,7 +56,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 21] = [
+const QUERIES: [&str; 24] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -122,6 +122,19 @@ const QUERIES: [&str; 21] = [
      RANK() OVER (PARTITION BY window_start, window_end ORDER BY s DESC) AS r FROM ( \
      SELECT window_start, window_end, k, SUM(v) AS s FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) \
      GROUP BY window_start, window_end, k)) WHERE rn <= 2",
+    // Window joins: fired on the lower watermark, late rows traced and shown.
+    "SET 'tidemark.trace' = 'true'; SET 'tidemark.display.late-records' = 'true'; \
+     SELECT L.k, L.ts, L.v, R.k, R.ts, R.v, COALESCE(L.window_start, R.window_start) \
+     FROM (SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND))) L \
+     FULL JOIN (SELECT * FROM TABLE(TUMBLE(TABLE u, DESCRIPTOR(ts), INTERVAL '1' SECOND))) R \
+     ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k",
+    "SELECT L.k, L.ts, R.ts, L.window_end \
+     FROM (SELECT * FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))) L \
+     JOIN (SELECT * FROM TABLE(HOP(TABLE u, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND))) R \
+     ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.v = R.v",
+    "SELECT k, ts, v, window_end FROM (SELECT * FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))) L \
+     WHERE v NOT IN (SELECT v FROM (SELECT * FROM TABLE(CUMULATE(TABLE u, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))) R \
+     WHERE L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k)",
 ];
 
 fn run(dir: &Path, query: &str, batch_size: usize) -> String {
