@@ -1,4 +1,5 @@
-//! The `tidemark` command: `run` a SQL script, `test` golden files.
+//! The `tidemark` command: `run` or `explain` a SQL script, `test` golden
+//! files.
 //!
 //! Exit codes: 0 ok, 1 a SQL, data or runtime error (or a failed test),
 //! 2 a usage error. A closed stdout (e.g. `| head`) ends the run quietly.
@@ -13,7 +14,13 @@ use tidemark::{script_dir, Output, Session};
 #[command(
     name = "tidemark",
     version,
-    about = "Flink SQL windowing, exact and deterministic, in one binary"
+    about = "Flink SQL windowing, exact and deterministic, in one binary",
+    after_help = "Examples:\n  \
+        tidemark run examples/bids.sql\n  \
+        tidemark run --trace --set table.exec.emit.allow-lateness=10s examples/bids.sql\n  \
+        tidemark explain examples/bids.sql\n  \
+        tidemark test sql-tests\n  \
+        tidemark test my-tests --bless"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -34,6 +41,19 @@ enum Command {
         /// merge on stderr (`SET 'tidemark.trace' = 'true'`).
         #[arg(long)]
         trace: bool,
+        /// Rows per batch read from each source (`SET 'tidemark.batch-size'`);
+        /// the output is the same at every size.
+        #[arg(long, value_name = "N")]
+        batch_size: Option<std::num::NonZeroUsize>,
+    },
+    /// Print the plan of every query and INSERT of a script, with when its
+    /// windows fire and where late rows go, without running anything.
+    Explain {
+        /// The script.
+        script: PathBuf,
+        /// Set an option before the script runs, as `SET 'key' = 'value'`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Run golden-file tests: each NAME.sql is compared with NAME.out.
     Test {
@@ -74,12 +94,28 @@ fn run_cli() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Run { script, set, trace } => run(script, set, trace),
+        Command::Run {
+            script,
+            mut set,
+            trace,
+            batch_size,
+        } => {
+            if trace {
+                set.push("tidemark.trace=true".into());
+            }
+            if let Some(n) = batch_size {
+                set.push(format!("tidemark.batch-size={n}"));
+            }
+            run(script, set, false)
+        }
+        Command::Explain { script, set } => run(script, set, true),
         Command::Test { paths, bless } => test(paths, bless),
     }
 }
 
-fn run(script: PathBuf, set: Vec<String>, trace: bool) -> ExitCode {
+/// Runs (or, with `explain_only`, explains) a script after the `--set`
+/// options.
+fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
     let sql = match std::fs::read_to_string(&script) {
         Ok(s) => s,
         Err(e) => {
@@ -88,15 +124,17 @@ fn run(script: PathBuf, set: Vec<String>, trace: bool) -> ExitCode {
         }
     };
     let mut session = Session::new(script_dir(&script));
+    session.explain_only = explain_only;
     for kv in set {
         let Some((k, v)) = kv.split_once('=') else {
             eprintln!("error: --set expects KEY=VALUE, got '{kv}'");
             return ExitCode::from(2);
         };
         session.options.set(k.trim(), v.trim());
-    }
-    if trace {
-        session.options.set("tidemark.trace", "true");
+        if let Err(e) = session.options.validate() {
+            eprintln!("error: --set {kv}: {e}");
+            return ExitCode::from(2);
+        }
     }
     let stdout = std::io::stdout();
     let mut rows = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -19,6 +19,9 @@ pub struct Session {
     pub options: SessionOptions,
     /// The folder relative `'path'` options resolve against.
     pub base_dir: PathBuf,
+    /// Explain queries and INSERTs instead of running them (`tidemark
+    /// explain`).
+    pub explain_only: bool,
 }
 
 /// Where a script's output goes.
@@ -37,6 +40,7 @@ impl Session {
             catalog: Catalog::default(),
             options: SessionOptions::default(),
             base_dir: base_dir.into(),
+            explain_only: false,
         }
     }
 
@@ -134,42 +138,86 @@ impl Session {
                 Ok(None)
             }
             Statement::Explain { statement, span } => match statement.as_ref() {
-                Statement::Query { query, span } => {
-                    let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
-                    let text = explain(&plan, &self.options).map_err(|e| e.or_span(*span))?;
-                    write!(out.rows, "{text}").map_err(io)?;
+                Statement::Query { .. } | Statement::Insert { .. } => {
+                    self.explain(statement, out)?;
                     Ok(None)
                 }
-                _ => Err(Error::plan("EXPLAIN works on queries", *span)),
+                _ => Err(Error::plan(
+                    "EXPLAIN works on queries and INSERT INTO",
+                    *span,
+                )),
             },
+            Statement::Query { .. } | Statement::Insert { .. } if self.explain_only => {
+                self.explain(statement, out)?;
+                Ok(None)
+            }
             Statement::Query { query, span } => {
                 let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
                 self.run_query(&plan, *span, None, out).map(Some)
             }
             Statement::Insert { table, query, span } => {
-                let sink = self.catalog.table(&table.value, *span)?;
-                let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
-                if plan
-                    .scans()
-                    .iter()
-                    .any(|t| t.name.eq_ignore_ascii_case(&sink.name))
-                {
-                    return Err(Error::plan(
-                        format!(
-                            "INSERT INTO {} reads {} too: writing the file a query reads is not supported",
-                            sink.name, sink.name
-                        ),
-                        *span,
-                    )
-                    .with_hint("write to another table"));
-                }
-                let plan = insert_plan(plan, &sink, *span)?;
+                let (sink, plan) = self.bind_insert(table, query, *span)?;
                 let updating = plan.has_window_aggregate()
                     && (self.options.allow_lateness()? > 0 || self.options.early_fire()?.is_some());
                 let target = InsertTarget::open(&sink, updating, *span)?;
                 self.run_query(&plan, *span, Some(target), out).map(Some)
             }
         }
+    }
+
+    /// `EXPLAIN` of a query, or of an INSERT: the sink above its query.
+    fn explain(&self, statement: &Statement, out: &mut Output<'_>) -> Result<()> {
+        let io = |e: std::io::Error| Error::io("cannot write output", e);
+        let (text, span) = match statement {
+            Statement::Query { query, span } => {
+                let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
+                (explain(&plan, &self.options), *span)
+            }
+            Statement::Insert { table, query, span } => {
+                let (sink, plan) = self.bind_insert(table, query, *span)?;
+                let connector = sink.options.get("connector").map_or("?", String::as_str);
+                let text = explain(&plan, &self.options).map(|t| {
+                    let body: String = t.lines().map(|l| format!("  {l}\n")).collect();
+                    format!("Sink: {} (connector {connector})\n{body}", sink.name)
+                });
+                (text, *span)
+            }
+            _ => {
+                return Err(Error::Internal(
+                    "explain of a statement that is not a query".into(),
+                ))
+            }
+        };
+        let text = text.map_err(|e| e.or_span(span))?;
+        write!(out.rows, "{text}").map_err(io)
+    }
+
+    /// The sink table and the plan of `INSERT INTO table query`, its
+    /// columns conformed to the sink's.
+    fn bind_insert(
+        &self,
+        table: &tidemark_sql::sql_ast::Ident,
+        query: &tidemark_sql::sql_ast::Query,
+        span: tidemark_common::Span,
+    ) -> Result<(std::sync::Arc<TableDef>, LogicalPlan)> {
+        let sink = self.catalog.table(&table.value, span)?;
+        let plan = QueryBinder::new(&self.catalog).bind_query(query, span)?;
+        if plan
+            .scans()
+            .iter()
+            .any(|t| t.name.eq_ignore_ascii_case(&sink.name))
+        {
+            return Err(Error::plan(
+                format!(
+                    "INSERT INTO {} reads {} too: writing the file a query reads is not supported",
+                    sink.name, sink.name
+                ),
+                span,
+            )
+            .with_hint("write to another table"));
+        }
+        let plan = insert_plan(plan, &sink, span)?;
+        Ok((sink, plan))
     }
 
     /// Runs a bound query: its changelog goes to `target` (INSERT INTO) or

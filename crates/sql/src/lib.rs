@@ -21,4 +21,5 @@ pub use binder::{insert_plan, QueryBinder};
 pub use catalog::Catalog;
 pub use dialect::FlinkDialect;
 pub use plan::{JoinType, LogicalPlan, WindowSpec};
+pub use sqlparser::ast as sql_ast;
 pub use statement::{parse_script, span_of, ColumnDef, CreateTable, Statement};
