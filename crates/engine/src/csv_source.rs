@@ -59,6 +59,9 @@ pub struct CsvOptions {
     /// Not a table option: Flink reads an empty line as a row of one empty
     /// field; setting this skips such lines instead.
     pub skip_empty_lines: bool,
+    /// `'csv.header' = 'true'` (tidemark's own): the first record holds
+    /// column names and is skipped.
+    pub header: bool,
 }
 
 impl Default for CsvOptions {
@@ -71,11 +74,12 @@ impl Default for CsvOptions {
             ignore_parse_errors: false,
             null_literal: None,
             skip_empty_lines: false,
+            header: false,
         }
     }
 }
 
-/// Every `csv.*` key Flink's CSV format knows.
+/// Every `csv.*` key Flink's CSV format knows, and tidemark's `csv.header`.
 const KNOWN_OPTIONS: &[&str] = &[
     "csv.field-delimiter",
     "csv.quote-character",
@@ -86,6 +90,8 @@ const KNOWN_OPTIONS: &[&str] = &[
     "csv.escape-character",
     "csv.array-element-delimiter",
     "csv.write-bigdecimal-in-scientific-notation",
+    // Beyond Flink: a first line of column names.
+    "csv.header",
 ];
 
 impl CsvOptions {
@@ -132,15 +138,19 @@ impl CsvOptions {
         out.ignore_parse_errors =
             parse_bool_option(options, "csv.ignore-parse-errors")?.unwrap_or(false);
         out.null_literal = get("csv.null-literal").map(str::to_string);
+        out.header = parse_bool_option(options, "csv.header")?.unwrap_or(false);
         Ok(out)
     }
 }
 
-fn option_error(message: String) -> Error {
+pub(crate) fn option_error(message: String) -> Error {
     Error::plan(message, Span::default())
 }
 
-fn parse_bool_option(options: &BTreeMap<String, String>, key: &str) -> Result<Option<bool>> {
+pub(crate) fn parse_bool_option(
+    options: &BTreeMap<String, String>,
+    key: &str,
+) -> Result<Option<bool>> {
     match options.get(key) {
         None => Ok(None),
         Some(v) if v.eq_ignore_ascii_case("true") => Ok(Some(true)),
@@ -466,7 +476,7 @@ fn unterminated_quote(raw: &[u8], options: &CsvOptions) -> Option<usize> {
 }
 
 /// One output column: its Arrow builder and how text becomes a value.
-enum ColumnBuilder {
+pub(crate) enum ColumnBuilder {
     Boolean(BooleanBuilder),
     Int(Int32Builder),
     BigInt(Int64Builder),
@@ -478,7 +488,7 @@ enum ColumnBuilder {
 }
 
 impl ColumnBuilder {
-    fn new(ty: &SqlType, capacity: usize) -> Option<Self> {
+    pub(crate) fn new(ty: &SqlType, capacity: usize) -> Option<Self> {
         Some(match ty {
             SqlType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::with_capacity(capacity)),
             SqlType::Int => ColumnBuilder::Int(Int32Builder::with_capacity(capacity)),
@@ -506,7 +516,7 @@ impl ColumnBuilder {
         })
     }
 
-    fn append_null(&mut self) {
+    pub(crate) fn append_null(&mut self) {
         match self {
             ColumnBuilder::Boolean(b) => b.append_null(),
             ColumnBuilder::Int(b) => b.append_null(),
@@ -520,7 +530,7 @@ impl ColumnBuilder {
 
     /// Parses `text` and appends it; false, with nothing appended, when it
     /// does not parse.
-    fn append_text(&mut self, text: &[u8], parser: &mut Parser) -> bool {
+    pub(crate) fn append_text(&mut self, text: &[u8], parser: &mut Parser) -> bool {
         match self {
             ColumnBuilder::Boolean(b) => match parse_boolean(text) {
                 Some(v) => b.append_value(v),
@@ -558,7 +568,7 @@ impl ColumnBuilder {
         true
     }
 
-    fn finish(&mut self) -> ArrayRef {
+    pub(crate) fn finish(&mut self) -> ArrayRef {
         match self {
             ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
             ColumnBuilder::Int(b) => Arc::new(b.finish()),
@@ -572,7 +582,7 @@ impl ColumnBuilder {
 }
 
 /// State the value parsers keep between rows.
-struct Parser {
+pub(crate) struct Parser {
     tz: chrono_tz::Tz,
     /// The last date parsed and its day number: timestamp columns mostly
     /// repeat the date of the row before.
@@ -594,6 +604,14 @@ pub(crate) fn parse_timestamp(text: &str, ltz: bool, tz: chrono_tz::Tz) -> Optio
 }
 
 impl Parser {
+    /// Value parsers for the session time zone `tz`.
+    pub(crate) fn new(tz: chrono_tz::Tz) -> Self {
+        Parser {
+            tz,
+            last_date: None,
+        }
+    }
+
     /// Epoch milliseconds of `yyyy-MM-dd HH:mm:ss[.fffffffff]`; for
     /// TIMESTAMP_LTZ with an optional `Z`. Like Flink, no `T` separator.
     fn timestamp(&mut self, text: &[u8], ltz: bool) -> Option<i64> {
@@ -694,7 +712,7 @@ pub(crate) fn local_to_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
 
 /// A field as an error message shows it: long text is cut with an
 /// ellipsis, so a huge field cannot make a huge message.
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX_CHARS: usize = 80;
     match text.char_indices().nth(MAX_CHARS) {
         Some((end, _)) => format!("{}…", &text[..end]),
@@ -910,6 +928,8 @@ pub struct CsvSource {
     pending_error: Option<Error>,
     raw: Vec<String>,
     skipped: Vec<BadRow>,
+    /// Whether the header line (`csv.header`) has been passed.
+    header_skipped: bool,
 }
 
 impl CsvSource {
@@ -1009,6 +1029,7 @@ impl CsvSource {
             pending_error: None,
             raw: Vec::new(),
             skipped: Vec::new(),
+            header_skipped: false,
         })
     }
 
@@ -1104,6 +1125,9 @@ impl CsvSource {
                     return Err(
                         self.input_error(line, format!("field '{name}': missing closing quote"))
                     );
+                }
+                Next::Record { .. } if self.options.header && !self.header_skipped => {
+                    self.header_skipped = true;
                 }
                 Next::Record { line } => {
                     if self.append_row(line)? {
@@ -1302,6 +1326,7 @@ mod tests {
                 ignore_parse_errors: false,
                 null_literal: Some(String::new()),
                 skip_empty_lines: false,
+                header: false,
             }
         );
         assert_eq!(opts(&[])?, CsvOptions::default());

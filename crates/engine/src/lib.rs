@@ -7,7 +7,10 @@
 //!   chunks at timer crossings) every stateful operator uses.
 //! - [`window_agg`]: window aggregation with per-slice state.
 //! - [`stateless`]: projection, filter, window labelling.
-//! - [`source`]: tables as streams (CSV files), watermark assignment.
+//! - [`source`]: tables as streams (CSV or JSON-lines files), watermark
+//!   assignment.
+//! - [`union`]: several inputs interleaved by the lowest watermark.
+//! - [`window_join`]: window joins on the shared event-time service.
 //! - [`format`]: Flink's print format of changelog rows.
 //! - [`pipeline`]: a runnable chain and its run summary.
 
@@ -18,6 +21,7 @@ pub mod emit;
 mod emitted;
 pub mod eval;
 pub mod format;
+mod json_source;
 pub mod merging;
 pub mod operator;
 pub mod pipeline;

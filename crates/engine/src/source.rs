@@ -3,8 +3,9 @@
 //! assigns the watermark row by row.
 
 use crate::clock::Clock;
-use crate::csv_source::{CsvOptions, CsvSource, CsvStats};
+use crate::csv_source::{CsvBatch, CsvOptions, CsvSource, CsvStats};
 use crate::eval::{evaluate, EvalContext};
+use crate::json_source::{JsonOptions, JsonSource};
 use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -31,9 +32,45 @@ pub struct SourceMetrics {
     pub watermark_delay: Option<i64>,
 }
 
+/// The file reader of a table's format.
+enum FileReader {
+    Csv(CsvSource),
+    Json(JsonSource),
+}
+
+impl FileReader {
+    fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+        match self {
+            FileReader::Csv(r) => r.next_batch(),
+            FileReader::Json(r) => r.next_batch(),
+        }
+    }
+
+    fn stats(&self) -> CsvStats {
+        match self {
+            FileReader::Csv(r) => r.stats(),
+            FileReader::Json(r) => r.stats(),
+        }
+    }
+
+    fn keep_raw(&mut self) {
+        match self {
+            FileReader::Csv(r) => r.keep_raw(),
+            FileReader::Json(r) => r.keep_raw(),
+        }
+    }
+
+    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        match self {
+            FileReader::Csv(r) => r.set_time_zone(tz),
+            FileReader::Json(r) => r.set_time_zone(tz),
+        }
+    }
+}
+
 pub struct TableSource {
     table: Arc<TableDef>,
-    reader: CsvSource,
+    reader: FileReader,
     schema: SchemaRef,
     ctx: EvalContext,
     ignore_parse_errors: bool,
@@ -69,20 +106,28 @@ impl TableSource {
         } else {
             table.base_dir.join(path)
         };
-        let options = CsvOptions::from_options(&table.options)?;
-        let ignore_parse_errors = table.option("csv.ignore-parse-errors") == Some("true");
         let columns = table.schema.fields[..table.physical]
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        let mut reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size)
-            .map_err(|e| match e {
-                Error::Io { context, source } => Error::Io {
-                    context: format!("table {}: {context}", table.name),
-                    source,
-                },
-                other => other,
-            })?;
+        let (reader, ignore_parse_errors) = if table.option("format") == Some("json") {
+            let options = JsonOptions::from_options(&table.options)?;
+            let ignore = options.ignore_parse_errors;
+            let reader = JsonSource::open(&full, path_text.clone(), columns, options, batch_size);
+            (reader.map(FileReader::Json), ignore)
+        } else {
+            let options = CsvOptions::from_options(&table.options)?;
+            let ignore = options.ignore_parse_errors;
+            let reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size);
+            (reader.map(FileReader::Csv), ignore)
+        };
+        let mut reader = reader.map_err(|e| match e {
+            Error::Io { context, source } => Error::Io {
+                context: format!("table {}: {context}", table.name),
+                source,
+            },
+            other => other,
+        })?;
         reader.set_time_zone(ctx.time_zone);
         Ok(TableSource {
             schema: table.schema.to_arrow(),

@@ -167,15 +167,6 @@ fn build(
 ) -> Result<PipelineSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
-            if table.option("format") == Some("json") {
-                return Err(Error::plan(
-                    format!(
-                        "table '{}' cannot be read yet: reading the json format is not supported (tables in json can be written)",
-                        table.name
-                    ),
-                    Span::default(),
-                ));
-            }
             if let Some(connector @ ("print" | "blackhole")) = table.option("connector") {
                 return Err(Error::plan(
                     format!(

@@ -222,7 +222,6 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                 ));
             }
             match options.get("format").map(String::as_str) {
-                // JSON lines are written (INSERT INTO, sinks), not read yet.
                 Some("csv" | "json") => {}
                 Some(other) => {
                     return Err(Error::plan(

@@ -1,0 +1,6 @@
+-- A json.* option the format does not know is an error that lists the ones it knows.
+CREATE TABLE t (ts TIMESTAMP(3), k STRING, v INT, WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = '../json/data/messy.json', 'format' = 'json',
+      'json.ignore-parse-error' = 'true');
+
+SELECT ts, k, v FROM t;
