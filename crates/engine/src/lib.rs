@@ -17,6 +17,7 @@
 pub mod accumulators;
 pub mod clock;
 mod csv_source;
+mod datagen;
 pub mod emit;
 mod emitted;
 pub mod eval;

@@ -4,6 +4,7 @@
 
 use crate::clock::Clock;
 use crate::csv_source::{CsvBatch, CsvOptions, CsvSource, CsvStats};
+use crate::datagen::DatagenSource;
 use crate::eval::{evaluate, EvalContext};
 use crate::json_source::{JsonOptions, JsonSource};
 use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
@@ -32,10 +33,11 @@ pub struct SourceMetrics {
     pub watermark_delay: Option<i64>,
 }
 
-/// The file reader of a table's format.
+/// What reads a table: a file in its format, or a generator.
 enum FileReader {
     Csv(CsvSource),
     Json(JsonSource),
+    Datagen(DatagenSource),
 }
 
 impl FileReader {
@@ -43,6 +45,7 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.next_batch(),
             FileReader::Json(r) => r.next_batch(),
+            FileReader::Datagen(r) => r.next_batch(),
         }
     }
 
@@ -50,6 +53,7 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.stats(),
             FileReader::Json(r) => r.stats(),
+            FileReader::Datagen(r) => r.stats(),
         }
     }
 
@@ -57,6 +61,8 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.keep_raw(),
             FileReader::Json(r) => r.keep_raw(),
+            // Generated rows are never malformed.
+            FileReader::Datagen(_) => {}
         }
     }
 
@@ -64,6 +70,7 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.set_time_zone(tz),
             FileReader::Json(r) => r.set_time_zone(tz),
+            FileReader::Datagen(_) => {}
         }
     }
 }
@@ -96,6 +103,22 @@ impl TableSource {
         ctx: EvalContext,
         clock: Clock,
     ) -> Result<Self> {
+        let columns: Vec<(String, tidemark_common::SqlType)> = table.schema.fields
+            [..table.physical]
+            .iter()
+            .map(|f| (f.name.clone(), f.ty.clone()))
+            .collect();
+        if table.option("connector") == Some("datagen") {
+            let reader = DatagenSource::open(columns, &table.options, batch_size, clock.clone())?;
+            return Ok(Self::with_reader(
+                table,
+                FileReader::Datagen(reader),
+                ctx,
+                clock,
+                false,
+                "datagen".into(),
+            ));
+        }
         let path_text = table
             .option("path")
             .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
@@ -106,10 +129,6 @@ impl TableSource {
         } else {
             table.base_dir.join(path)
         };
-        let columns = table.schema.fields[..table.physical]
-            .iter()
-            .map(|f| (f.name.clone(), f.ty.clone()))
-            .collect();
         let (reader, ignore_parse_errors) = if table.option("format") == Some("json") {
             let options = JsonOptions::from_options(&table.options)?;
             let ignore = options.ignore_parse_errors;
@@ -121,21 +140,39 @@ impl TableSource {
             let reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size);
             (reader.map(FileReader::Csv), ignore)
         };
-        let mut reader = reader.map_err(|e| match e {
+        let reader = reader.map_err(|e| match e {
             Error::Io { context, source } => Error::Io {
                 context: format!("table {}: {context}", table.name),
                 source,
             },
             other => other,
         })?;
+        Ok(Self::with_reader(
+            table,
+            reader,
+            ctx,
+            clock,
+            ignore_parse_errors,
+            path_text,
+        ))
+    }
+
+    fn with_reader(
+        table: Arc<TableDef>,
+        mut reader: FileReader,
+        ctx: EvalContext,
+        clock: Clock,
+        ignore_parse_errors: bool,
+        display_path: String,
+    ) -> Self {
         reader.set_time_zone(ctx.time_zone);
-        Ok(TableSource {
+        TableSource {
             schema: table.schema.to_arrow(),
             table,
             reader,
             ctx,
             ignore_parse_errors,
-            display_path: path_text,
+            display_path,
             watermark: NO_WATERMARK,
             rows_without_rowtime: 0,
             done: false,
@@ -143,7 +180,7 @@ impl TableSource {
             clock,
             origin: None,
             rowtimes: None,
-        })
+        }
     }
 
     pub fn schema(&self) -> &SchemaRef {

@@ -237,6 +237,8 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                 }
             }
         }
+        // Generated rows; its options are checked when it is read.
+        "datagen" => {}
         // Sink-only connectors: written (late rows), never read.
         "print" | "blackhole" => {}
         other => {
@@ -244,7 +246,7 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                 format!("connector '{other}' is not supported"),
                 option_span("connector"),
             )
-            .with_hint("use 'filesystem', or 'print' / 'blackhole' for a sink table"))
+            .with_hint("use 'filesystem' or 'datagen', or 'print' / 'blackhole' for a sink table"))
         }
     }
     Ok(())
