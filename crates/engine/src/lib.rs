@@ -24,6 +24,7 @@ pub mod eval;
 pub mod format;
 mod json_source;
 pub mod merging;
+mod nexmark;
 pub mod operator;
 pub mod pipeline;
 pub mod session_agg;

@@ -7,6 +7,7 @@ use crate::csv_source::{CsvBatch, CsvOptions, CsvSource, CsvStats};
 use crate::datagen::DatagenSource;
 use crate::eval::{evaluate, EvalContext};
 use crate::json_source::{JsonOptions, JsonSource};
+use crate::nexmark::NexmarkSource;
 use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -38,6 +39,7 @@ enum FileReader {
     Csv(CsvSource),
     Json(JsonSource),
     Datagen(DatagenSource),
+    Nexmark(NexmarkSource),
 }
 
 impl FileReader {
@@ -46,6 +48,7 @@ impl FileReader {
             FileReader::Csv(r) => r.next_batch(),
             FileReader::Json(r) => r.next_batch(),
             FileReader::Datagen(r) => r.next_batch(),
+            FileReader::Nexmark(r) => r.next_batch(),
         }
     }
 
@@ -54,6 +57,7 @@ impl FileReader {
             FileReader::Csv(r) => r.stats(),
             FileReader::Json(r) => r.stats(),
             FileReader::Datagen(r) => r.stats(),
+            FileReader::Nexmark(r) => r.stats(),
         }
     }
 
@@ -62,7 +66,7 @@ impl FileReader {
             FileReader::Csv(r) => r.keep_raw(),
             FileReader::Json(r) => r.keep_raw(),
             // Generated rows are never malformed.
-            FileReader::Datagen(_) => {}
+            FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
         }
     }
 
@@ -70,7 +74,7 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.set_time_zone(tz),
             FileReader::Json(r) => r.set_time_zone(tz),
-            FileReader::Datagen(_) => {}
+            FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
         }
     }
 }
@@ -117,6 +121,17 @@ impl TableSource {
                 clock,
                 false,
                 "datagen".into(),
+            ));
+        }
+        if table.option("connector") == Some("nexmark") {
+            let reader = NexmarkSource::open(columns, &table.options, batch_size)?;
+            return Ok(Self::with_reader(
+                table,
+                FileReader::Nexmark(reader),
+                ctx,
+                clock,
+                false,
+                "nexmark".into(),
             ));
         }
         let path_text = table

@@ -237,17 +237,17 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                 }
             }
         }
-        // Generated rows; its options are checked when it is read.
-        "datagen" => {}
+        // Generated rows; their options are checked when they are read.
+        "datagen" | "nexmark" => {}
         // Sink-only connectors: written (late rows), never read.
         "print" | "blackhole" => {}
-        other => {
-            return Err(Error::plan(
-                format!("connector '{other}' is not supported"),
-                option_span("connector"),
-            )
-            .with_hint("use 'filesystem' or 'datagen', or 'print' / 'blackhole' for a sink table"))
-        }
+        other => return Err(Error::plan(
+            format!("connector '{other}' is not supported"),
+            option_span("connector"),
+        )
+        .with_hint(
+            "use 'filesystem', 'datagen' or 'nexmark', or 'print' / 'blackhole' for a sink table",
+        )),
     }
     Ok(())
 }
