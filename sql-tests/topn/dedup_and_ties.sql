@@ -5,7 +5,8 @@
 -- their first bid in the window.
 -- RANK and DENSE_RANK with ties, by price ascending, ranks up to 3 kept: in [08:00, 08:10) the
 -- two 2.00 bids share rank 1 and the two 4.00 bids rank 3 (dense 2); 5.00 would be rank 5. In
--- [08:10, 08:20): 1.00, 2.00, 3.00 rank 1, 2, 3; 6.00 is 4th.
+-- [08:10, 08:20): 1.00, 2.00, 3.00 rank 1, 2, 3; 6.00 is 4th. (Beyond Flink: Flink 2.3 takes only
+-- ROW_NUMBER in a window Top-N and rejects RANK.)
 CREATE TABLE bid (
   bidtime TIMESTAMP(3),
   price DECIMAL(10, 2),

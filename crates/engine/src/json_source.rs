@@ -105,6 +105,9 @@ impl JsonOptions {
 /// One line's values as text, by column (None: NULL or missing).
 type LineValues = Vec<Option<String>>;
 
+/// A line's number and text (`Err` when it is not valid UTF-8).
+type Line = (u64, std::result::Result<String, String>);
+
 pub struct JsonSource {
     display_path: String,
     columns: Vec<(String, SqlType)>,
@@ -216,17 +219,30 @@ impl JsonSource {
         if lines.is_empty() {
             return Ok(None);
         }
+        // A line is read the same way whatever batch it is in: by
+        // arrow-json when it takes it, else by serde_json.
         let values = match self.tokenise(&lines) {
             Some(values) => values,
             None => lines
                 .iter()
-                .map(|(_, text)| self.line_values(text))
+                .map(|(line, text)| {
+                    let Ok(text) = text else {
+                        return Err("invalid UTF-8".to_string());
+                    };
+                    match self.tokenise(&[(*line, Ok(text.clone()))]) {
+                        Some(mut one) => one.pop().unwrap_or_else(|| Err("empty line".into())),
+                        None => self.line_values(text),
+                    }
+                })
                 .collect(),
         };
         let mut rows = Vec::with_capacity(lines.len());
         let mut raw = Vec::new();
         let mut skipped = Vec::new();
         for ((line, text), values) in lines.iter().zip(values) {
+            let text = match text {
+                Ok(t) | Err(t) => t,
+            };
             let appended = match values {
                 Ok(values) => self.append_row(*line, &values),
                 Err(error) => Err(error),
@@ -275,8 +291,9 @@ impl JsonSource {
         }))
     }
 
-    /// Up to batch_size non-blank lines with their numbers.
-    fn read_lines(&mut self) -> Result<Vec<(u64, String)>> {
+    /// Up to batch_size non-blank lines with their numbers; a line that
+    /// is not UTF-8 is `Err` with its text made readable.
+    fn read_lines(&mut self) -> Result<Vec<Line>> {
         let mut lines = Vec::with_capacity(self.batch_size);
         let mut buf = Vec::new();
         while lines.len() < self.batch_size {
@@ -295,16 +312,11 @@ impl JsonSource {
             if buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match String::from_utf8(std::mem::take(&mut buf)) {
-                Ok(text) => lines.push((self.line, text)),
-                Err(_) if self.options.ignore_parse_errors => self.stats.rows_skipped += 1,
-                Err(_) => {
-                    return Err(Error::Input(format!(
-                        "{}:{}: invalid UTF-8",
-                        self.display_path, self.line
-                    )))
-                }
-            }
+            // Invalid UTF-8 is judged in its place among the lines, so
+            // the rows before it go out first at every batch size.
+            let text = String::from_utf8(std::mem::take(&mut buf))
+                .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            lines.push((self.line, text));
         }
         Ok(lines)
     }
@@ -312,10 +324,7 @@ impl JsonSource {
     /// Every line's values, tokenised by arrow-json at once; None when a
     /// line needs a closer look (or missing fields must be told from
     /// NULLs).
-    fn tokenise(
-        &self,
-        lines: &[(u64, String)],
-    ) -> Option<Vec<std::result::Result<LineValues, String>>> {
+    fn tokenise(&self, lines: &[Line]) -> Option<Vec<std::result::Result<LineValues, String>>> {
         if self.options.fail_on_missing_field {
             return None;
         }
@@ -324,9 +333,15 @@ impl JsonSource {
             .with_coerce_primitive(true)
             .build_decoder()
             .ok()?;
-        for (_, text) in lines {
+        for (i, (_, text)) in lines.iter().enumerate() {
+            let text: &String = text.as_ref().ok()?;
             decoder.decode(text.as_bytes()).ok()?;
             decoder.decode(b"\n").ok()?;
+            // Each line must be exactly one whole value: an unterminated
+            // string would otherwise run on into the next line.
+            if decoder.has_partial_record() || decoder.len() != i + 1 {
+                return None;
+            }
         }
         let batch = decoder.flush().ok()??;
         if batch.num_rows() != lines.len() {
@@ -461,7 +476,7 @@ mod tests {
     use std::io::Write;
 
     fn source(
-        text: &str,
+        text: impl AsRef<[u8]>,
         options: &[(&str, &str)],
         batch_size: usize,
     ) -> (JsonSource, std::path::PathBuf) {
@@ -470,7 +485,7 @@ mod tests {
         let path =
             std::env::temp_dir().join(format!("tidemark-json-{}-{n}.json", std::process::id()));
         std::fs::File::create(&path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .and_then(|mut f| f.write_all(text.as_ref()))
             .expect("write temp file");
         let options: BTreeMap<String, String> = options
             .iter()
@@ -530,6 +545,37 @@ mod tests {
             err.to_string(),
             "t.json:3: field 'id': cannot parse 'x' as INT"
         );
+        Ok(())
+    }
+
+    #[test]
+    fn a_line_is_judged_in_its_place_whatever_the_batch() -> Result<()> {
+        // Line 2 runs on unterminated; line 4 is not UTF-8; line 3 has a
+        // number serde_json cannot hold. Errors come in line order and
+        // rows read the same at every batch size.
+        let text = b"{\"id\": 1}\n{\"name\": \"open\n{\"id\": 3, \"ts\": 1e400}\n{\"id\": \xff}\n"
+            .to_vec();
+        for batch_size in [1, 2, 8] {
+            let (mut src, path) = source(&text, &[], batch_size);
+            let first = src.next_batch()?.expect("line 1");
+            let err = src.next_batch().expect_err("line 2");
+            let _ = std::fs::remove_file(path);
+            assert_eq!(first.lines, vec![1]);
+            assert!(
+                err.to_string().starts_with("t.json:2: not valid JSON"),
+                "{err}"
+            );
+            let (mut src, path) =
+                source(&text, &[("json.ignore-parse-errors", "true")], batch_size);
+            let batches = all(&mut src)?;
+            let _ = std::fs::remove_file(path);
+            let lines: Vec<u64> = batches.iter().flat_map(|b| b.lines.clone()).collect();
+            assert_eq!(lines, vec![1, 3], "batch size {batch_size}");
+            assert_eq!(
+                (src.stats().rows_skipped, src.stats().fields_nulled),
+                (2, 1)
+            );
+        }
         Ok(())
     }
 
