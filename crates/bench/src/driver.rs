@@ -47,6 +47,20 @@ pub struct JoinArgs {
     pub tidemark: Option<PathBuf>,
 }
 
+/// The Nexmark benchmark's size.
+#[derive(clap::Args)]
+pub struct NexmarkArgs {
+    /// Events generated (all three kinds).
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub events: u64,
+    /// Runs of each query; the medians are reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// The tidemark binary to run.
+    #[arg(long, value_name = "PATH")]
+    pub tidemark: Option<PathBuf>,
+}
+
 /// Runs `scripts` (name, script, input rows) with `tidemark run`, in turn,
 /// `args.runs` times, and prints each run and the table of medians.
 fn run_series(
@@ -371,6 +385,110 @@ pub fn join(args: &JoinArgs) -> Result<ExitCode> {
         group(args.rows_per_side),
         half.peak_rss_mib()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The nexmark tables, each over `events` events.
+fn nexmark_tables(events: u64) -> String {
+    let with = |stream: &str| {
+        format!(
+            "WITH ('connector' = 'nexmark', 'stream' = '{stream}', 'events.num' = '{events}');\n"
+        )
+    };
+    format!(
+        "CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, \
+         dateTime TIMESTAMP(3), extra STRING, WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
+         CREATE TABLE person (id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, \
+         state STRING, dateTime TIMESTAMP(3), extra STRING, WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
+         CREATE TABLE auction (id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, \
+         dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING, \
+         WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
+         CREATE TABLE sink5 (auction BIGINT, num BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
+         CREATE TABLE sink7 (auction BIGINT, price BIGINT, bidder BIGINT, dt TIMESTAMP(3), extra STRING) WITH ('connector' = 'blackhole');\n\
+         CREATE TABLE sink8 (id BIGINT, name STRING, ws TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
+         CREATE TABLE sink11 (bidder BIGINT, n BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
+         CREATE TABLE sink0 (auction BIGINT) WITH ('connector' = 'blackhole');\n",
+        with("bid"),
+        with("person"),
+        with("auction")
+    )
+}
+
+/// Nexmark queries as in `examples/nexmark`, into blackhole sinks.
+const NEXMARK_QUERIES: [(&str, &str); 5] = [
+    (
+        "generator alone (bids)",
+        "INSERT INTO sink0 SELECT auction FROM bid WHERE price < 0;",
+    ),
+    (
+        "q5 hot items",
+        "INSERT INTO sink5 SELECT auction, num, window_start, window_end FROM (\
+         SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY num DESC) AS r FROM (\
+         SELECT auction, COUNT(*) AS num, window_start, window_end \
+         FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) \
+         GROUP BY auction, window_start, window_end)) WHERE r <= 1;",
+    ),
+    (
+        "q7 highest bid",
+        "INSERT INTO sink7 SELECT auction, price, bidder, dateTime, extra FROM (\
+         SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS r \
+         FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) WHERE r <= 1;",
+    ),
+    (
+        "q8 new users",
+        "INSERT INTO sink8 SELECT P.id, P.name, P.window_start \
+         FROM (SELECT * FROM TABLE(TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) P \
+         WHERE P.id IN (SELECT seller FROM (SELECT * FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) A \
+         WHERE P.window_start = A.window_start AND P.window_end = A.window_end);",
+    ),
+    (
+        "q11 sessions",
+        "INSERT INTO sink11 SELECT bidder, COUNT(*), window_start, window_end \
+         FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) \
+         GROUP BY bidder, window_start, window_end;",
+    ),
+];
+
+/// The `nexmark` benchmark: each query over `events` generated events,
+/// reported as events per second (events of every kind count, as in
+/// Nexmark's own figures) and against the generator alone.
+pub fn nexmark(args: &NexmarkArgs) -> Result<ExitCode> {
+    let exe = std::env::current_exe().context("cannot locate the running executable")?;
+    let target_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
+        .to_path_buf();
+    let tidemark = match &args.tidemark {
+        Some(path) => path.clone(),
+        None => locate_tidemark(&target_dir)?,
+    };
+    let dir = target_dir.join("bench-data").join("nexmark");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tables = nexmark_tables(args.events);
+    let mut scripts = Vec::new();
+    for (i, (name, query)) in NEXMARK_QUERIES.iter().enumerate() {
+        let script = dir.join(format!("nexmark-{i}.sql"));
+        std::fs::write(&script, format!("{tables}{query}\n"))
+            .with_context(|| format!("cannot write {}", script.display()))?;
+        scripts.push((*name, script, args.events));
+    }
+    let as_tumble = TumbleArgs {
+        rows: args.events,
+        keys: 1,
+        runs: args.runs,
+        tidemark: Some(tidemark.clone()),
+    };
+    let series = run_series(&tidemark, &scripts, &as_tumble)?;
+    let generator = series[0].median_wall_s();
+    for s in &series[1..] {
+        println!(
+            "{}: {} events/s, {:.2}x the generator's time",
+            s.name,
+            group((args.events as f64 / s.median_wall_s()).round() as u64),
+            s.median_wall_s() / generator
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -48,6 +48,10 @@ enum Command {
     /// rows in the same run; peak memory shows whether state is freed per
     /// window.
     Join(driver::JoinArgs),
+    /// Nexmark q5, q7, q8 and q11 on the nexmark connector, each into a
+    /// blackhole sink, against the generator alone (a query that reads
+    /// every bid and keeps none) in the same run.
+    Nexmark(driver::NexmarkArgs),
     /// The plain program: reads the CSV, aggregates one-minute windows per
     /// key and prints them on stdout; counts on stderr.
     #[command(hide = true)]
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Windows(args) => driver::windows(&args),
         Command::Over(args) => driver::over(&args),
         Command::Join(args) => driver::join(&args),
+        Command::Nexmark(args) => driver::nexmark(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };
