@@ -3,11 +3,14 @@
 //! benchmarks all go through [`Session::execute_script`].
 
 use crate::late::LateRouting;
-use crate::summary::render_summary;
+use crate::summary::{render_summary, render_summary_line};
+use crate::tableau::{draw_table, Tableau};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
-use tidemark_common::{Error, Result, SessionOptions};
+use tidemark_common::{Error, Result, ResultMode, SessionOptions, KNOWN_OPTIONS, RESULT_MODE};
 use tidemark_engine::format::write_changelog;
 use tidemark_engine::sink::TableSink;
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
@@ -22,6 +25,16 @@ pub struct Session {
     /// Explain queries and INSERTs instead of running them (`tidemark
     /// explain`).
     pub explain_only: bool,
+    /// How query rows are shown when `sql-client.execution.result-mode`
+    /// is not set: changelog lines for scripts, a table interactively.
+    pub default_result_mode: ResultMode,
+    /// Typed at a prompt: each run is summarised in one line rather than
+    /// a block, and statements that print nothing else are acknowledged,
+    /// so that the user sees that they took effect.
+    pub interactive: bool,
+    /// Set (by an interrupt) to stop the running query before its next
+    /// batch.
+    pub cancel: Arc<AtomicBool>,
 }
 
 /// Where a script's output goes.
@@ -41,7 +54,18 @@ impl Session {
             options: SessionOptions::default(),
             base_dir: base_dir.into(),
             explain_only: false,
+            default_result_mode: ResultMode::Changelog,
+            interactive: false,
+            cancel: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// How query rows are shown now.
+    pub fn result_mode(&self) -> Result<ResultMode> {
+        Ok(self
+            .options
+            .result_mode()?
+            .unwrap_or(self.default_result_mode))
     }
 
     /// Runs every statement of `sql` in order. A panic — always a bug —
@@ -82,7 +106,10 @@ impl Session {
         match statement {
             Statement::CreateTable(create) => {
                 let base = self.base_dir.clone();
+                let existed = self.catalog.declaration(&create.name.value).is_some();
                 self.catalog.create_table(create, &base)?;
+                let done = if existed { "exists already" } else { "created" };
+                self.acknowledge(out, &format!("table '{}' {done}", create.name.value))?;
                 Ok(None)
             }
             Statement::CreateView { name, query, span } => {
@@ -90,6 +117,7 @@ impl Session {
                 // declared; it is bound again where it is used.
                 QueryBinder::new(&self.catalog).bind_query(query, *span)?;
                 self.catalog.create_view(name, query)?;
+                self.acknowledge(out, &format!("view '{}' created", name.value))?;
                 Ok(None)
             }
             Statement::Set {
@@ -101,18 +129,25 @@ impl Session {
                 next.set(k.clone(), v.clone());
                 next.validate().map_err(|e| e.or_span(statement.span()))?;
                 self.options = next;
+                let quote = tidemark_sql::quote_string;
+                self.acknowledge(out, &format!("set {} = {}", quote(k), quote(v)))?;
                 Ok(None)
             }
             Statement::Set { key: None, .. } => {
-                for (k, v) in self.options.iter() {
-                    writeln!(out.rows, "'{k}' = '{v}'").map_err(io)?;
-                }
+                write!(out.rows, "{}", self.list_options()).map_err(io)?;
                 Ok(None)
             }
             Statement::Reset { key, .. } => {
                 match key {
-                    Some(k) => self.options.remove(k),
-                    None => self.options = SessionOptions::default(),
+                    Some(k) => {
+                        self.options.remove(k);
+                        let k = tidemark_sql::quote_string(k);
+                        self.acknowledge(out, &format!("reset {k}"))?;
+                    }
+                    None => {
+                        self.options = SessionOptions::default();
+                        self.acknowledge(out, "all options reset")?;
+                    }
                 }
                 Ok(None)
             }
@@ -122,19 +157,27 @@ impl Session {
                 }
                 Ok(None)
             }
-            Statement::Describe { table, span } => {
-                let t = self.catalog.table(&table.value, *span)?;
-                for f in &t.schema.fields {
-                    let mut extra = String::new();
-                    if let Some(w) = t
-                        .watermark
-                        .as_ref()
-                        .filter(|w| t.schema.field(w.column).name == f.name)
-                    {
-                        extra = format!(" *ROWTIME* WATERMARK AS {}", w.expr);
-                    }
-                    writeln!(out.rows, "{} {}{extra}", f.name, f.ty).map_err(io)?;
+            Statement::ShowViews { .. } => {
+                let mut names: Vec<_> = self.catalog.view_names().collect();
+                names.sort_by_key(|n| n.to_ascii_lowercase());
+                for name in names {
+                    writeln!(out.rows, "{name}").map_err(io)?;
                 }
+                Ok(None)
+            }
+            Statement::ShowCreate { view, name, .. } => {
+                let span = tidemark_sql::span_of(name.span);
+                let text = if *view {
+                    self.catalog.show_create_view(&name.value, span)?
+                } else {
+                    self.catalog.show_create_table(&name.value, span)?
+                };
+                write!(out.rows, "{text}").map_err(io)?;
+                Ok(None)
+            }
+            Statement::Describe { table, .. } => {
+                let text = self.describe(&table.value, tidemark_sql::span_of(table.span))?;
+                write!(out.rows, "{text}").map_err(io)?;
                 Ok(None)
             }
             Statement::Explain { statement, span } => match statement.as_ref() {
@@ -163,6 +206,133 @@ impl Session {
                 self.run_query(&plan, *span, Some(target), out).map(Some)
             }
         }
+    }
+
+    /// Says that a statement took effect, at a prompt only: scripts and
+    /// golden files stay as quiet as Flink's.
+    fn acknowledge(&self, out: &mut Output<'_>, message: &str) -> Result<()> {
+        if self.interactive {
+            writeln!(out.summary, "{message}").map_err(|e| Error::io("cannot write output", e))?;
+        }
+        Ok(())
+    }
+
+    /// `SET;`: every known option with its value, marked where it is the
+    /// default or unset, then any other keys set.
+    fn list_options(&self) -> String {
+        let mut out = String::new();
+        let quote = tidemark_sql::quote_string;
+        let mut listed = std::collections::HashSet::new();
+        for known in KNOWN_OPTIONS {
+            if known.key.ends_with('.') {
+                // A prefix: list the keys set under it.
+                for (k, v) in self
+                    .options
+                    .iter()
+                    .filter(|(k, _)| k.starts_with(known.key))
+                {
+                    out.push_str(&format!("{} = {}\n", quote(k), quote(v)));
+                    listed.insert(k.to_string());
+                }
+                continue;
+            }
+            listed.insert(known.key.to_string());
+            let default = match known.key {
+                RESULT_MODE => Some(self.default_result_mode.name()),
+                _ => known.default,
+            };
+            match (self.options.get(known.key), default) {
+                (Some(v), _) => out.push_str(&format!("{} = {}\n", quote(known.key), quote(v))),
+                (None, Some(d)) => {
+                    out.push_str(&format!("{} = {} (default)\n", quote(known.key), quote(d)))
+                }
+                (None, None) => out.push_str(&format!("{} (unset)\n", quote(known.key))),
+            }
+        }
+        for (k, v) in self.options.iter().filter(|(k, _)| !listed.contains(*k)) {
+            out.push_str(&format!(
+                "{} = {} (not read by tidemark)\n",
+                quote(k),
+                quote(v)
+            ));
+        }
+        out
+    }
+
+    /// `DESCRIBE`: a table's columns with their types, nullability, key,
+    /// computed expression and watermark, then its connector options; a
+    /// view's columns as its query gives them.
+    fn describe(&self, name: &str, span: tidemark_common::Span) -> Result<String> {
+        let header = ["name", "type", "null", "key", "extras", "watermark"];
+        let table = match self.catalog.table(name, span) {
+            Ok(t) => t,
+            Err(e) => {
+                let Some(query) = self.catalog.view(name) else {
+                    return Err(e);
+                };
+                let plan = QueryBinder::new(&self.catalog).bind_query(&query, span)?;
+                let rows: Vec<Vec<String>> = plan
+                    .schema()
+                    .fields
+                    .iter()
+                    .map(|f| vec![f.name.clone(), type_text(f), null_text(f)])
+                    .collect();
+                return Ok(draw_table(&header[..3], &rows));
+            }
+        };
+        let decl = self.catalog.declaration(name);
+        let computed = |column: &str| {
+            decl.and_then(|d| {
+                d.columns.iter().find_map(|c| match c {
+                    tidemark_sql::ColumnDef::Computed { name, expr, .. }
+                        if name.value == column =>
+                    {
+                        Some(format!("AS {expr}"))
+                    }
+                    _ => None,
+                })
+            })
+        };
+        let watermark = decl.and_then(|d| d.watermark.as_ref());
+        let rows: Vec<Vec<String>> = table
+            .schema
+            .fields
+            .iter()
+            .map(|f| {
+                let key = table
+                    .primary_key
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&f.name));
+                vec![
+                    f.name.clone(),
+                    type_text(f),
+                    null_text(f),
+                    if key { "PRI".into() } else { String::new() },
+                    computed(&f.name).unwrap_or_default(),
+                    watermark
+                        .filter(|w| w.column.value.eq_ignore_ascii_case(&f.name))
+                        .map(|w| w.expr.to_string())
+                        .unwrap_or_default(),
+                ]
+            })
+            .collect();
+        let mut out = draw_table(&header, &rows);
+        let options: Vec<String> = match decl {
+            Some(d) => d
+                .options
+                .iter()
+                .map(|(k, v, _)| {
+                    format!(
+                        "  {} = {}",
+                        tidemark_sql::quote_string(k),
+                        tidemark_sql::quote_string(v)
+                    )
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        out.push_str(&format!("WITH (\n{}\n)\n", options.join(",\n")));
+        Ok(out)
     }
 
     /// `EXPLAIN` of a query, or of an INSERT: the sink above its query.
@@ -240,32 +410,64 @@ impl Session {
         }
         let types = physical.output_types.clone();
         let tz = physical.eval.time_zone;
+        let tableau = match (&target, self.result_mode()?) {
+            (None, ResultMode::Tableau) => Some(Tableau::new(
+                plan.schema()
+                    .fields
+                    .iter()
+                    .map(|f| f.name.clone())
+                    .collect(),
+                types.clone(),
+            )),
+            _ => None,
+        };
+        if let Some(t) = &tableau {
+            out.rows.write_all(t.header().as_bytes()).map_err(io)?;
+            out.rows.flush().map_err(io)?;
+        }
         let mut text = String::new();
         let rows = &mut *out.rows;
         let summary = &mut *out.summary;
-        let result = physical.pipeline.run(&mut |output| match output {
-            RunOutput::Rows(chunk) => {
-                text.clear();
-                let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
-                match &mut target {
-                    Some(t) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
-                    None => write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?,
+        let cancel = Arc::clone(&self.cancel);
+        let result = physical
+            .pipeline
+            .run_until_cancelled(&cancel, &mut |output| match output {
+                RunOutput::Rows(chunk) => {
+                    text.clear();
+                    let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
+                    match (&mut target, &tableau) {
+                        (Some(t), _) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
+                        (None, Some(t)) => text = t.rows(&chunk.batch, &kinds, tz)?,
+                        (None, None) => {
+                            write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?
+                        }
+                    }
+                    rows.write_all(text.as_bytes()).map_err(io)?;
+                    // Rows are shown as they arrive, not when a buffer fills.
+                    if tableau.is_some() {
+                        rows.flush().map_err(io)?;
+                    }
+                    Ok(())
                 }
-                rows.write_all(text.as_bytes()).map_err(io)
-            }
-            RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
-            RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
-            RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
-        });
+                RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
+                RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
+                RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
+            });
+        if let Some(t) = &tableau {
+            out.rows.write_all(t.footer().as_bytes()).map_err(io)?;
+        }
         out.rows.flush().map_err(io)?;
         let summary = result?;
         late.finish()?;
         if let Some(t) = target {
             t.sink.finish()?;
         }
-        out.summary
-            .write_all(render_summary(&summary, out.timing).as_bytes())
-            .map_err(io)?;
+        let text = if self.interactive {
+            render_summary_line(&summary, out.timing)
+        } else {
+            render_summary(&summary, out.timing)
+        };
+        out.summary.write_all(text.as_bytes()).map_err(io)?;
         Ok(summary)
     }
 }
@@ -314,6 +516,23 @@ impl InsertTarget {
             types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
         })
     }
+}
+
+/// A column's type as `DESCRIBE` shows it, marked as Flink marks time
+/// attributes.
+fn type_text(f: &tidemark_common::Field) -> String {
+    let mark = if f.rowtime {
+        " *ROWTIME*"
+    } else if f.proctime {
+        " *PROCTIME*"
+    } else {
+        ""
+    };
+    format!("{}{mark}", f.ty)
+}
+
+fn null_text(f: &tidemark_common::Field) -> String {
+    if f.nullable { "TRUE" } else { "FALSE" }.into()
 }
 
 /// The folder a script's relative paths resolve against.
