@@ -7,6 +7,7 @@ pub mod golden;
 mod late;
 pub mod repl;
 mod session;
+mod show;
 pub mod summary;
 mod tableau;
 

@@ -3,14 +3,15 @@
 //! benchmarks all go through [`Session::execute_script`].
 
 use crate::late::LateRouting;
+use crate::show;
 use crate::summary::{render_summary, render_summary_line};
-use crate::tableau::{draw_table, Tableau};
+use crate::tableau::Tableau;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
-use tidemark_common::{Error, Result, ResultMode, SessionOptions, KNOWN_OPTIONS, RESULT_MODE};
+use tidemark_common::{Error, Result, ResultMode, SessionOptions};
 use tidemark_engine::format::write_changelog;
 use tidemark_engine::sink::TableSink;
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
@@ -134,7 +135,12 @@ impl Session {
                 Ok(None)
             }
             Statement::Set { key: None, .. } => {
-                write!(out.rows, "{}", self.list_options()).map_err(io)?;
+                write!(
+                    out.rows,
+                    "{}",
+                    show::list_options(&self.options, self.default_result_mode)
+                )
+                .map_err(io)?;
                 Ok(None)
             }
             Statement::Reset { key, .. } => {
@@ -176,7 +182,11 @@ impl Session {
                 Ok(None)
             }
             Statement::Describe { table, .. } => {
-                let text = self.describe(&table.value, tidemark_sql::span_of(table.span))?;
+                let text = show::describe(
+                    &self.catalog,
+                    &table.value,
+                    tidemark_sql::span_of(table.span),
+                )?;
                 write!(out.rows, "{text}").map_err(io)?;
                 Ok(None)
             }
@@ -215,124 +225,6 @@ impl Session {
             writeln!(out.summary, "{message}").map_err(|e| Error::io("cannot write output", e))?;
         }
         Ok(())
-    }
-
-    /// `SET;`: every known option with its value, marked where it is the
-    /// default or unset, then any other keys set.
-    fn list_options(&self) -> String {
-        let mut out = String::new();
-        let quote = tidemark_sql::quote_string;
-        let mut listed = std::collections::HashSet::new();
-        for known in KNOWN_OPTIONS {
-            if known.key.ends_with('.') {
-                // A prefix: list the keys set under it.
-                for (k, v) in self
-                    .options
-                    .iter()
-                    .filter(|(k, _)| k.starts_with(known.key))
-                {
-                    out.push_str(&format!("{} = {}\n", quote(k), quote(v)));
-                    listed.insert(k.to_string());
-                }
-                continue;
-            }
-            listed.insert(known.key.to_string());
-            let default = match known.key {
-                RESULT_MODE => Some(self.default_result_mode.name()),
-                _ => known.default,
-            };
-            match (self.options.get(known.key), default) {
-                (Some(v), _) => out.push_str(&format!("{} = {}\n", quote(known.key), quote(v))),
-                (None, Some(d)) => {
-                    out.push_str(&format!("{} = {} (default)\n", quote(known.key), quote(d)))
-                }
-                (None, None) => out.push_str(&format!("{} (unset)\n", quote(known.key))),
-            }
-        }
-        for (k, v) in self.options.iter().filter(|(k, _)| !listed.contains(*k)) {
-            out.push_str(&format!(
-                "{} = {} (not read by tidemark)\n",
-                quote(k),
-                quote(v)
-            ));
-        }
-        out
-    }
-
-    /// `DESCRIBE`: a table's columns with their types, nullability, key,
-    /// computed expression and watermark, then its connector options; a
-    /// view's columns as its query gives them.
-    fn describe(&self, name: &str, span: tidemark_common::Span) -> Result<String> {
-        let header = ["name", "type", "null", "key", "extras", "watermark"];
-        let table = match self.catalog.table(name, span) {
-            Ok(t) => t,
-            Err(e) => {
-                let Some(query) = self.catalog.view(name) else {
-                    return Err(e);
-                };
-                let plan = QueryBinder::new(&self.catalog).bind_query(&query, span)?;
-                let rows: Vec<Vec<String>> = plan
-                    .schema()
-                    .fields
-                    .iter()
-                    .map(|f| vec![f.name.clone(), type_text(f), null_text(f)])
-                    .collect();
-                return Ok(draw_table(&header[..3], &rows));
-            }
-        };
-        let decl = self.catalog.declaration(name);
-        let computed = |column: &str| {
-            decl.and_then(|d| {
-                d.columns.iter().find_map(|c| match c {
-                    tidemark_sql::ColumnDef::Computed { name, expr, .. }
-                        if name.value == column =>
-                    {
-                        Some(format!("AS {expr}"))
-                    }
-                    _ => None,
-                })
-            })
-        };
-        let watermark = decl.and_then(|d| d.watermark.as_ref());
-        let rows: Vec<Vec<String>> = table
-            .schema
-            .fields
-            .iter()
-            .map(|f| {
-                let key = table
-                    .primary_key
-                    .iter()
-                    .any(|k| k.eq_ignore_ascii_case(&f.name));
-                vec![
-                    f.name.clone(),
-                    type_text(f),
-                    null_text(f),
-                    if key { "PRI".into() } else { String::new() },
-                    computed(&f.name).unwrap_or_default(),
-                    watermark
-                        .filter(|w| w.column.value.eq_ignore_ascii_case(&f.name))
-                        .map(|w| w.expr.to_string())
-                        .unwrap_or_default(),
-                ]
-            })
-            .collect();
-        let mut out = draw_table(&header, &rows);
-        let options: Vec<String> = match decl {
-            Some(d) => d
-                .options
-                .iter()
-                .map(|(k, v, _)| {
-                    format!(
-                        "  {} = {}",
-                        tidemark_sql::quote_string(k),
-                        tidemark_sql::quote_string(v)
-                    )
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        out.push_str(&format!("WITH (\n{}\n)\n", options.join(",\n")));
-        Ok(out)
     }
 
     /// `EXPLAIN` of a query, or of an INSERT: the sink above its query.
@@ -516,23 +408,6 @@ impl InsertTarget {
             types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
         })
     }
-}
-
-/// A column's type as `DESCRIBE` shows it, marked as Flink marks time
-/// attributes.
-fn type_text(f: &tidemark_common::Field) -> String {
-    let mark = if f.rowtime {
-        " *ROWTIME*"
-    } else if f.proctime {
-        " *PROCTIME*"
-    } else {
-        ""
-    };
-    format!("{}{mark}", f.ty)
-}
-
-fn null_text(f: &tidemark_common::Field) -> String {
-    if f.nullable { "TRUE" } else { "FALSE" }.into()
 }
 
 /// The folder a script's relative paths resolve against.

@@ -70,3 +70,50 @@ fn bad_options_are_usage_errors() {
     let version = tidemark(&["--version"]);
     assert!(text(&version.stdout).starts_with("tidemark "));
 }
+
+/// Runs `tidemark` with no command, `input` on its standard input.
+fn tidemark_piped(input: &str, dir: &Path) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("--no-history")
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tidemark");
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(input.as_bytes())
+        .expect("write statements");
+    child.wait_with_output().expect("wait for tidemark")
+}
+
+#[test]
+fn statements_piped_to_the_client_run_in_one_session() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let create = "CREATE TABLE bids (bid_time TIMESTAMP(3), item STRING, bidder STRING, \
+                  price DECIMAL(10, 2)) WITH ('connector' = 'filesystem', \
+                  'path' = 'data/bids.csv', 'format' = 'csv');\n";
+    // The last statement has no `;`: at the end of input it runs anyway.
+    let ok = tidemark_piped(
+        &format!("{create}SHOW TABLES;\nSELECT item, price FROM bids\nWHERE price > 100"),
+        &examples,
+    );
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    let stdout = text(&ok.stdout);
+    assert!(stdout.starts_with("bids\n+----+"), "{stdout}");
+    assert!(stdout.contains("| op | item"), "{stdout}");
+    assert!(stdout.contains("| +I | C"), "{stdout}");
+    assert!(text(&ok.stderr).contains("table 'bids' created"));
+    // A failing statement does not stop the next, but fails the run.
+    let failed = tidemark_piped(
+        &format!("{create}SELECT nope FROM bids;\nSHOW TABLES;\n"),
+        &examples,
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(text(&failed.stderr).contains("unknown column 'nope'"));
+    assert_eq!(text(&failed.stdout), "bids\n");
+}

@@ -71,6 +71,9 @@ struct Repl {
     /// Whether a statement is running (so SIGINT cancels it).
     running: Arc<AtomicBool>,
     interactive: bool,
+    /// Whether any statement failed: with input from a pipe, the exit
+    /// code says so, as `tidemark run`'s does.
+    failed: bool,
 }
 
 /// Runs the client until QUIT, EXIT or end of input.
@@ -124,6 +127,7 @@ pub fn run(options: ReplOptions) -> ExitCode {
         history: options.history,
         running,
         interactive,
+        failed: false,
     };
     if interactive {
         println!(
@@ -183,7 +187,7 @@ impl Repl {
                         self.remember(pending.trim_end());
                         pending.clear();
                         if self.command(command) {
-                            return ExitCode::SUCCESS;
+                            return self.exit_code();
                         }
                         continue;
                     }
@@ -205,7 +209,7 @@ impl Repl {
                     };
                     for statement in statements {
                         if self.statement(&statement) {
-                            return ExitCode::SUCCESS;
+                            return self.exit_code();
                         }
                     }
                 }
@@ -228,7 +232,7 @@ impl Repl {
                         let rest = std::mem::take(&mut pending);
                         self.statement(&rest);
                     }
-                    return ExitCode::SUCCESS;
+                    return self.exit_code();
                 }
                 Err(e) => {
                     eprintln!("error: cannot read input: {e}");
@@ -266,9 +270,20 @@ impl Repl {
         if let Err(e) = result {
             let _ = std::io::stdout().flush();
             eprint!("{}", e.render("stdin", text));
+            self.failed = true;
         }
         self.refresh_names();
         false
+    }
+
+    /// At a terminal, errors were seen as they happened: leaving is a
+    /// success. From a pipe, a failed statement fails the run.
+    fn exit_code(&self) -> ExitCode {
+        if self.failed && !self.interactive {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
     }
 
     /// Runs a client command; true if it asks to leave.
