@@ -346,6 +346,11 @@ impl Session {
                 RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
             });
         if let Some(t) = &tableau {
+            // Only an interrupt at a terminal cancels a run, and the
+            // terminal has echoed `^C` where the border should start.
+            if result.as_ref().is_ok_and(|s| s.cancelled) {
+                out.rows.write_all(b"\r").map_err(io)?;
+            }
             out.rows.write_all(t.footer().as_bytes()).map_err(io)?;
         }
         out.rows.flush().map_err(io)?;

@@ -117,3 +117,30 @@ fn statements_piped_to_the_client_run_in_one_session() {
     assert!(text(&failed.stderr).contains("unknown column 'nope'"));
     assert_eq!(text(&failed.stdout), "bids\n");
 }
+
+#[test]
+fn a_cancelled_query_stops_before_its_input_ends_and_says_so() {
+    use std::sync::atomic::Ordering;
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut session = tidemark::Session::new(&examples);
+    session.cancel.store(true, Ordering::SeqCst);
+    let (mut rows, mut summary) = (Vec::new(), Vec::new());
+    let result = session.execute_script(
+        "CREATE TABLE bids (bid_time TIMESTAMP(3), item STRING, bidder STRING, \
+         price DECIMAL(10, 2), WATERMARK FOR bid_time AS bid_time - INTERVAL '3' SECOND) \
+         WITH ('connector' = 'filesystem', 'path' = 'data/bids.csv', 'format' = 'csv');
+         SELECT item, COUNT(*) FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bid_time), INTERVAL '10' SECOND))
+         GROUP BY window_start, window_end, item;",
+        &mut tidemark::Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: false,
+        },
+    );
+    let runs = result.expect("a cancelled query is not an error");
+    assert!(runs[0].cancelled);
+    // No window fired: cancelling is not the end of input.
+    assert!(rows.is_empty(), "{}", text(&rows));
+    assert_eq!(runs[0].rows_emitted, 0);
+    assert!(text(&summary).contains("cancelled before the end of input"));
+}
