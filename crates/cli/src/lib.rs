@@ -1,10 +1,14 @@
 //! The `tidemark` command's library: sessions that run scripts
-//! ([`Session`]), the run summary ([`summary`]), and the golden-file test
-//! runner ([`golden`]) that `tidemark test` and `cargo test` share.
+//! ([`Session`]), the run summary ([`summary`]), the interactive client
+//! ([`repl`]), and the golden-file test runner ([`golden`]) that `tidemark
+//! test` and `cargo test` share.
 
 pub mod golden;
 mod late;
+pub mod repl;
 mod session;
+mod show;
 pub mod summary;
+mod tableau;
 
 pub use session::{script_dir, Output, Session};

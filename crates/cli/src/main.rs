@@ -1,5 +1,5 @@
 //! The `tidemark` command: `run` or `explain` a SQL script, `test` golden
-//! files.
+//! files, or (with no command, or `repl`) type statements interactively.
 //!
 //! Exit codes: 0 ok, 1 a SQL, data or runtime error (or a failed test),
 //! 2 a usage error. A closed stdout (e.g. `| head`) ends the run quietly.
@@ -8,14 +8,16 @@ use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tidemark::{script_dir, Output, Session};
+use tidemark::{repl, script_dir, Output, Session};
 
 #[derive(Parser)]
 #[command(
     name = "tidemark",
     version,
     about = "Flink SQL windowing, exact and deterministic, in one binary",
+    args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  \
+        tidemark                     (type statements; HELP; lists them)\n  \
         tidemark run examples/bids.sql\n  \
         tidemark run --trace --set table.exec.emit.allow-lateness=10s examples/bids.sql\n  \
         tidemark explain examples/bids.sql\n  \
@@ -24,7 +26,24 @@ use tidemark::{script_dir, Output, Session};
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    repl: ReplArgs,
+}
+
+/// Options of the interactive client.
+#[derive(clap::Args)]
+struct ReplArgs {
+    /// The history file (default: tidemark/history in the user's data
+    /// folder, or $TIDEMARK_HISTORY).
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
+    /// Keep no history.
+    #[arg(long, conflicts_with = "history")]
+    no_history: bool,
+    /// Set an option before the first statement, as `SET 'key' = 'value'`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -55,6 +74,9 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Type statements and see their results as they arrive (the default
+    /// without a command).
+    Repl(ReplArgs),
     /// Run golden-file tests: each NAME.sql is compared with NAME.out.
     Test {
         /// Files or folders (default: sql-tests).
@@ -93,7 +115,17 @@ fn run_cli() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {
+    match cli.command.unwrap_or(Command::Repl(cli.repl)) {
+        Command::Repl(args) => {
+            let mut session = Session::new(".");
+            if let Err(code) = apply_sets(&mut session, args.set) {
+                return code;
+            }
+            repl::run(repl::ReplOptions {
+                history: repl::history_file(args.no_history, args.history),
+                session,
+            })
+        }
         Command::Run {
             script,
             mut set,
@@ -125,16 +157,8 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
     };
     let mut session = Session::new(script_dir(&script));
     session.explain_only = explain_only;
-    for kv in set {
-        let Some((k, v)) = kv.split_once('=') else {
-            eprintln!("error: --set expects KEY=VALUE, got '{kv}'");
-            return ExitCode::from(2);
-        };
-        session.options.set(k.trim(), v.trim());
-        if let Err(e) = session.options.validate() {
-            eprintln!("error: --set {kv}: {e}");
-            return ExitCode::from(2);
-        }
+    if let Err(code) = apply_sets(&mut session, set) {
+        return code;
     }
     let stdout = std::io::stdout();
     let mut rows = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -161,6 +185,22 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
             ExitCode::from(e.exit_code() as u8)
         }
     }
+}
+
+/// Applies `--set KEY=VALUE` options; a bad one is a usage error.
+fn apply_sets(session: &mut Session, set: Vec<String>) -> Result<(), ExitCode> {
+    for kv in set {
+        let Some((k, v)) = kv.split_once('=') else {
+            eprintln!("error: --set expects KEY=VALUE, got '{kv}'");
+            return Err(ExitCode::from(2));
+        };
+        session.options.set(k.trim(), v.trim());
+        if let Err(e) = session.options.validate() {
+            eprintln!("error: --set {kv}: {e}");
+            return Err(ExitCode::from(2));
+        }
+    }
+    Ok(())
 }
 
 fn test(paths: Vec<PathBuf>, bless: bool) -> ExitCode {

@@ -3,11 +3,15 @@
 //! benchmarks all go through [`Session::execute_script`].
 
 use crate::late::LateRouting;
-use crate::summary::render_summary;
+use crate::show;
+use crate::summary::{render_summary, render_summary_line};
+use crate::tableau::Tableau;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
-use tidemark_common::{Error, Result, SessionOptions};
+use tidemark_common::{Error, Result, ResultMode, SessionOptions};
 use tidemark_engine::format::write_changelog;
 use tidemark_engine::sink::TableSink;
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
@@ -22,6 +26,16 @@ pub struct Session {
     /// Explain queries and INSERTs instead of running them (`tidemark
     /// explain`).
     pub explain_only: bool,
+    /// How query rows are shown when `sql-client.execution.result-mode`
+    /// is not set: changelog lines for scripts, a table interactively.
+    pub default_result_mode: ResultMode,
+    /// Typed at a prompt: each run is summarised in one line rather than
+    /// a block, and statements that print nothing else are acknowledged,
+    /// so that the user sees that they took effect.
+    pub interactive: bool,
+    /// Set (by an interrupt) to stop the running query before its next
+    /// batch.
+    pub cancel: Arc<AtomicBool>,
 }
 
 /// Where a script's output goes.
@@ -41,7 +55,18 @@ impl Session {
             options: SessionOptions::default(),
             base_dir: base_dir.into(),
             explain_only: false,
+            default_result_mode: ResultMode::Changelog,
+            interactive: false,
+            cancel: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// How query rows are shown now.
+    pub fn result_mode(&self) -> Result<ResultMode> {
+        Ok(self
+            .options
+            .result_mode()?
+            .unwrap_or(self.default_result_mode))
     }
 
     /// Runs every statement of `sql` in order. A panic — always a bug —
@@ -82,7 +107,10 @@ impl Session {
         match statement {
             Statement::CreateTable(create) => {
                 let base = self.base_dir.clone();
+                let existed = self.catalog.declaration(&create.name.value).is_some();
                 self.catalog.create_table(create, &base)?;
+                let done = if existed { "exists already" } else { "created" };
+                self.acknowledge(out, &format!("table '{}' {done}", create.name.value))?;
                 Ok(None)
             }
             Statement::CreateView { name, query, span } => {
@@ -90,6 +118,7 @@ impl Session {
                 // declared; it is bound again where it is used.
                 QueryBinder::new(&self.catalog).bind_query(query, *span)?;
                 self.catalog.create_view(name, query)?;
+                self.acknowledge(out, &format!("view '{}' created", name.value))?;
                 Ok(None)
             }
             Statement::Set {
@@ -101,18 +130,30 @@ impl Session {
                 next.set(k.clone(), v.clone());
                 next.validate().map_err(|e| e.or_span(statement.span()))?;
                 self.options = next;
+                let quote = tidemark_sql::quote_string;
+                self.acknowledge(out, &format!("set {} = {}", quote(k), quote(v)))?;
                 Ok(None)
             }
             Statement::Set { key: None, .. } => {
-                for (k, v) in self.options.iter() {
-                    writeln!(out.rows, "'{k}' = '{v}'").map_err(io)?;
-                }
+                write!(
+                    out.rows,
+                    "{}",
+                    show::list_options(&self.options, self.default_result_mode)
+                )
+                .map_err(io)?;
                 Ok(None)
             }
             Statement::Reset { key, .. } => {
                 match key {
-                    Some(k) => self.options.remove(k),
-                    None => self.options = SessionOptions::default(),
+                    Some(k) => {
+                        self.options.remove(k);
+                        let k = tidemark_sql::quote_string(k);
+                        self.acknowledge(out, &format!("reset {k}"))?;
+                    }
+                    None => {
+                        self.options = SessionOptions::default();
+                        self.acknowledge(out, "all options reset")?;
+                    }
                 }
                 Ok(None)
             }
@@ -122,19 +163,31 @@ impl Session {
                 }
                 Ok(None)
             }
-            Statement::Describe { table, span } => {
-                let t = self.catalog.table(&table.value, *span)?;
-                for f in &t.schema.fields {
-                    let mut extra = String::new();
-                    if let Some(w) = t
-                        .watermark
-                        .as_ref()
-                        .filter(|w| t.schema.field(w.column).name == f.name)
-                    {
-                        extra = format!(" *ROWTIME* WATERMARK AS {}", w.expr);
-                    }
-                    writeln!(out.rows, "{} {}{extra}", f.name, f.ty).map_err(io)?;
+            Statement::ShowViews { .. } => {
+                let mut names: Vec<_> = self.catalog.view_names().collect();
+                names.sort_by_key(|n| n.to_ascii_lowercase());
+                for name in names {
+                    writeln!(out.rows, "{name}").map_err(io)?;
                 }
+                Ok(None)
+            }
+            Statement::ShowCreate { view, name, .. } => {
+                let span = tidemark_sql::span_of(name.span);
+                let text = if *view {
+                    self.catalog.show_create_view(&name.value, span)?
+                } else {
+                    self.catalog.show_create_table(&name.value, span)?
+                };
+                write!(out.rows, "{text}").map_err(io)?;
+                Ok(None)
+            }
+            Statement::Describe { table, .. } => {
+                let text = show::describe(
+                    &self.catalog,
+                    &table.value,
+                    tidemark_sql::span_of(table.span),
+                )?;
+                write!(out.rows, "{text}").map_err(io)?;
                 Ok(None)
             }
             Statement::Explain { statement, span } => match statement.as_ref() {
@@ -163,6 +216,15 @@ impl Session {
                 self.run_query(&plan, *span, Some(target), out).map(Some)
             }
         }
+    }
+
+    /// Says that a statement took effect, at a prompt only: scripts and
+    /// golden files stay as quiet as Flink's.
+    fn acknowledge(&self, out: &mut Output<'_>, message: &str) -> Result<()> {
+        if self.interactive {
+            writeln!(out.summary, "{message}").map_err(|e| Error::io("cannot write output", e))?;
+        }
+        Ok(())
     }
 
     /// `EXPLAIN` of a query, or of an INSERT: the sink above its query.
@@ -240,32 +302,69 @@ impl Session {
         }
         let types = physical.output_types.clone();
         let tz = physical.eval.time_zone;
+        let tableau = match (&target, self.result_mode()?) {
+            (None, ResultMode::Tableau) => Some(Tableau::new(
+                plan.schema()
+                    .fields
+                    .iter()
+                    .map(|f| f.name.clone())
+                    .collect(),
+                types.clone(),
+            )),
+            _ => None,
+        };
+        if let Some(t) = &tableau {
+            out.rows.write_all(t.header().as_bytes()).map_err(io)?;
+            out.rows.flush().map_err(io)?;
+        }
         let mut text = String::new();
         let rows = &mut *out.rows;
         let summary = &mut *out.summary;
-        let result = physical.pipeline.run(&mut |output| match output {
-            RunOutput::Rows(chunk) => {
-                text.clear();
-                let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
-                match &mut target {
-                    Some(t) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
-                    None => write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?,
+        let cancel = Arc::clone(&self.cancel);
+        let result = physical
+            .pipeline
+            .run_until_cancelled(&cancel, &mut |output| match output {
+                RunOutput::Rows(chunk) => {
+                    text.clear();
+                    let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
+                    match (&mut target, &tableau) {
+                        (Some(t), _) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
+                        (None, Some(t)) => text = t.rows(&chunk.batch, &kinds, tz)?,
+                        (None, None) => {
+                            write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?
+                        }
+                    }
+                    rows.write_all(text.as_bytes()).map_err(io)?;
+                    // Rows are shown as they arrive, not when a buffer fills.
+                    if tableau.is_some() {
+                        rows.flush().map_err(io)?;
+                    }
+                    Ok(())
                 }
-                rows.write_all(text.as_bytes()).map_err(io)
+                RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
+                RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
+                RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
+            });
+        if let Some(t) = &tableau {
+            // Only an interrupt at a terminal cancels a run, and the
+            // terminal has echoed `^C` where the border should start.
+            if result.as_ref().is_ok_and(|s| s.cancelled) {
+                out.rows.write_all(b"\r").map_err(io)?;
             }
-            RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
-            RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
-            RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
-        });
+            out.rows.write_all(t.footer().as_bytes()).map_err(io)?;
+        }
         out.rows.flush().map_err(io)?;
         let summary = result?;
         late.finish()?;
         if let Some(t) = target {
             t.sink.finish()?;
         }
-        out.summary
-            .write_all(render_summary(&summary, out.timing).as_bytes())
-            .map_err(io)?;
+        let text = if self.interactive {
+            render_summary_line(&summary, out.timing)
+        } else {
+            render_summary(&summary, out.timing)
+        };
+        out.summary.write_all(text.as_bytes()).map_err(io)?;
         Ok(summary)
     }
 }

@@ -1,5 +1,6 @@
 //! The run summary: what was read, emitted, late and skipped — so that no
-//! row is ever lost without a trace.
+//! row is ever lost without a trace. A block after each query of a script,
+//! one line in the interactive client.
 
 use tidemark_common::window::ms;
 use tidemark_engine::RunSummary;
@@ -93,6 +94,9 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
             out.push('\n');
         }
     }
+    if s.cancelled {
+        out.push_str("cancelled before the end of input: windows still open were not fired\n");
+    }
     out.push_str(&format!("rows emitted: {}\n", s.rows_emitted));
     out.push_str(&format!(
         "final watermark: {}\n",
@@ -103,6 +107,32 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
     }
     if timing {
         out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
+    }
+    out
+}
+
+/// The summary in one line, for the interactive client: rows, late rows
+/// and (with `timing`) the elapsed time; notes follow on lines of their
+/// own, since they explain results that look wrong.
+pub fn render_summary_line(s: &RunSummary, timing: bool) -> String {
+    let late: u64 = s.operators.iter().map(|(_, m)| m.late_rows).sum();
+    let mut parts = Vec::new();
+    if s.cancelled {
+        parts.push(format!(
+            "cancelled: {} so far",
+            count(s.rows_emitted, "row", "rows")
+        ));
+    } else {
+        parts.push(count(s.rows_emitted, "row", "rows"));
+    }
+    parts.push(count(late, "late row", "late rows"));
+    if timing {
+        parts.push(format!("{:.3} s", s.elapsed.as_secs_f64()));
+    }
+    let mut out = parts.join(", ");
+    out.push('\n');
+    for note in diagnostics(s) {
+        out.push_str(&format!("note: {note}\n"));
     }
     out
 }

@@ -70,3 +70,77 @@ fn bad_options_are_usage_errors() {
     let version = tidemark(&["--version"]);
     assert!(text(&version.stdout).starts_with("tidemark "));
 }
+
+/// Runs `tidemark` with no command, `input` on its standard input.
+fn tidemark_piped(input: &str, dir: &Path) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("--no-history")
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tidemark");
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(input.as_bytes())
+        .expect("write statements");
+    child.wait_with_output().expect("wait for tidemark")
+}
+
+#[test]
+fn statements_piped_to_the_client_run_in_one_session() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let create = "CREATE TABLE bids (bid_time TIMESTAMP(3), item STRING, bidder STRING, \
+                  price DECIMAL(10, 2)) WITH ('connector' = 'filesystem', \
+                  'path' = 'data/bids.csv', 'format' = 'csv');\n";
+    // The last statement has no `;`: at the end of input it runs anyway.
+    let ok = tidemark_piped(
+        &format!("{create}SHOW TABLES;\nSELECT item, price FROM bids\nWHERE price > 100"),
+        &examples,
+    );
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    let stdout = text(&ok.stdout);
+    assert!(stdout.starts_with("bids\n+----+"), "{stdout}");
+    assert!(stdout.contains("| op | item"), "{stdout}");
+    assert!(stdout.contains("| +I | C"), "{stdout}");
+    assert!(text(&ok.stderr).contains("table 'bids' created"));
+    // A failing statement does not stop the next, but fails the run.
+    let failed = tidemark_piped(
+        &format!("{create}SELECT nope FROM bids;\nSHOW TABLES;\n"),
+        &examples,
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(text(&failed.stderr).contains("unknown column 'nope'"));
+    assert_eq!(text(&failed.stdout), "bids\n");
+}
+
+#[test]
+fn a_cancelled_query_stops_before_its_input_ends_and_says_so() {
+    use std::sync::atomic::Ordering;
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut session = tidemark::Session::new(&examples);
+    session.cancel.store(true, Ordering::SeqCst);
+    let (mut rows, mut summary) = (Vec::new(), Vec::new());
+    let result = session.execute_script(
+        "CREATE TABLE bids (bid_time TIMESTAMP(3), item STRING, bidder STRING, \
+         price DECIMAL(10, 2), WATERMARK FOR bid_time AS bid_time - INTERVAL '3' SECOND) \
+         WITH ('connector' = 'filesystem', 'path' = 'data/bids.csv', 'format' = 'csv');
+         SELECT item, COUNT(*) FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bid_time), INTERVAL '10' SECOND))
+         GROUP BY window_start, window_end, item;",
+        &mut tidemark::Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: false,
+        },
+    );
+    let runs = result.expect("a cancelled query is not an error");
+    assert!(runs[0].cancelled);
+    // No window fired: cancelling is not the end of input.
+    assert!(rows.is_empty(), "{}", text(&rows));
+    assert_eq!(runs[0].rows_emitted, 0);
+    assert!(text(&summary).contains("cancelled before the end of input"));
+}

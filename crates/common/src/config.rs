@@ -12,6 +12,113 @@ use std::collections::BTreeMap;
 /// otherwise.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
+/// An option that tidemark reads: its key, its default as `SET` lists it
+/// (`None`: unset), and a line of help. One list, so that `SET`, `HELP`
+/// and completion cannot drift from the options that exist.
+#[derive(Clone, Copy, Debug)]
+pub struct KnownOption {
+    pub key: &'static str,
+    pub default: Option<&'static str>,
+    pub help: &'static str,
+}
+
+/// `sql-client.execution.result-mode`, Flink's key for how query results
+/// are shown.
+pub const RESULT_MODE: &str = "sql-client.execution.result-mode";
+
+/// Every option read somewhere, sorted by key. A key ending in `.` is a
+/// prefix: `table.exec.late-records.sink.<source table>`.
+pub const KNOWN_OPTIONS: &[KnownOption] = &[
+    KnownOption {
+        key: RESULT_MODE,
+        default: None,
+        help: "'tableau' (a table with an op column) or 'changelog' (+I[...] lines)",
+    },
+    KnownOption {
+        key: "table.exec.bad-records.sink",
+        default: None,
+        help: "declared table that receives malformed rows and rows without rowtime",
+    },
+    KnownOption {
+        key: "table.exec.emit.allow-lateness",
+        default: Some("0 ms"),
+        help: "how long a fired window still takes late rows, re-firing with updates",
+    },
+    KnownOption {
+        key: "table.exec.late-records.sink",
+        default: None,
+        help: "declared table that receives late rows",
+    },
+    KnownOption {
+        key: "table.exec.late-records.sink.",
+        default: None,
+        help: "the late rows of one source table (suffix: its name)",
+    },
+    KnownOption {
+        key: "table.local-time-zone",
+        default: Some("UTC"),
+        help: "the zone TIMESTAMP_LTZ values are shown and windowed in",
+    },
+    KnownOption {
+        key: "table.optimizer.agg-phase-strategy",
+        default: Some("AUTO"),
+        help: "'ONE_PHASE' adds DOUBLE sums one row at a time, as Flink's one-phase aggregation",
+    },
+    KnownOption {
+        key: "tidemark.batch-size",
+        default: Some("8192"),
+        help: "rows per batch read from a source; never changes results",
+    },
+    KnownOption {
+        key: "tidemark.clock",
+        default: Some("system"),
+        help: "'fake': row n is read at tidemark.clock.start + n * tidemark.clock.step",
+    },
+    KnownOption {
+        key: "tidemark.clock.start",
+        default: Some("1970-01-01 00:00:00"),
+        help: "the fake clock's first instant (UTC)",
+    },
+    KnownOption {
+        key: "tidemark.clock.step",
+        default: Some("1 s"),
+        help: "how far the fake clock moves per row",
+    },
+    KnownOption {
+        key: "tidemark.display.late-records",
+        default: Some("false"),
+        help: "show late rows inline as LATE[...] lines",
+    },
+    KnownOption {
+        key: "tidemark.emit.early-fire",
+        default: None,
+        help: "open windows emit partial results every this much watermark progress",
+    },
+    KnownOption {
+        key: "tidemark.trace",
+        default: Some("false"),
+        help: "print FIRE/EARLY/REFIRE/LATE/CLEANUP/MERGE events",
+    },
+];
+
+/// How a query's rows are shown (`sql-client.execution.result-mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultMode {
+    /// A table drawn as rows arrive, with an `op` column.
+    Tableau,
+    /// `+I[...]` lines, as Flink's print connector writes them.
+    Changelog,
+}
+
+impl ResultMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ResultMode::Tableau => "tableau",
+            ResultMode::Changelog => "changelog",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct SessionOptions {
     values: BTreeMap<String, String>,
@@ -42,7 +149,31 @@ impl SessionOptions {
         self.allow_lateness()?;
         self.trace()?;
         self.early_fire()?;
+        self.result_mode()?;
         Ok(())
+    }
+
+    /// `sql-client.execution.result-mode`, if set.
+    pub fn result_mode(&self) -> Result<Option<ResultMode>> {
+        let Some(v) = self.get(RESULT_MODE) else {
+            return Ok(None);
+        };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "tableau" => Ok(Some(ResultMode::Tableau)),
+            "changelog" => Ok(Some(ResultMode::Changelog)),
+            other => {
+                let mut err = Error::plan(
+                    format!("'{RESULT_MODE}' must be 'tableau' or 'changelog', got '{v}'"),
+                    Span::default(),
+                );
+                if other == "table" {
+                    err = err.with_hint(
+                        "Flink's paged 'table' mode is not supported; 'tableau' prints the same table as rows arrive",
+                    );
+                }
+                Err(err)
+            }
+        }
     }
 
     /// `tidemark.batch-size`: how many rows a source puts in one batch.
@@ -126,5 +257,38 @@ impl SessionOptions {
                 Span::default(),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_options_are_sorted_and_unique() {
+        for pair in KNOWN_OPTIONS.windows(2) {
+            assert!(
+                pair[0].key < pair[1].key,
+                "{} / {}",
+                pair[0].key,
+                pair[1].key
+            );
+        }
+    }
+
+    #[test]
+    fn result_mode_reads_flinks_values() -> Result<()> {
+        let mut options = SessionOptions::default();
+        assert_eq!(options.result_mode()?, None);
+        for (value, mode) in [
+            ("tableau", ResultMode::Tableau),
+            ("CHANGELOG", ResultMode::Changelog),
+        ] {
+            options.set(RESULT_MODE, value);
+            assert_eq!(options.result_mode()?, Some(mode));
+        }
+        options.set(RESULT_MODE, "table");
+        assert!(options.validate().is_err());
+        Ok(())
     }
 }

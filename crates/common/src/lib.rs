@@ -5,7 +5,8 @@
 //!   [`Span`]s that point into the SQL text.
 //! - [`SqlType`], [`Field`] and [`Schema`]: the SQL-level view of a stream's
 //!   columns, mapped onto Arrow types.
-//! - [`SessionOptions`]: the `SET 'key' = 'value'` store and its typed readers.
+//! - [`SessionOptions`]: the `SET 'key' = 'value'` store and its typed readers;
+//!   [`KNOWN_OPTIONS`] lists every key read.
 //! - [`expr`]: bound scalar expressions and aggregate calls, shared by the
 //!   front end that builds them and the engine that evaluates them.
 //! - [`window`]: the closed enum of window kinds.
@@ -25,7 +26,7 @@ mod types;
 pub mod window;
 
 pub use changelog::RowKind;
-pub use config::SessionOptions;
+pub use config::{KnownOption, ResultMode, SessionOptions, KNOWN_OPTIONS, RESULT_MODE};
 pub use error::{Error, Result};
 pub use schema::{Field, Schema};
 pub use span::{Span, SpanRender};

@@ -5,6 +5,7 @@ use crate::operator::{Operator, OperatorMetrics};
 use crate::source::{SourceMetrics, TableSource};
 use crate::stream::{Chunk, SideItem, StreamItem};
 use crate::union::UnionSource;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tidemark_common::Result;
 
@@ -66,12 +67,27 @@ pub struct RunSummary {
     pub rows_emitted: u64,
     pub final_watermark: i64,
     pub elapsed: Duration,
+    /// The run was cancelled before the end of input: the numbers are
+    /// those so far, and windows still open were not fired.
+    pub cancelled: bool,
 }
 
 impl Pipeline {
     /// Runs to the end of input, handing every output chunk and side item
     /// (trace events, late rows) to `sink`, in order.
     pub fn run(&mut self, sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>) -> Result<RunSummary> {
+        self.run_until_cancelled(&AtomicBool::new(false), sink)
+    }
+
+    /// As [`Pipeline::run`], but stops before the next batch once `cancel`
+    /// is set (by an interrupt, from another thread). As when Flink
+    /// cancels a job, windows still open are dropped, not fired: firing
+    /// them would claim a completeness the input never reached.
+    pub fn run_until_cancelled(
+        &mut self,
+        cancel: &AtomicBool,
+        sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    ) -> Result<RunSummary> {
         let started = Instant::now();
         let mut items = Vec::new();
         let mut next = Vec::new();
@@ -81,7 +97,13 @@ impl Pipeline {
         // failing one (so output does not depend on batching); they travel
         // on to the sink before the error ends the run.
         let mut failure = None;
+        let mut cancelled = false;
         while failure.is_none() {
+            // One relaxed load per batch: cheap next to reading a batch.
+            if cancel.load(Ordering::Relaxed) {
+                cancelled = true;
+                break;
+            }
             match self.source.next_items(&mut items) {
                 Ok(true) => {}
                 Ok(false) => break,
@@ -122,6 +144,7 @@ impl Pipeline {
             rows_emitted,
             final_watermark,
             elapsed: started.elapsed(),
+            cancelled,
         })
     }
 }

@@ -16,6 +16,10 @@ pub struct Catalog {
     /// Views by lower-case name: their name as written and their query,
     /// bound where they are used.
     views: BTreeMap<String, (String, Arc<sqlparser::ast::Query>)>,
+    /// Each table's `CREATE TABLE` as written, by lower-case name: `SHOW
+    /// CREATE TABLE` and `DESCRIBE` show expressions as the user wrote
+    /// them rather than as they were bound.
+    declarations: BTreeMap<String, Arc<CreateTable>>,
 }
 
 impl Catalog {
@@ -46,6 +50,13 @@ impl Catalog {
         self.views
             .get(&name.to_ascii_lowercase())
             .map(|(_, q)| Arc::clone(q))
+    }
+
+    /// The `CREATE TABLE` that declared table `name`.
+    pub fn declaration(&self, name: &str) -> Option<&CreateTable> {
+        self.declarations
+            .get(&name.to_ascii_lowercase())
+            .map(|d| d.as_ref())
     }
 
     pub fn view_names(&self) -> impl Iterator<Item = &str> {
@@ -176,6 +187,8 @@ impl Catalog {
         let options = options_map(&create.options);
         validate_connector(&options, create)?;
         let primary_key = create.primary_key.iter().map(|i| i.value.clone()).collect();
+        self.declarations
+            .insert(key.clone(), Arc::new(create.clone()));
         self.tables.insert(
             key,
             Arc::new(TableDef {

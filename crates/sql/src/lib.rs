@@ -3,7 +3,8 @@
 //! - [`parse_script`] turns SQL text into [`Statement`]s: sqlparser with the
 //!   [`FlinkDialect`], plus tidemark's own parsing of `CREATE TABLE ...
 //!   WATERMARK FOR` and `SET`.
-//! - [`Catalog`] checks and stores declared tables.
+//! - [`Catalog`] checks and stores declared tables and views, and shows
+//!   them again (`SHOW CREATE TABLE`).
 //! - [`QueryBinder`] binds a query to a [`LogicalPlan`].
 
 mod binder;
@@ -13,6 +14,7 @@ mod expr_binder;
 mod join;
 mod over;
 mod plan;
+mod show;
 mod statement;
 mod types;
 mod window_tvf;
@@ -21,5 +23,6 @@ pub use binder::{insert_plan, QueryBinder};
 pub use catalog::Catalog;
 pub use dialect::FlinkDialect;
 pub use plan::{JoinType, LogicalPlan, WindowSpec};
+pub use show::{quote_ident, quote_string};
 pub use sqlparser::ast as sql_ast;
 pub use statement::{parse_script, span_of, ColumnDef, CreateTable, Statement};

@@ -57,6 +57,15 @@ pub enum Statement {
     ShowTables {
         span: Span,
     },
+    ShowViews {
+        span: Span,
+    },
+    /// `SHOW CREATE TABLE name` or `SHOW CREATE VIEW name`.
+    ShowCreate {
+        view: bool,
+        name: Ident,
+        span: Span,
+    },
     Describe {
         table: Ident,
         span: Span,
@@ -74,6 +83,8 @@ impl Statement {
             | Statement::Insert { span, .. }
             | Statement::Explain { span, .. }
             | Statement::ShowTables { span }
+            | Statement::ShowViews { span }
+            | Statement::ShowCreate { span, .. }
             | Statement::Describe { span, .. } => *span,
         }
     }
@@ -282,10 +293,34 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             }
             Keyword::SHOW => {
                 parser.next_token();
-                parser.expect_keyword(Keyword::TABLES)?;
-                Ok(Statement::ShowTables {
-                    span: spanned(parser, start),
-                })
+                if parser.parse_keyword(Keyword::TABLES) {
+                    Ok(Statement::ShowTables {
+                        span: spanned(parser, start),
+                    })
+                } else if parse_word(parser, "VIEWS") {
+                    Ok(Statement::ShowViews {
+                        span: spanned(parser, start),
+                    })
+                } else if parser.parse_keyword(Keyword::CREATE) {
+                    let view = if parser.parse_keyword(Keyword::TABLE) {
+                        false
+                    } else if parser.parse_keyword(Keyword::VIEW) {
+                        true
+                    } else {
+                        return parser.expected("TABLE or VIEW", parser.peek_token());
+                    };
+                    let name = parser.parse_identifier()?;
+                    Ok(Statement::ShowCreate {
+                        view,
+                        name,
+                        span: spanned(parser, start),
+                    })
+                } else {
+                    parser.expected(
+                        "TABLES, VIEWS, CREATE TABLE or CREATE VIEW",
+                        parser.peek_token(),
+                    )
+                }
             }
             Keyword::DESCRIBE | Keyword::DESC => {
                 parser.next_token();
@@ -320,7 +355,7 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
                 })
             }
             _ => parser.expected(
-                "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN)",
+                "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN, SHOW, DESCRIBE)",
                 first,
             ),
         },
@@ -332,7 +367,7 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             })
         }
         _ => parser.expected(
-            "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN)",
+            "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN, SHOW, DESCRIBE)",
             first,
         ),
     }
@@ -483,12 +518,29 @@ mod tests {
     }
 
     #[test]
+    fn parses_show_statements() -> Result<()> {
+        let stmts =
+            parse_script("SHOW TABLES; show views; SHOW CREATE TABLE t; SHOW CREATE VIEW `v`")?;
+        assert!(matches!(stmts[0], Statement::ShowTables { .. }));
+        assert!(matches!(stmts[1], Statement::ShowViews { .. }));
+        assert!(
+            matches!(&stmts[2], Statement::ShowCreate { view: false, name, .. } if name.value == "t")
+        );
+        assert!(
+            matches!(&stmts[3], Statement::ShowCreate { view: true, name, .. } if name.value == "v")
+        );
+        Ok(())
+    }
+
+    #[test]
     fn syntax_errors_have_positions() {
         let cases = [
             ("SELEC 1", 1, 1),
             ("SELECT a FROM t\nWHERE", 2, 6),
             ("CREATE TABLE t (a INT", 1, 22),
             ("SELECT 1 SELECT 2", 1, 10),
+            ("SHOW FUNCTIONS", 1, 6),
+            ("SHOW CREATE INDEX i", 1, 13),
         ];
         for (sql, line, col) in cases {
             match parse_script(sql) {

@@ -1,0 +1,12 @@
+-- SET with no arguments lists every option tidemark reads, with its value
+-- or its default, then any other key set; RESET forgets. The batch size
+-- is set here because the test runner sets it too, to other sizes.
+SET 'tidemark.batch-size' = '8192';
+SET 'table.exec.emit.allow-lateness' = '2 s';
+SET 'table.exec.late-records.sink.clicks' = 'late_clicks';
+SET 'pipeline.name' = 'my job';
+SET;
+RESET 'table.exec.emit.allow-lateness';
+RESET 'pipeline.name';
+SET;
+SET 'sql-client.execution.result-mode' = 'table';
