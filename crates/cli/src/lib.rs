@@ -5,6 +5,7 @@
 
 pub mod golden;
 mod late;
+mod progress;
 pub mod repl;
 mod session;
 mod show;

@@ -156,6 +156,10 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
         }
     };
     let mut session = Session::new(script_dir(&script));
+    {
+        use std::io::IsTerminal;
+        session.progress = std::io::stderr().is_terminal() && !std::io::stdout().is_terminal();
+    }
     session.explain_only = explain_only;
     if let Err(code) = apply_sets(&mut session, set) {
         return code;

@@ -33,6 +33,9 @@ pub struct Session {
     /// a block, and statements that print nothing else are acknowledged,
     /// so that the user sees that they took effect.
     pub interactive: bool,
+    /// Show a progress line on stderr during long runs (`run` sets it
+    /// when stderr is a terminal and the rows go elsewhere).
+    pub progress: bool,
     /// Set (by an interrupt) to stop the running query before its next
     /// batch.
     pub cancel: Arc<AtomicBool>,
@@ -57,6 +60,7 @@ impl Session {
             explain_only: false,
             default_result_mode: ResultMode::Changelog,
             interactive: false,
+            progress: false,
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -321,9 +325,17 @@ impl Session {
         let rows = &mut *out.rows;
         let summary = &mut *out.summary;
         let cancel = Arc::clone(&self.cancel);
+        // Trace lines share stderr with the progress line: one or the other.
+        let mut progress = (self.progress && !self.interactive && !self.options.trace()?)
+            .then(crate::progress::ProgressLine::default);
+        let mut report = |p: &tidemark_engine::Progress| {
+            if let Some(line) = progress.as_mut() {
+                line.update(p);
+            }
+        };
         let result = physical
             .pipeline
-            .run_until_cancelled(&cancel, &mut |output| match output {
+            .run_watched(&cancel, Some(&mut report), &mut |output| match output {
                 RunOutput::Rows(chunk) => {
                     text.clear();
                     let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
@@ -354,6 +366,10 @@ impl Session {
             out.rows.write_all(t.footer().as_bytes()).map_err(io)?;
         }
         out.rows.flush().map_err(io)?;
+        drop(report);
+        if let Some(line) = progress.as_mut() {
+            line.clear();
+        }
         let summary = result?;
         late.finish()?;
         if let Some(t) = target {

@@ -43,5 +43,5 @@ pub mod window_rank;
 
 pub use eval::EvalContext;
 pub use operator::{Operator, OperatorMetrics};
-pub use pipeline::{Pipeline, PipelineSource, RunOutput, RunSummary};
+pub use pipeline::{Pipeline, PipelineSource, Progress, RunOutput, RunSummary};
 pub use stream::{Chunk, LateRows, SideItem, StreamItem};

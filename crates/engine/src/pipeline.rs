@@ -59,6 +59,20 @@ impl PipelineSource {
     }
 }
 
+/// How far a running query has got, for a progress display.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub rows_read: u64,
+    pub rows_emitted: u64,
+    pub late_rows: u64,
+    /// The lowest watermark of the sources.
+    pub watermark: i64,
+    pub elapsed: Duration,
+}
+
+/// How often a progress callback is called, at most.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
 /// The numbers a run ends with.
 #[derive(Clone, Debug, Default)]
 pub struct RunSummary {
@@ -73,6 +87,21 @@ pub struct RunSummary {
 }
 
 impl Pipeline {
+    fn progress(&self, rows_emitted: u64, started: Instant) -> Progress {
+        let sources = self.source.metrics();
+        Progress {
+            rows_read: sources.iter().map(|s| s.rows_read).sum(),
+            rows_emitted,
+            late_rows: self.operators.iter().map(|o| o.metrics().late_rows).sum(),
+            watermark: sources
+                .iter()
+                .map(|s| s.watermark)
+                .min()
+                .unwrap_or(tidemark_common::time::NO_WATERMARK),
+            elapsed: started.elapsed(),
+        }
+    }
+
     /// Runs to the end of input, handing every output chunk and side item
     /// (trace events, late rows) to `sink`, in order.
     pub fn run(&mut self, sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>) -> Result<RunSummary> {
@@ -88,7 +117,19 @@ impl Pipeline {
         cancel: &AtomicBool,
         sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
     ) -> Result<RunSummary> {
+        self.run_watched(cancel, None, sink)
+    }
+
+    /// As [`Pipeline::run_until_cancelled`], also calling `progress` every
+    /// 200 ms or so with how far the run has got.
+    pub fn run_watched(
+        &mut self,
+        cancel: &AtomicBool,
+        mut progress: Option<&mut dyn FnMut(&Progress)>,
+        sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    ) -> Result<RunSummary> {
         let started = Instant::now();
+        let mut last_progress = started;
         let mut items = Vec::new();
         let mut next = Vec::new();
         let mut rows_emitted = 0u64;
@@ -103,6 +144,12 @@ impl Pipeline {
             if cancel.load(Ordering::Relaxed) {
                 cancelled = true;
                 break;
+            }
+            if let Some(report) = progress.as_mut() {
+                if last_progress.elapsed() >= PROGRESS_EVERY {
+                    last_progress = Instant::now();
+                    report(&self.progress(rows_emitted, started));
+                }
             }
             match self.source.next_items(&mut items) {
                 Ok(true) => {}
@@ -133,6 +180,9 @@ impl Pipeline {
         }
         if let Some(e) = failure {
             return Err(e);
+        }
+        if let Some(report) = progress.as_mut() {
+            report(&self.progress(rows_emitted, started));
         }
         Ok(RunSummary {
             sources: self.source.metrics(),
