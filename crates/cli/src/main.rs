@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use tidemark::{repl, script_dir, Output, Session};
 
 #[derive(Parser)]
@@ -20,6 +22,7 @@ use tidemark::{repl, script_dir, Output, Session};
         tidemark                     (type statements; HELP; lists them)\n  \
         tidemark run examples/bids.sql\n  \
         tidemark run --trace --set table.exec.emit.allow-lateness=10s examples/bids.sql\n  \
+        producer | tidemark run --drain job.sql   (a 'stdin' table; Ctrl-C fires open windows)\n  \
         tidemark explain examples/bids.sql\n  \
         tidemark test sql-tests\n  \
         tidemark test my-tests --bless"
@@ -64,6 +67,11 @@ enum Command {
         /// the output is the same at every size.
         #[arg(long, value_name = "N")]
         batch_size: Option<std::num::NonZeroUsize>,
+        /// On Ctrl-C or SIGTERM, end the input there and fire the open
+        /// windows before stopping (`SET 'tidemark.stop.drain' = 'true'`);
+        /// without it they are dropped, as when Flink cancels a job.
+        #[arg(long)]
+        drain: bool,
     },
     /// Print the plan of every query and INSERT of a script, with when its
     /// windows fire and where late rows go, without running anything.
@@ -131,7 +139,11 @@ fn run_cli() -> ExitCode {
             mut set,
             trace,
             batch_size,
+            drain,
         } => {
+            if drain {
+                set.push("tidemark.stop.drain=true".into());
+            }
             if trace {
                 set.push("tidemark.trace=true".into());
             }
@@ -164,6 +176,13 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
     if let Err(code) = apply_sets(&mut session, set) {
         return code;
     }
+    let stop = match StopSignals::install(&session.cancel) {
+        Ok(stop) => Some(stop),
+        Err(e) => {
+            eprintln!("warning: Ctrl-C and SIGTERM will end the process without a summary: {e}");
+            None
+        }
+    };
     let stdout = std::io::stdout();
     let mut rows = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut summary = std::io::stderr();
@@ -177,7 +196,10 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
     );
     let flushed = rows.flush();
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(_) => match stop.and_then(|s| s.exit_code()) {
+            Some(code) => code,
+            None => ExitCode::SUCCESS,
+        },
         Err(tidemark_common::Error::Io { source, .. })
             if source.kind() == std::io::ErrorKind::BrokenPipe =>
         {
@@ -187,6 +209,48 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
             drop(flushed);
             eprint!("{}", e.render(&script.display().to_string(), &sql));
             ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+/// SIGINT (Ctrl-C) and SIGTERM during `run`: the first stops the running
+/// query before its next batch (rows so far are written, sink files
+/// committed, the summary printed) and the script ends there; a second
+/// one ends the process at once, for a read stuck inside a record.
+struct StopSignals {
+    interrupted: Arc<AtomicBool>,
+    terminated: Arc<AtomicBool>,
+}
+
+impl StopSignals {
+    fn install(cancel: &Arc<AtomicBool>) -> std::io::Result<Self> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::flag;
+        let stop = StopSignals {
+            interrupted: Arc::new(AtomicBool::new(false)),
+            terminated: Arc::new(AtomicBool::new(false)),
+        };
+        for (signal, seen, code) in [
+            (SIGINT, &stop.interrupted, 130),
+            (SIGTERM, &stop.terminated, 143),
+        ] {
+            // Registered first, so it sees the flag as the previous
+            // signal left it.
+            flag::register_conditional_shutdown(signal, code, Arc::clone(cancel))?;
+            flag::register(signal, Arc::clone(cancel))?;
+            flag::register(signal, Arc::clone(seen))?;
+        }
+        Ok(stop)
+    }
+
+    /// 128 + the signal number when a signal stopped the run.
+    fn exit_code(&self) -> Option<ExitCode> {
+        if self.terminated.load(Ordering::SeqCst) {
+            Some(ExitCode::from(143))
+        } else if self.interrupted.load(Ordering::SeqCst) {
+            Some(ExitCode::from(130))
+        } else {
+            None
         }
     }
 }

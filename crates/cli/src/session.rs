@@ -96,7 +96,12 @@ impl Session {
         let mut summaries = Vec::new();
         for statement in &statements {
             if let Some(summary) = self.execute(statement, out)? {
+                let stopped = summary.cancelled;
                 summaries.push(summary);
+                // A stopped script runs nothing more.
+                if stopped {
+                    break;
+                }
             }
         }
         Ok(summaries)
@@ -296,6 +301,28 @@ impl Session {
         out: &mut Output<'_>,
     ) -> Result<RunSummary> {
         let io = |e: std::io::Error| Error::io("cannot write output", e);
+        let stdin_tables: Vec<&str> = plan
+            .scans()
+            .iter()
+            .filter(|t| t.option("connector") == Some("stdin"))
+            .map(|t| t.name.as_str())
+            .collect();
+        if self.interactive && !stdin_tables.is_empty() {
+            return Err(Error::plan(
+                format!(
+                    "table {} reads standard input, where this client reads statements",
+                    stdin_tables[0]
+                ),
+                span,
+            )
+            .with_hint("pipe the rows to `tidemark run job.sql` instead"));
+        }
+        if stdin_tables.len() > 1 {
+            return Err(Error::plan(
+                "a query can read standard input once: it has one stream of rows",
+                span,
+            ));
+        }
         let mut physical = plan_query(plan, &self.options).map_err(|e| e.or_span(span))?;
         let mut late = LateRouting::new(&self.options, &self.catalog, plan, span)?;
         if late.enabled() {
@@ -325,6 +352,11 @@ impl Session {
         let rows = &mut *out.rows;
         let summary = &mut *out.summary;
         let cancel = Arc::clone(&self.cancel);
+        // Rows read from a pipe or a followed file come out as they are
+        // made, not when an output buffer fills.
+        let streaming = plan.scans().iter().any(|t| {
+            t.option("connector") == Some("stdin") || t.option("source.monitor-interval").is_some()
+        });
         // Trace lines share stderr with the progress line: one or the other.
         let mut progress = (self.progress && !self.interactive && !self.options.trace()?)
             .then(crate::progress::ProgressLine::default);
@@ -333,9 +365,11 @@ impl Session {
                 line.update(p);
             }
         };
-        let result = physical
-            .pipeline
-            .run_watched(&cancel, Some(&mut report), &mut |output| match output {
+        let result = physical.pipeline.run_watched(
+            &cancel,
+            self.options.drain_on_stop()?,
+            Some(&mut report),
+            &mut |output| match output {
                 RunOutput::Rows(chunk) => {
                     text.clear();
                     let kinds: Vec<_> = (0..chunk.num_rows()).map(|i| chunk.kind(i)).collect();
@@ -348,7 +382,7 @@ impl Session {
                     }
                     rows.write_all(text.as_bytes()).map_err(io)?;
                     // Rows are shown as they arrive, not when a buffer fills.
-                    if tableau.is_some() {
+                    if tableau.is_some() || streaming {
                         rows.flush().map_err(io)?;
                     }
                     Ok(())
@@ -356,7 +390,8 @@ impl Session {
                 RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
                 RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
                 RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
-            });
+            },
+        );
         if let Some(t) = &tableau {
             // Only an interrupt at a terminal cancels a run, and the
             // terminal has echoed `^C` where the border should start.

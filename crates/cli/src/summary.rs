@@ -94,7 +94,9 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
             out.push('\n');
         }
     }
-    if s.cancelled {
+    if s.drained {
+        out.push_str("stopped before the end of input: open windows fired with the final watermark (drain)\n");
+    } else if s.cancelled {
         out.push_str("cancelled before the end of input: windows still open were not fired\n");
     }
     out.push_str(&format!("rows emitted: {}\n", s.rows_emitted));
@@ -117,7 +119,12 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
 pub fn render_summary_line(s: &RunSummary, timing: bool) -> String {
     let late: u64 = s.operators.iter().map(|(_, m)| m.late_rows).sum();
     let mut parts = Vec::new();
-    if s.cancelled {
+    if s.drained {
+        parts.push(format!(
+            "stopped, open windows fired: {}",
+            count(s.rows_emitted, "row", "rows")
+        ));
+    } else if s.cancelled {
         parts.push(format!(
             "cancelled: {} so far",
             count(s.rows_emitted, "row", "rows")

@@ -95,6 +95,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "open windows emit partial results every this much watermark progress",
     },
     KnownOption {
+        key: "tidemark.stop.drain",
+        default: Some("false"),
+        help: "on Ctrl-C or SIGTERM, end the input there and fire open windows",
+    },
+    KnownOption {
         key: "tidemark.trace",
         default: Some("false"),
         help: "print FIRE/EARLY/REFIRE/LATE/CLEANUP/MERGE events",
@@ -148,6 +153,7 @@ impl SessionOptions {
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.trace()?;
+        self.drain_on_stop()?;
         self.early_fire()?;
         self.result_mode()?;
         Ok(())
@@ -222,6 +228,12 @@ impl SessionOptions {
     /// cleanup and session merge on stderr.
     pub fn trace(&self) -> Result<bool> {
         self.flag("tidemark.trace")
+    }
+
+    /// `tidemark.stop.drain`: a stopped query (Ctrl-C, SIGTERM) ends its
+    /// input there and fires its open windows, rather than dropping them.
+    pub fn drain_on_stop(&self) -> Result<bool> {
+        self.flag("tidemark.stop.drain")
     }
 
     /// A `'true'`/`'false'` option; false when unset.

@@ -40,9 +40,7 @@ use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use chrono::{NaiveDate, Offset, TimeZone};
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::Read;
-use std::path::Path;
 use std::sync::Arc;
 use tidemark_common::{Error, Result, Span, SqlType};
 
@@ -237,7 +235,13 @@ pub struct CsvBatch {
 
 /// The input bytes and the parser state between records.
 struct Input {
-    file: File,
+    file: Box<dyn Read + Send>,
+    /// Follow a growing file: at its end, wait this long and read again
+    /// (`source.monitor-interval`) instead of ending.
+    follow: Option<std::time::Duration>,
+    /// In follow mode, the end of the data so far was reached between
+    /// records: the batch goes out as it is.
+    idle: bool,
     buf: Vec<u8>,
     /// First byte not yet consumed.
     pos: usize,
@@ -289,14 +293,32 @@ impl Input {
             self.buf.resize(grown, 0);
         }
         loop {
+            let between_records = self.rec_start == self.end && self.pos == self.end;
             match self.file.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
-                    self.eof = true;
-                    return Ok(false);
+                    let Some(interval) = self.follow else {
+                        self.eof = true;
+                        return Ok(false);
+                    };
+                    if between_records {
+                        // The end of the data so far.
+                        self.idle = true;
+                        return Ok(false);
+                    }
+                    // A record being written: wait for the rest of it.
+                    std::thread::sleep(interval.min(std::time::Duration::from_millis(100)));
                 }
                 Ok(n) => {
                     self.end += n;
                     return Ok(true);
+                }
+                // A pipe with nothing for now (the read has already waited
+                // a little): rows so far go out; inside a record, wait on.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if between_records {
+                        self.idle = true;
+                        return Ok(false);
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
@@ -930,9 +952,25 @@ pub struct CsvSource {
     skipped: Vec<BadRow>,
     /// Whether the header line (`csv.header`) has been passed.
     header_skipped: bool,
+    /// Send rows as they come rather than in full batches (standard
+    /// input, a followed file).
+    streaming: bool,
 }
 
 impl CsvSource {
+    /// Send rows as soon as the input has no more for now, instead of
+    /// waiting for a full batch.
+    pub fn stream(&mut self) {
+        self.streaming = true;
+    }
+
+    /// Follow the file as it grows (`source.monitor-interval`): at its end,
+    /// batches (possibly empty) go out and reading resumes after `interval`.
+    pub fn follow(&mut self, interval: std::time::Duration) {
+        self.streaming = true;
+        self.input.follow = Some(interval);
+    }
+
     /// Keep each row's text, and the rows skipped as malformed, so they
     /// can be written to a bad-records sink.
     pub fn keep_raw(&mut self) {
@@ -958,8 +996,22 @@ impl CsvSource {
     /// `display_path` is how errors name the file (e.g. the path as written
     /// in the SQL). `columns`: the physical columns in file order with their
     /// SQL types.
+    #[cfg(test)]
     pub fn open(
-        path: &Path,
+        path: &std::path::Path,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        options: CsvOptions,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::io(format!("cannot open '{display_path}'"), e))?;
+        Self::from_reader(Box::new(file), display_path, columns, options, batch_size)
+    }
+
+    /// As [`CsvSource::open`], over any byte stream (standard input).
+    pub fn from_reader(
+        file: Box<dyn Read + Send>,
         display_path: String,
         columns: Vec<(String, SqlType)>,
         options: CsvOptions,
@@ -989,8 +1041,6 @@ impl CsvSource {
                 .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
                 .collect::<Vec<_>>(),
         ));
-        let file =
-            File::open(path).map_err(|e| Error::io(format!("cannot open '{display_path}'"), e))?;
         let mut core = csv_core::ReaderBuilder::new();
         core.delimiter(options.field_delimiter)
             .quote(options.quote_character.unwrap_or(b'"'))
@@ -1011,6 +1061,8 @@ impl CsvSource {
             nfields: 0,
             keep_raw: false,
             raw: Vec::new(),
+            follow: None,
+            idle: false,
         };
         Ok(CsvSource {
             display_path,
@@ -1030,6 +1082,7 @@ impl CsvSource {
             raw: Vec::new(),
             skipped: Vec::new(),
             header_skipped: false,
+            streaming: false,
         })
     }
 
@@ -1089,8 +1142,17 @@ impl CsvSource {
                 skipped: std::mem::take(&mut self.skipped),
             }));
         }
+        let idle = std::mem::take(&mut self.input.idle);
         if lines.is_empty() && self.skipped.is_empty() {
-            return Ok(None);
+            if !idle {
+                return Ok(None);
+            }
+            // Nothing new for now: wait a little (a pipe's read already
+            // has), then hand back an empty batch so the query can be
+            // stopped meanwhile.
+            if let Some(interval) = self.input.follow {
+                std::thread::sleep(interval.min(std::time::Duration::from_millis(200)));
+            }
         }
         let arrays = self
             .builders
@@ -1109,6 +1171,14 @@ impl CsvSource {
 
     fn read_rows(&mut self, lines: &mut Vec<u64>) -> Result<()> {
         while lines.len() < self.batch_size {
+            // A streaming input sends what it has before a read that may
+            // wait for more.
+            if self.streaming && !lines.is_empty() && self.input.pos == self.input.end {
+                break;
+            }
+            if self.input.idle {
+                break;
+            }
             let next = self
                 .input
                 .next_record(&self.options)
@@ -1231,7 +1301,7 @@ mod tests {
                 std::process::id(),
                 N.fetch_add(1, Ordering::Relaxed)
             ));
-            let mut f = File::create(&path).map_err(|e| Error::io("create", e))?;
+            let mut f = std::fs::File::create(&path).map_err(|e| Error::io("create", e))?;
             f.write_all(content).map_err(|e| Error::io("write", e))?;
             Ok(TempCsv(path))
         }
@@ -1765,7 +1835,7 @@ mod tests {
     fn unreadable_file_is_an_io_error() {
         let columns = cols(&[("a", Int)]);
         match CsvSource::open(
-            Path::new("/nonexistent/tidemark/x.csv"),
+            std::path::Path::new("/nonexistent/tidemark/x.csv"),
             "data/x.csv".into(),
             columns,
             CsvOptions::default(),

@@ -27,9 +27,7 @@ use crate::stream::BadRow;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;
 use tidemark_common::{Error, Result, SqlType};
 
@@ -118,7 +116,16 @@ pub struct JsonSource {
     text_schema: SchemaRef,
     builders: Vec<ColumnBuilder>,
     parser: Parser,
-    input: BufReader<File>,
+    input: BufReader<Box<dyn Read + Send>>,
+    /// The start of a line still being written (a followed file).
+    partial: Vec<u8>,
+    /// Send rows as they come rather than in full batches.
+    streaming: bool,
+    /// Follow the file as it grows: at its end wait and read again.
+    follow: Option<std::time::Duration>,
+    /// The end of the data so far was reached between lines; the input
+    /// has not ended.
+    idle: bool,
     /// Number of the last line read, 1-based.
     line: u64,
     stats: CsvStats,
@@ -132,8 +139,22 @@ pub struct JsonSource {
 impl JsonSource {
     /// `display_path` names the file in errors; `columns` are the physical
     /// columns with their SQL types.
+    #[cfg(test)]
     pub fn open(
-        path: &Path,
+        path: &std::path::Path,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        options: JsonOptions,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::io(format!("cannot open '{display_path}'"), e))?;
+        Self::from_reader(Box::new(file), display_path, columns, options, batch_size)
+    }
+
+    /// As [`JsonSource::open`], over any byte stream (standard input).
+    pub fn from_reader(
+        file: Box<dyn Read + Send>,
         display_path: String,
         columns: Vec<(String, SqlType)>,
         options: JsonOptions,
@@ -163,8 +184,6 @@ impl JsonSource {
                 .map(|(name, _)| field(name, DataType::Utf8))
                 .collect::<Vec<_>>(),
         ));
-        let file =
-            File::open(path).map_err(|e| Error::io(format!("cannot open '{display_path}'"), e))?;
         Ok(JsonSource {
             display_path,
             columns,
@@ -175,12 +194,27 @@ impl JsonSource {
             builders,
             parser: Parser::new(chrono_tz::UTC),
             input: BufReader::with_capacity(256 * 1024, file),
+            partial: Vec::new(),
+            streaming: false,
+            follow: None,
+            idle: false,
             line: 0,
             stats: CsvStats::default(),
             done: false,
             pending_error: None,
             keep_raw: false,
         })
+    }
+
+    /// Send rows as soon as the input has no more for now.
+    pub fn stream(&mut self) {
+        self.streaming = true;
+    }
+
+    /// Follow the file as it grows (`source.monitor-interval`).
+    pub fn follow(&mut self, interval: std::time::Duration) {
+        self.streaming = true;
+        self.follow = Some(interval);
     }
 
     /// Keep each row's text and the skipped lines, for a bad-records sink.
@@ -217,7 +251,15 @@ impl JsonSource {
     fn fill_batch(&mut self) -> Result<Option<CsvBatch>> {
         let lines = self.read_lines()?;
         if lines.is_empty() {
-            return Ok(None);
+            if !std::mem::take(&mut self.idle) {
+                return Ok(None);
+            }
+            // Nothing new for now: wait a little (a pipe's read already
+            // has), then hand back an empty batch so the query can be
+            // stopped meanwhile.
+            if let Some(interval) = self.follow {
+                std::thread::sleep(interval.min(std::time::Duration::from_millis(200)));
+            }
         }
         // A line is read the same way whatever batch it is in: by
         // arrow-json when it takes it, else by serde_json.
@@ -295,16 +337,44 @@ impl JsonSource {
     /// is not UTF-8 is `Err` with its text made readable.
     fn read_lines(&mut self) -> Result<Vec<Line>> {
         let mut lines = Vec::with_capacity(self.batch_size);
-        let mut buf = Vec::new();
         while lines.len() < self.batch_size {
-            buf.clear();
-            let n = self
-                .input
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| Error::io(format!("cannot read '{}'", self.display_path), e))?;
-            if n == 0 {
+            // A streaming input sends what it has before a read that may
+            // wait for more.
+            if self.streaming && !lines.is_empty() && self.input.buffer().is_empty() {
                 break;
             }
+            let n = match self.input.read_until(b'\n', &mut self.partial) {
+                Ok(n) => n,
+                // A pipe with nothing for now (the read has already waited
+                // a little): lines so far go out; inside a line, wait on.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if self.partial.is_empty() {
+                        self.idle = true;
+                        break;
+                    }
+                    continue;
+                }
+                Err(e) => return Err(Error::io(format!("cannot read '{}'", self.display_path), e)),
+            };
+            let complete = self.partial.last() == Some(&b'\n');
+            if !complete {
+                if let Some(interval) = self.follow {
+                    if self.partial.is_empty() {
+                        // The end of the data so far, between lines.
+                        self.idle = true;
+                        break;
+                    }
+                    // A line being written: wait for the rest of it.
+                    if n == 0 {
+                        std::thread::sleep(interval.min(std::time::Duration::from_millis(100)));
+                    }
+                    continue;
+                }
+                if self.partial.is_empty() {
+                    break;
+                }
+            }
+            let mut buf = std::mem::take(&mut self.partial);
             self.line += 1;
             while matches!(buf.last(), Some(b'\n' | b'\r')) {
                 buf.pop();
@@ -314,7 +384,7 @@ impl JsonSource {
             }
             // Invalid UTF-8 is judged in its place among the lines, so
             // the rows before it go out first at every batch size.
-            let text = String::from_utf8(std::mem::take(&mut buf))
+            let text = String::from_utf8(buf)
                 .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             lines.push((self.line, text));
         }

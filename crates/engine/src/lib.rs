@@ -26,6 +26,7 @@ mod json_source;
 pub mod merging;
 mod nexmark;
 pub mod operator;
+mod pipe_reader;
 pub mod pipeline;
 pub mod session_agg;
 pub mod session_rows;

@@ -42,6 +42,14 @@ impl PipelineSource {
         }
     }
 
+    /// Ends the input at this point, as if it had no more rows.
+    fn stop_input(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.stop_input(),
+            PipelineSource::Union(u) => u.stop_input(),
+        }
+    }
+
     /// Chunks carry their source rows (for routing late rows).
     pub fn keep_origin(&mut self) {
         match self {
@@ -84,6 +92,9 @@ pub struct RunSummary {
     /// The run was cancelled before the end of input: the numbers are
     /// those so far, and windows still open were not fired.
     pub cancelled: bool,
+    /// On the cancel, the input was ended there and open windows fired
+    /// with the final watermark (`drain`).
+    pub drained: bool,
 }
 
 impl Pipeline {
@@ -117,14 +128,17 @@ impl Pipeline {
         cancel: &AtomicBool,
         sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
     ) -> Result<RunSummary> {
-        self.run_watched(cancel, None, sink)
+        self.run_watched(cancel, false, None, sink)
     }
 
     /// As [`Pipeline::run_until_cancelled`], also calling `progress` every
-    /// 200 ms or so with how far the run has got.
+    /// 200 ms or so with how far the run has got. With `drain`, a cancel
+    /// ends the input where it is instead: the final watermark fires the
+    /// open windows, as Flink's `stop --drain` does.
     pub fn run_watched(
         &mut self,
         cancel: &AtomicBool,
+        drain: bool,
         mut progress: Option<&mut dyn FnMut(&Progress)>,
         sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
     ) -> Result<RunSummary> {
@@ -141,9 +155,12 @@ impl Pipeline {
         let mut cancelled = false;
         while failure.is_none() {
             // One relaxed load per batch: cheap next to reading a batch.
-            if cancel.load(Ordering::Relaxed) {
+            if !cancelled && cancel.load(Ordering::Relaxed) {
                 cancelled = true;
-                break;
+                if !drain {
+                    break;
+                }
+                self.source.stop_input();
             }
             if let Some(report) = progress.as_mut() {
                 if last_progress.elapsed() >= PROGRESS_EVERY {
@@ -195,6 +212,7 @@ impl Pipeline {
             final_watermark,
             elapsed: started.elapsed(),
             cancelled,
+            drained: cancelled && drain,
         })
     }
 }

@@ -89,6 +89,8 @@ pub struct TableSource {
     watermark: i64,
     rows_without_rowtime: u64,
     done: bool,
+    /// The input was ended early ([`TableSource::stop_input`]).
+    stopped: bool,
     /// An error found after some rows of a batch: raised on the next call,
     /// once those rows have gone out.
     pending_error: Option<Error>,
@@ -134,26 +136,77 @@ impl TableSource {
                 "nexmark".into(),
             ));
         }
-        let path_text = table
-            .option("path")
-            .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
-            .to_string();
-        let path = PathBuf::from(&path_text);
-        let full = if path.is_absolute() {
-            path
+        // Standard input, or a file (followed as it grows when
+        // 'source.monitor-interval' is set).
+        let stdin = table.option("connector") == Some("stdin");
+        let (input, path_text): (Box<dyn std::io::Read + Send>, String) = if stdin {
+            (
+                Box::new(crate::pipe_reader::PipeReader::spawn(std::io::stdin())),
+                "stdin".into(),
+            )
         } else {
-            table.base_dir.join(path)
+            let path_text = table
+                .option("path")
+                .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
+                .to_string();
+            let path = PathBuf::from(&path_text);
+            let full = if path.is_absolute() {
+                path
+            } else {
+                table.base_dir.join(path)
+            };
+            let file = std::fs::File::open(&full).map_err(|e| {
+                Error::io(
+                    format!("table {}: cannot open '{path_text}'", table.name),
+                    e,
+                )
+            })?;
+            (Box::new(file), path_text)
         };
+        let follow = table
+            .option("source.monitor-interval")
+            .map(|v| {
+                tidemark_common::time::parse_duration_ms(v)
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .map(|ms| std::time::Duration::from_millis(ms as u64))
+                    .ok_or_else(|| {
+                        Error::plan(
+                            format!("option 'source.monitor-interval' must be a positive duration such as '1 s', not '{v}'"),
+                            tidemark_common::Span::default(),
+                        )
+                    })
+            })
+            .transpose()?;
         let (reader, ignore_parse_errors) = if table.option("format") == Some("json") {
             let options = JsonOptions::from_options(&table.options)?;
             let ignore = options.ignore_parse_errors;
-            let reader = JsonSource::open(&full, path_text.clone(), columns, options, batch_size);
-            (reader.map(FileReader::Json), ignore)
+            let reader =
+                JsonSource::from_reader(input, path_text.clone(), columns, options, batch_size)
+                    .map(|mut r| {
+                        match follow {
+                            Some(interval) => r.follow(interval),
+                            None if stdin => r.stream(),
+                            None => {}
+                        }
+                        FileReader::Json(r)
+                    });
+            (reader, ignore)
         } else {
             let options = CsvOptions::from_options(&table.options)?;
             let ignore = options.ignore_parse_errors;
-            let reader = CsvSource::open(&full, path_text.clone(), columns, options, batch_size);
-            (reader.map(FileReader::Csv), ignore)
+            let reader =
+                CsvSource::from_reader(input, path_text.clone(), columns, options, batch_size).map(
+                    |mut r| {
+                        match follow {
+                            Some(interval) => r.follow(interval),
+                            None if stdin => r.stream(),
+                            None => {}
+                        }
+                        FileReader::Csv(r)
+                    },
+                );
+            (reader, ignore)
         };
         let reader = reader.map_err(|e| match e {
             Error::Io { context, source } => Error::Io {
@@ -191,6 +244,7 @@ impl TableSource {
             watermark: NO_WATERMARK,
             rows_without_rowtime: 0,
             done: false,
+            stopped: false,
             pending_error: None,
             clock,
             origin: None,
@@ -255,6 +309,12 @@ impl TableSource {
             },
             other => other,
         })
+    }
+
+    /// Ends the input here, as if it had no more rows: the final
+    /// watermark follows at the next read (a drained stop).
+    pub fn stop_input(&mut self) {
+        self.stopped = true;
     }
 
     /// Keep the rows skipped as malformed or without rowtime, for a
@@ -344,7 +404,12 @@ impl TableSource {
             return Err(e);
         }
         loop {
-            let Some(csv) = self.reader.next_batch()? else {
+            let next = if self.stopped {
+                None
+            } else {
+                self.reader.next_batch()?
+            };
+            let Some(csv) = next else {
                 self.done = true;
                 self.watermark = FINAL_WATERMARK;
                 out.push(StreamItem::Watermark(FINAL_WATERMARK));
@@ -353,6 +418,11 @@ impl TableSource {
             };
             let (mut batch, mut lines) = (csv.batch, csv.lines);
             let (raw, mut bad) = (csv.raw, csv.skipped);
+            if batch.num_rows() == 0 && bad.is_empty() {
+                // An unbounded input with nothing for now: hand back
+                // nothing, so the query can be stopped meanwhile.
+                return Ok(true);
+            }
             // Computed columns; on a failing row, the rows before it go out
             // first and the error follows, whatever the batch size.
             let proc_times = self.clock.next_times(batch.num_rows());

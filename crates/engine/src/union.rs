@@ -46,13 +46,18 @@ impl Branch {
         }
     }
 
-    /// Reads until an item is queued or the input ends; watermark items
-    /// are applied as they come.
+    /// Reads until an item is queued, the input ends or has nothing for
+    /// now; watermark items are applied as they come.
     fn fill(&mut self) -> Result<()> {
         let mut items = Vec::new();
         while self.queue.is_empty() && !self.ended {
             if !self.source.next_items(&mut items)? {
                 self.ended = true;
+            }
+            if items.is_empty() {
+                // An unbounded input with nothing for now: the union waits
+                // on it (its watermark may be the lowest) without blocking.
+                break;
             }
             for item in items.drain(..) {
                 match item {
@@ -102,6 +107,12 @@ pub struct UnionSource {
 }
 
 impl UnionSource {
+    /// Ends every input here (a drained stop); rows already read still
+    /// go out in watermark order.
+    pub fn stop_input(&mut self) {
+        self.branches.iter_mut().for_each(|b| b.source.stop_input());
+    }
+
     pub fn new(branches: Vec<Branch>) -> Self {
         UnionSource {
             branches,

@@ -249,9 +249,28 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
                     ))
                 }
             }
+            if let Some(v) = options.get("source.monitor-interval") {
+                let positive = tidemark_common::time::parse_duration_ms(v).is_ok_and(|ms| ms > 0);
+                if !positive {
+                    return Err(Error::plan(
+                        format!("'source.monitor-interval' must be a positive duration such as '1 s', not '{v}'"),
+                        option_span("source.monitor-interval"),
+                    ));
+                }
+            }
         }
         // Generated rows; their options are checked when they are read.
         "datagen" | "nexmark" => {}
+        // Rows piped in, in the csv or json format.
+        "stdin" => match options.get("format").map(String::as_str) {
+            Some("csv" | "json") => {}
+            _ => {
+                return Err(Error::plan(
+                    "the stdin connector needs 'format' = 'csv' or 'json'",
+                    option_span("connector"),
+                ))
+            }
+        },
         // Sink-only connectors: written (late rows), never read.
         "print" | "blackhole" => {}
         other => return Err(Error::plan(
@@ -259,7 +278,7 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
             option_span("connector"),
         )
         .with_hint(
-            "use 'filesystem', 'datagen' or 'nexmark', or 'print' / 'blackhole' for a sink table",
+            "use 'filesystem', 'stdin', 'datagen' or 'nexmark', or 'print' / 'blackhole' for a sink table",
         )),
     }
     Ok(())

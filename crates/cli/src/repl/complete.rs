@@ -201,7 +201,9 @@ impl SqlHelper {
                 RESULT_MODE => &["tableau", "changelog"],
                 "tidemark.clock" => &["system", "fake"],
                 "table.optimizer.agg-phase-strategy" => &["AUTO", "ONE_PHASE", "TWO_PHASE"],
-                "tidemark.trace" | "tidemark.display.late-records" => &["true", "false"],
+                "tidemark.trace" | "tidemark.display.late-records" | "tidemark.stop.drain" => {
+                    &["true", "false"]
+                }
                 _ => &[],
             };
             found.extend(values.iter().map(|v| format!("{v}'")));

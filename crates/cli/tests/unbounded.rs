@@ -1,0 +1,310 @@
+//! Unbounded sources through the real binary: rows piped to a `stdin`
+//! table, a file followed as it grows (`source.monitor-interval`), results
+//! that come out while the input is still open, and a stop by SIGTERM or
+//! Ctrl-C that writes what was made, says so, and exits 128 + signal.
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+const SCHEMA: &str = "bid_time TIMESTAMP(3), item STRING, bidder STRING, price DECIMAL(10, 2), \
+                      WATERMARK FOR bid_time AS bid_time - INTERVAL '3' SECOND";
+const QUERY: &str = "SELECT window_start, item, COUNT(*) AS bids, SUM(price) AS total \
+                     FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bid_time), INTERVAL '10' SECOND)) \
+                     GROUP BY window_start, window_end, item;";
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("tidemark-unbounded-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch directory");
+    dir
+}
+
+fn write_job(dir: &Path, with: &str) -> PathBuf {
+    let job = dir.join("job.sql");
+    let sql = format!("CREATE TABLE bids ({SCHEMA}) WITH ({with});\n{QUERY}\n");
+    std::fs::write(&job, sql).expect("write the job");
+    job
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The same query over the example's file, read to its end.
+fn bounded_result() -> String {
+    let dir = scratch("bounded");
+    let path = examples().join("data/bids.csv");
+    let job = write_job(
+        &dir,
+        &format!(
+            "'connector' = 'filesystem', 'path' = '{}', 'format' = 'csv'",
+            path.display()
+        ),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("run")
+        .arg(&job)
+        .output()
+        .expect("run tidemark");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn spawn(args: &[&str], job: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .args(args)
+        .arg(job)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tidemark")
+}
+
+/// The child's stdout, line by line, as it is written.
+fn lines_of(child: &mut Child) -> Receiver<String> {
+    let stdout = child.stdout.take().expect("a piped stdout");
+    let (send, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+fn next_line(lines: &Receiver<String>) -> String {
+    lines
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a result row while the input is still open")
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("piped stderr"), &mut err)
+        .expect("read stderr");
+    err
+}
+
+#[test]
+fn rows_piped_to_a_stdin_table_give_what_the_file_gives() {
+    let csv = std::fs::read(examples().join("data/bids.csv")).expect("the example data");
+    let dir = scratch("stdin");
+    let job = write_job(&dir, "'connector' = 'stdin', 'format' = 'csv'");
+    let mut child = spawn(&["run"], &job);
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(&csv)
+        .expect("pipe the rows");
+    let out = child.wait_with_output().expect("wait for tidemark");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), bounded_result());
+    let summary = text(&out.stderr);
+    assert!(
+        summary.contains("final watermark: +inf (end of input)"),
+        "{summary}"
+    );
+    assert!(!summary.contains("cancelled"), "{summary}");
+}
+
+#[test]
+fn json_lines_on_stdin_are_read_as_they_come() {
+    let dir = scratch("stdin-json");
+    let job = write_job(&dir, "'connector' = 'stdin', 'format' = 'json'");
+    let mut child = spawn(&["run"], &job);
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    let lines = lines_of(&mut child);
+    let bid = |t: &str, item: &str, price: &str| {
+        format!("{{\"bid_time\": \"2020-04-15 08:{t}\", \"item\": \"{item}\", \"bidder\": \"x\", \"price\": {price}}}\n")
+    };
+    stdin
+        .write_all(bid("05:01", "A", "2.5").as_bytes())
+        .unwrap();
+    stdin.write_all(bid("05:04", "B", "1").as_bytes()).unwrap();
+    // Half a line, then a pause longer than a read waits: the line is
+    // read once it ends.
+    let third = bid("05:14", "A", "4");
+    let (head, tail) = third.split_at(20);
+    stdin.write_all(head.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    stdin.write_all(tail.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // 08:05:14 - 3 s passes the end of [08:05:00, 08:05:10): it fires
+    // while the pipe is still open.
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:00.000, A, 1, 2.50]");
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:00.000, B, 1, 1.00]");
+    drop(stdin);
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:10.000, A, 1, 4.00]");
+    assert!(child.wait().expect("wait for tidemark").success());
+}
+
+#[test]
+fn sigterm_stops_a_run_on_an_open_pipe_after_writing_its_results() {
+    let dir = scratch("sigterm");
+    let job = write_job(&dir, "'connector' = 'stdin', 'format' = 'csv'");
+    let mut child = spawn(&["run"], &job);
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    let lines = lines_of(&mut child);
+    stdin
+        .write_all(b"2020-04-15 08:05:01,A,x,2.00\n2020-04-15 08:05:14,B,y,3.00\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:00.000, A, 1, 2.00]");
+    signal(&child, "TERM");
+    let status = child.wait().expect("wait for tidemark");
+    assert_eq!(status.code(), Some(143));
+    // B's window is still open: a stop is not the end of input.
+    assert!(lines.recv_timeout(Duration::from_secs(5)).is_err());
+    let summary = stderr_of(&mut child);
+    assert!(summary.contains("source bids: 2 rows read"), "{summary}");
+    assert!(
+        summary.contains("cancelled before the end of input: windows still open were not fired"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("final watermark: 2020-04-15 08:05:11.000"),
+        "{summary}"
+    );
+    drop(stdin);
+}
+
+#[test]
+fn a_followed_file_is_read_as_it_grows_and_drain_fires_open_windows() {
+    let dir = scratch("follow");
+    let data = dir.join("live.csv");
+    std::fs::write(&data, "2020-04-15 08:05:01,A,x,2.00\n").unwrap();
+    let job = write_job(
+        &dir,
+        "'connector' = 'filesystem', 'path' = 'live.csv', 'format' = 'csv', \
+         'source.monitor-interval' = '50 ms'",
+    );
+    let mut child = spawn(&["run", "--drain"], &job);
+    let lines = lines_of(&mut child);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&data)
+        .unwrap();
+    // A record written in two pieces is read once it is whole.
+    file.write_all(b"2020-04-15 08:05:14,B,").unwrap();
+    file.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    file.write_all(b"y,3.00\n").unwrap();
+    file.flush().unwrap();
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:00.000, A, 1, 2.00]");
+    file.write_all(b"2020-04-15 08:05:15,B,z,1.50\n2020-04-15 08:05:24,C,x,9.00\n")
+        .unwrap();
+    file.flush().unwrap();
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:10.000, B, 2, 4.50]");
+    signal(&child, "INT");
+    // With --drain the input ends at the stop: C's open window fires.
+    assert_eq!(next_line(&lines), "+I[2020-04-15 08:05:20.000, C, 1, 9.00]");
+    let status = child.wait().expect("wait for tidemark");
+    assert_eq!(status.code(), Some(130));
+    let summary = stderr_of(&mut child);
+    assert!(summary.contains("source bids: 4 rows read"), "{summary}");
+    assert!(
+        summary.contains("open windows fired with the final watermark"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_stdin_table_needs_a_format() {
+    let dir = scratch("no-format");
+    let job = write_job(&dir, "'connector' = 'stdin'");
+    let out = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("run")
+        .arg(&job)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tidemark");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("the stdin connector needs 'format' = 'csv' or 'json'"),
+        "{err}"
+    );
+    assert!(err.contains('^'), "{err}");
+}
+
+#[test]
+fn standard_input_is_read_once_per_query() {
+    let dir = scratch("twice");
+    let job = dir.join("job.sql");
+    std::fs::write(
+        &job,
+        format!(
+            "CREATE TABLE bids ({SCHEMA}) WITH ('connector' = 'stdin', 'format' = 'csv');\n\
+             SELECT item FROM bids UNION ALL SELECT item FROM bids;\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("run")
+        .arg(&job)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tidemark");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("a query can read standard input once"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_interactive_client_does_not_read_rows_from_its_own_input() {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("--no-history")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tidemark");
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(
+            format!(
+                "CREATE TABLE bids ({SCHEMA}) WITH ('connector' = 'stdin', 'format' = 'csv');\n\
+                 SELECT item FROM bids;\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().expect("wait for tidemark");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("reads standard input, where this client reads statements"),
+        "{err}"
+    );
+}
