@@ -130,11 +130,20 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             let shifted: TimestampMillisecondArray = ts.unary(|t| t.saturating_add(*millis));
             Ok(Arc::new(shifted.with_timezone_opt(ts.timezone())))
         }
-        Expr::Function { func, args, .. } => {
+        Expr::Function { func, args, ty } => {
             let values = args
                 .iter()
                 .map(|a| evaluate(a, batch, ctx))
                 .collect::<Result<Vec<_>>>()?;
+            if crate::functions::is_library(*func) {
+                return crate::functions::evaluate_function(
+                    *func,
+                    args,
+                    &values,
+                    ty,
+                    ctx.time_zone,
+                );
+            }
             function(*func, &values)
         }
     }
@@ -239,6 +248,12 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
                 })
                 .collect();
             Arc::new(ts.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+        other => {
+            return Err(Error::Internal(format!(
+                "{} is evaluated by the function library",
+                other.name()
+            )))
         }
     })
 }
@@ -352,7 +367,7 @@ const POW10: [i128; 39] = {
 };
 
 /// `v / 10^digits`, rounded half away from zero (Flink's HALF_UP).
-fn div_pow10_half_up(v: i128, digits: u32) -> i128 {
+pub(crate) fn div_pow10_half_up(v: i128, digits: u32) -> i128 {
     if digits == 0 {
         return v;
     }

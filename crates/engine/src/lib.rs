@@ -18,6 +18,7 @@ pub mod emit;
 mod emitted;
 pub mod eval;
 pub mod format;
+mod functions;
 pub mod merging;
 pub mod operator;
 pub mod pipeline;
