@@ -240,7 +240,10 @@ fn regexp_extract(values: &[ArrayRef]) -> Result<ArrayRef> {
         let p = pattern.value(i);
         if compiled.as_ref().is_none_or(|(text, _)| text != p) {
             let re = regex::Regex::new(p).map_err(|e| {
-                Error::Execution(format!("REGEXP_EXTRACT: invalid regex '{p}': {e}"))
+                let text = e.to_string();
+                let reason = text.lines().last().unwrap_or_default();
+                let reason = reason.strip_prefix("error: ").unwrap_or(reason);
+                Error::Execution(format!("REGEXP_EXTRACT: invalid regex '{p}': {reason}"))
             })?;
             compiled = Some((p.to_string(), re));
         }

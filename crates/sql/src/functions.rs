@@ -179,10 +179,13 @@ impl Call<'_> {
         if let Some(pattern) = constant_string(&regex.expr) {
             if let Err(e) = regex::Regex::new(pattern) {
                 return Err(Error::plan(
-                    format!("REGEXP_EXTRACT: invalid regex '{pattern}': {e}"),
+                    format!(
+                        "REGEXP_EXTRACT: invalid regex '{pattern}': {}",
+                        regex_error(&e)
+                    ),
                     regex.span,
                 )
-                .with_hint("look-around and back-references are not supported"));
+                .with_hint("regexes follow Java's syntax except look-around and back-references"));
             }
         }
         let group = match it.next() {
@@ -454,6 +457,14 @@ impl Call<'_> {
         }
         self.function(ScalarFunction::Substring, args, SqlType::String)
     }
+}
+
+/// The last line of a regex error: the reason, without the pattern drawn
+/// again with a caret (the caller points at the SQL instead).
+pub fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text.lines().last().unwrap_or_default();
+    last.strip_prefix("error: ").unwrap_or(last).to_string()
 }
 
 /// `SUBSTRING(s FROM start [FOR length])`.
