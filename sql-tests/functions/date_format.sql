@@ -1,6 +1,7 @@
 -- DATE_FORMAT(ts, pattern) writes a timestamp with a Java date pattern: text in single quotes is
 -- literal and '' is a quote; single letters are not padded (M, d, H, h); a is AM/PM, EEE the day's
--- short name, D the day of year. UNIX_TIMESTAMP(text [, pattern]) reads text (by default
+-- short name, D the day of year; text is read as a timestamp, NULL when it is not one.
+-- UNIX_TIMESTAMP(text [, pattern]) reads text (by default
 -- yyyy-MM-dd HH:mm:ss, text after the pattern ignored) in the session zone as seconds since 1970;
 -- text that does not parse gives -9223372036854775808, as in Flink.
 -- Outputs checked against Flink 2.3.
@@ -28,6 +29,8 @@ SELECT id,
        DATE_FORMAT(ts, 'EEEE MMMM D') AS long_names,
        DATE_FORMAT(ts, 'hh ''o''''clock'' a') AS quoted,
        DATE_FORMAT(ts, 'M/d H:m:s') AS unpadded,
+       DATE_FORMAT(CAST(ts AS STRING), 'yyyy/MM/dd') AS from_text,
+       DATE_FORMAT(s, 'yyyy') AS text_not_a_time,
        UNIX_TIMESTAMP(CAST(ts AS STRING)) AS epoch,
        UNIX_TIMESTAMP(DATE_FORMAT(ts, 'yyyy/MM/dd'), 'yyyy/MM/dd') AS epoch_day,
        UNIX_TIMESTAMP(s) AS not_a_time
