@@ -328,9 +328,10 @@ fn round_decimal(x: i128, s: i8, digits: i32) -> Option<i128> {
     if digits >= s {
         return Some(x);
     }
-    let dropped = (s - digits) as u32;
+    // Dropping more than 38 digits leaves 0 (div_pow10_half_up sees to it).
+    let dropped = u32::try_from(i64::from(s) - i64::from(digits)).unwrap_or(u32::MAX);
     let q = crate::eval::div_pow10_half_up(x, dropped);
-    if digits >= 0 {
+    if digits >= 0 || q == 0 {
         Some(q)
     } else {
         q.checked_mul(10i128.checked_pow(digits.unsigned_abs())?)
@@ -448,7 +449,7 @@ fn floor_time(t: i64, unit: TimeUnit) -> Option<i64> {
         // 1970-01-04 was a Sunday.
         let sunday = 3 * MS_PER_DAY;
         let week = 7 * MS_PER_DAY;
-        return t.checked_sub((t - sunday).rem_euclid(week));
+        return t.checked_sub(t.checked_sub(sunday)?.rem_euclid(week));
     }
     if let Some(u) = fixed_unit(unit) {
         return t.checked_sub(t.rem_euclid(u));
@@ -590,6 +591,10 @@ mod tests {
         assert_eq!(round_decimal(12345, 4, 2), Some(123));
         assert_eq!(round_decimal(-1235, 3, 2), Some(-124));
         assert_eq!(round_decimal(1234, 2, -1), Some(10));
+        assert_eq!(round_decimal(1234, 2, i32::MIN), Some(0));
+        assert_eq!(round_integer(1234, i32::MIN), 0);
+        assert_eq!(round_double(1234.5, i32::MIN), 0.0);
+        assert_eq!(round_double(1234.5, i32::MAX), 1234.5);
     }
 
     #[test]
@@ -655,6 +660,13 @@ mod tests {
                 "2025-01-01 00:00:00.000",
             ),
         ];
+        // Past the representable range: NULL, not a panic.
+        let edge: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![i64::MIN, i64::MAX]));
+        for unit in [TimeUnit::Week, TimeUnit::Day, TimeUnit::Year] {
+            for ceil in [false, true] {
+                let _ = truncate_time(&edge, unit, ceil);
+            }
+        }
         for (t, unit, ceil, want) in cases {
             let arr: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![ts(t)]));
             let got = truncate_time(&arr, unit, ceil);
