@@ -1,5 +1,6 @@
 -- IF(cond, a, b) is b when cond is FALSE or NULL; its type is the common type of a and b (INT and
--- BIGINT give BIGINT). NULLIF(a, b) is NULL when a = b, else a, typed as a.
+-- BIGINT give BIGINT, TIMESTAMP(3) and TIMESTAMP(0) give TIMESTAMP(3)). NULLIF(a, b) is NULL when
+-- a = b, else a, typed as a.
 -- Outputs checked against Flink 2.3.
 CREATE TABLE t (
   id INT,
@@ -23,5 +24,7 @@ SELECT id,
        IF(n IS NULL, 'none', CAST(n AS STRING)) AS shown,
        NULLIF(n, -7) AS not_minus7,
        NULLIF(s, 'hello') AS not_hello,
-       NULLIF(b, n) AS b_unless_n
+       NULLIF(b, n) AS b_unless_n,
+       IF(n > 0, ts, TIMESTAMP '2000-01-01 00:00:00') AS ts_or_2000,
+       NULLIF(ts, TIMESTAMP '2024-03-06 00:00:00') AS not_march_6
 FROM t;

@@ -496,6 +496,19 @@ pub fn cast(
     if *from == SqlType::Null {
         return Ok(new_null_array(&to.to_arrow(), v.len()));
     }
+    // Timestamps of another precision share the millisecond representation:
+    // a wider one is the same value, a narrower one drops the digits.
+    if let (SqlType::Timestamp(p), SqlType::Timestamp(q))
+    | (SqlType::TimestampLtz(p), SqlType::TimestampLtz(q)) = (from, to)
+    {
+        if q >= p {
+            return Ok(v.clone());
+        }
+        let unit = 10i64.pow(u32::from(3 - (*q).min(3)));
+        let ts = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+        let cut: TimestampMillisecondArray = ts.unary(|t| t - t.rem_euclid(unit));
+        return Ok(Arc::new(cut.with_timezone_opt(ts.timezone())));
+    }
     // To STRING, values print as Flink prints them (`1.0E7`, `TRUE`,
     // `2020-01-01 00:00:00.000`), not as arrow's display does.
     if *to == SqlType::String {
