@@ -166,12 +166,12 @@ pub enum ScalarFunction {
     FloorTime(TimeUnit),
     /// `CEIL(ts TO unit)` of a wall-clock TIMESTAMP.
     CeilTime(TimeUnit),
-    /// `DATE_FORMAT(ts, format)`: the binder translates Flink's Java
-    /// pattern into a chrono format, the second argument.
+    /// `DATE_FORMAT(ts, pattern)`: a wall-clock TIMESTAMP written with a
+    /// Java date pattern literal (see [`crate::date_pattern`]).
     DateFormat,
-    /// `UNIX_TIMESTAMP(text, format)`: seconds since the epoch of the text
-    /// read in the session zone with a chrono format (translated by the
-    /// binder); `i64::MIN` when it does not parse, as in Flink.
+    /// `UNIX_TIMESTAMP(text, pattern)`: seconds since the epoch of the text
+    /// read with a Java date pattern literal in the session zone;
+    /// `i64::MIN` when it does not parse, as in Flink.
     UnixTimestamp,
 }
 

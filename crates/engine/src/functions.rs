@@ -21,6 +21,7 @@ use chrono::{Datelike, NaiveDate};
 use datafusion_common::ScalarValue;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
 use tidemark_common::expr::{Expr, ScalarFunction, TimeUnit};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -95,10 +96,14 @@ pub fn evaluate_function(
         ScalarFunction::Extract(unit) => extract(&values[0], unit)?,
         ScalarFunction::FloorTime(unit) => truncate_time(&values[0], unit, false),
         ScalarFunction::CeilTime(unit) => truncate_time(&values[0], unit, true),
-        ScalarFunction::DateFormat => date_format(&values[0], literal_text(&args[1])?)?,
-        ScalarFunction::UnixTimestamp => {
-            unix_timestamp(string(0), literal_text(&args[1])?, time_zone)
+        ScalarFunction::DateFormat => {
+            date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
         }
+        ScalarFunction::UnixTimestamp => unix_timestamp(
+            string(0),
+            &chrono_format(&args[1], PatternMode::Parse)?,
+            time_zone,
+        ),
         other => {
             return Err(Error::Internal(format!(
                 "{} is not a library function",
@@ -123,8 +128,7 @@ pub fn is_library(func: ScalarFunction) -> bool {
     )
 }
 
-/// The text of a string literal argument (the binder puts translated
-/// formats there).
+/// The text of a string literal argument.
 fn literal_text(e: &Expr) -> Result<&str> {
     match e {
         Expr::Literal {
@@ -135,6 +139,14 @@ fn literal_text(e: &Expr) -> Result<&str> {
             "expected a format literal, got {other}"
         ))),
     }
+}
+
+/// The chrono format of a Java date pattern literal (the binder checked
+/// that it translates).
+fn chrono_format(e: &Expr, mode: PatternMode) -> Result<String> {
+    let pattern = literal_text(e)?;
+    java_to_chrono_pattern(pattern, mode)
+        .ok_or_else(|| Error::Internal(format!("date pattern '{pattern}' was not checked")))
 }
 
 fn literal_int(e: &Expr) -> Option<i64> {

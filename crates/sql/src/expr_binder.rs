@@ -6,7 +6,7 @@
 //! an error that points at it.
 
 use crate::dialect::TABLE_ARG;
-use crate::functions::{self as library, java_to_chrono_pattern, Arg, PatternMode};
+use crate::functions::{self as library, Arg};
 use crate::statement::span_of;
 use crate::types::{arithmetic_type, can_cast, common_type, sql_type};
 use datafusion_common::ScalarValue;
@@ -14,6 +14,7 @@ use sqlparser::ast::{
     self, BinaryOperator, CastKind, DuplicateTreatment, FunctionArg, FunctionArgExpr,
     FunctionArguments, Spanned, UnaryOperator, Value,
 };
+use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
 use tidemark_common::expr::{AggregateFunction, BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, Schema, Span, SqlType};
 
