@@ -137,6 +137,78 @@ pub enum ScalarFunction {
     /// arrived, NULL before the first; the operator evaluating it supplies
     /// the per-row watermarks.
     CurrentWatermark,
+    /// `SUBSTRING(s FROM pos [FOR len])`: 1-based, a negative `pos`
+    /// counts from the end, a negative `len` gives NULL.
+    Substring,
+    /// `CONCAT(s, ...)`: NULL when any argument is.
+    Concat,
+    /// `CONCAT_WS(sep, s, ...)`: NULL arguments are skipped.
+    ConcatWs,
+    /// `TRIM([BOTH|LEADING|TRAILING] chars FROM s)`: the second argument
+    /// is the set of characters to strip.
+    Trim {
+        leading: bool,
+        trailing: bool,
+    },
+    Replace,
+    /// `REGEXP_EXTRACT(s, regex, group)`: NULL when nothing matches.
+    RegexpExtract,
+    /// `SPLIT_INDEX(s, sep, index)`: the 0-based piece, NULL past the end.
+    SplitIndex,
+    /// `ROUND(x, digits)` with the digits a constant, HALF_UP.
+    Round {
+        digits: i32,
+    },
+    Power,
+    /// `EXTRACT(unit FROM ts)` of a wall-clock TIMESTAMP, as BIGINT.
+    Extract(TimeUnit),
+    /// `FLOOR(ts TO unit)` of a wall-clock TIMESTAMP.
+    FloorTime(TimeUnit),
+    /// `CEIL(ts TO unit)` of a wall-clock TIMESTAMP.
+    CeilTime(TimeUnit),
+    /// `DATE_FORMAT(ts, pattern)`: a wall-clock TIMESTAMP written with a
+    /// Java date pattern literal (see [`crate::date_pattern`]).
+    DateFormat,
+    /// `UNIX_TIMESTAMP(text, pattern)`: seconds since the epoch of the text
+    /// read with a Java date pattern literal in the session zone;
+    /// `i64::MIN` when it does not parse, as in Flink.
+    UnixTimestamp,
+}
+
+/// The units of `EXTRACT`, `FLOOR(.. TO ..)` and `CEIL(.. TO ..)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    Year,
+    Quarter,
+    Month,
+    /// ISO week number for EXTRACT; weeks from Sunday for FLOOR and CEIL,
+    /// as Flink.
+    Week,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    /// Day of week, 1 (Sunday) to 7 (Saturday).
+    DayOfWeek,
+    /// Day of year, 1 to 366.
+    DayOfYear,
+}
+
+impl TimeUnit {
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Year => "YEAR",
+            TimeUnit::Quarter => "QUARTER",
+            TimeUnit::Month => "MONTH",
+            TimeUnit::Week => "WEEK",
+            TimeUnit::Day => "DAY",
+            TimeUnit::Hour => "HOUR",
+            TimeUnit::Minute => "MINUTE",
+            TimeUnit::Second => "SECOND",
+            TimeUnit::DayOfWeek => "DOW",
+            TimeUnit::DayOfYear => "DOY",
+        }
+    }
 }
 
 impl ScalarFunction {
@@ -150,6 +222,20 @@ impl ScalarFunction {
             ScalarFunction::ToTimestamp => "TO_TIMESTAMP",
             ScalarFunction::ProcTime => "PROCTIME",
             ScalarFunction::CurrentWatermark => "CURRENT_WATERMARK",
+            ScalarFunction::Substring => "SUBSTRING",
+            ScalarFunction::Concat => "CONCAT",
+            ScalarFunction::ConcatWs => "CONCAT_WS",
+            ScalarFunction::Trim { .. } => "TRIM",
+            ScalarFunction::Replace => "REPLACE",
+            ScalarFunction::RegexpExtract => "REGEXP_EXTRACT",
+            ScalarFunction::SplitIndex => "SPLIT_INDEX",
+            ScalarFunction::Round { .. } => "ROUND",
+            ScalarFunction::Power => "POWER",
+            ScalarFunction::Extract(_) => "EXTRACT",
+            ScalarFunction::FloorTime(_) => "FLOOR",
+            ScalarFunction::CeilTime(_) => "CEIL",
+            ScalarFunction::DateFormat => "DATE_FORMAT",
+            ScalarFunction::UnixTimestamp => "UNIX_TIMESTAMP",
         }
     }
 }
@@ -349,6 +435,21 @@ impl fmt::Display for Expr {
                 let precision = if *millis { 3 } else { 0 };
                 write!(f, "TO_TIMESTAMP_LTZ({}, {precision})", join(args))
             }
+            Expr::Function {
+                func: ScalarFunction::Extract(unit),
+                args,
+                ..
+            } => write!(f, "EXTRACT({} FROM {})", unit.name(), join(args)),
+            Expr::Function {
+                func: func @ (ScalarFunction::FloorTime(unit) | ScalarFunction::CeilTime(unit)),
+                args,
+                ..
+            } => write!(f, "{}({} TO {})", func.name(), join(args), unit.name()),
+            Expr::Function {
+                func: ScalarFunction::Round { digits },
+                args,
+                ..
+            } => write!(f, "ROUND({}, {digits})", join(args)),
             Expr::Function { func, args, .. } => write!(f, "{}({})", func.name(), join(args)),
         }
     }

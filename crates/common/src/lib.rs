@@ -11,12 +11,14 @@
 //!   front end that builds them and the engine that evaluates them.
 //! - [`window`]: the closed enum of window kinds.
 //! - [`catalog`]: declared tables.
+//! - [`date_pattern`]: Java date patterns as chrono formats.
 //! - [`time`]: instants, durations and the saturating arithmetic that event
 //!   time needs.
 
 pub mod catalog;
 mod changelog;
 mod config;
+pub mod date_pattern;
 mod error;
 pub mod expr;
 mod schema;

@@ -130,11 +130,20 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
             let shifted: TimestampMillisecondArray = ts.unary(|t| t.saturating_add(*millis));
             Ok(Arc::new(shifted.with_timezone_opt(ts.timezone())))
         }
-        Expr::Function { func, args, .. } => {
+        Expr::Function { func, args, ty } => {
             let values = args
                 .iter()
                 .map(|a| evaluate(a, batch, ctx))
                 .collect::<Result<Vec<_>>>()?;
+            if crate::functions::is_library(*func) {
+                return crate::functions::evaluate_function(
+                    *func,
+                    args,
+                    &values,
+                    ty,
+                    ctx.time_zone,
+                );
+            }
             function(*func, &values)
         }
     }
@@ -239,6 +248,12 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
                 })
                 .collect();
             Arc::new(ts.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+        other => {
+            return Err(Error::Internal(format!(
+                "{} is evaluated by the function library",
+                other.name()
+            )))
         }
     })
 }
@@ -352,7 +367,7 @@ const POW10: [i128; 39] = {
 };
 
 /// `v / 10^digits`, rounded half away from zero (Flink's HALF_UP).
-fn div_pow10_half_up(v: i128, digits: u32) -> i128 {
+pub(crate) fn div_pow10_half_up(v: i128, digits: u32) -> i128 {
     if digits == 0 {
         return v;
     }
@@ -480,6 +495,19 @@ pub fn cast(
 
     if *from == SqlType::Null {
         return Ok(new_null_array(&to.to_arrow(), v.len()));
+    }
+    // Timestamps of another precision share the millisecond representation:
+    // a wider one is the same value, a narrower one drops the digits.
+    if let (SqlType::Timestamp(p), SqlType::Timestamp(q))
+    | (SqlType::TimestampLtz(p), SqlType::TimestampLtz(q)) = (from, to)
+    {
+        if q >= p {
+            return Ok(v.clone());
+        }
+        let unit = 10i64.pow(u32::from(3 - (*q).min(3)));
+        let ts = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+        let cut: TimestampMillisecondArray = ts.unary(|t| t - t.rem_euclid(unit));
+        return Ok(Arc::new(cut.with_timezone_opt(ts.timezone())));
     }
     // To STRING, values print as Flink prints them (`1.0E7`, `TRUE`,
     // `2020-01-01 00:00:00.000`), not as arrow's display does.

@@ -22,6 +22,7 @@ pub mod emit;
 mod emitted;
 pub mod eval;
 pub mod format;
+mod functions;
 mod json_source;
 pub mod merging;
 mod nexmark;

@@ -869,6 +869,21 @@ mod tests {
                 "SELECT * FROM ⟨t JOIN t AS u ON t.k = u.k",
                 "only window joins are supported on streams",
             ),
+            ("SELECT ⟨SPLIT_INDEX(k, ',') FROM t", "SPLIT_INDEX takes 3 argument(s), got 2"),
+            ("SELECT CONCAT(k, ⟨v) FROM t", "CONCAT's arguments must be a STRING, got INT"),
+            ("SELECT REGEXP_EXTRACT(k, ⟨'(') FROM t", "REGEXP_EXTRACT: invalid regex '(': unclosed group"),
+            ("SELECT ROUND(v, ⟨v) FROM t", "ROUND's digits must be an integer literal"),
+            ("SELECT MOD(v, ⟨1.5e0) FROM t", "MOD takes exact numbers"),
+            ("SELECT ⟨UNIX_TIMESTAMP() FROM t", "UNIX_TIMESTAMP() reads the clock"),
+            ("SELECT DATE_FORMAT(ts, ⟨'QQ') FROM t", "format 'QQ' is not supported"),
+            ("SELECT DATE_FORMAT(ts, ⟨k) FROM t", "DATE_FORMAT's format must be a string literal"),
+            ("SELECT IF(⟨v, 1, 2) FROM t", "IF's condition must be a BOOLEAN, got INT"),
+            ("SELECT FLOOR(⟨k TO DAY) FROM t", "FLOOR(.. TO DAY) needs a TIMESTAMP, got STRING"),
+            ("SELECT EXTRACT(DAY FROM ⟨k) FROM t", "EXTRACT needs a TIMESTAMP, got STRING"),
+            ("SELECT SUBSTRING(k FROM ⟨'a') FROM t", "SUBSTRING's start must be an INT, got STRING"),
+            ("SELECT TRIM(BOTH ⟨v FROM k) FROM t", "TRIM's characters must be a STRING, got INT"),
+            ("SELECT POWER(⟨k, 2) FROM t", "POWER's arguments must be numeric, got STRING"),
+            ("SELECT NULLIF(⟨NULL, 1) FROM t", "NULLIF of an untyped NULL"),
         ];
         for (query, want) in cases {
             let (message, at, expected_at) = error_at(query)?;

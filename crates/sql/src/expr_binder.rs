@@ -6,6 +6,7 @@
 //! an error that points at it.
 
 use crate::dialect::TABLE_ARG;
+use crate::functions::{self as library, Arg};
 use crate::statement::span_of;
 use crate::types::{arithmetic_type, can_cast, common_type, sql_type};
 use datafusion_common::ScalarValue;
@@ -13,6 +14,7 @@ use sqlparser::ast::{
     self, BinaryOperator, CastKind, DuplicateTreatment, FunctionArg, FunctionArgExpr,
     FunctionArguments, Spanned, UnaryOperator, Value,
 };
+use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
 use tidemark_common::expr::{AggregateFunction, BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, Schema, Span, SqlType};
 
@@ -554,6 +556,48 @@ impl<'a> ExprBinder<'a> {
                 }
             }
             ast::Expr::Function(f) => self.bind_function(f, e),
+            ast::Expr::Extract { field, expr, .. } => {
+                let ts = self.arg(expr)?;
+                library::bind_extract(field, ts, span)
+            }
+            ast::Expr::Floor { expr, field } | ast::Expr::Ceil { expr, field } => {
+                let ceil = matches!(e, ast::Expr::Ceil { .. });
+                let ts = self.arg(expr)?;
+                match field {
+                    ast::CeilFloorKind::DateTimeField(unit) => {
+                        library::bind_floor_ceil(ceil, unit, ts, span)
+                    }
+                    ast::CeilFloorKind::Scale(_) => Err(Error::plan(
+                        "FLOOR and CEIL with a scale are not supported",
+                        span,
+                    )),
+                }
+            }
+            ast::Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let s = self.arg(expr)?;
+                let from = substring_from.as_deref().map(|x| self.arg(x)).transpose()?;
+                let len = substring_for.as_deref().map(|x| self.arg(x)).transpose()?;
+                library::bind_substring(s, from, len, span)
+            }
+            ast::Expr::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
+                if trim_characters.is_some() {
+                    return Err(Error::plan("TRIM(s, chars) is not Flink syntax", span)
+                        .with_hint("write TRIM(BOTH chars FROM s)"));
+                }
+                let s = self.arg(expr)?;
+                let chars = trim_what.as_deref().map(|x| self.arg(x)).transpose()?;
+                library::bind_trim(trim_where.as_ref(), chars, s, span)
+            }
             ast::Expr::Interval(_) => Err(Error::plan(
                 "an INTERVAL can only be added to or subtracted from a timestamp here",
                 span,
@@ -563,6 +607,14 @@ impl<'a> ExprBinder<'a> {
                 span,
             )),
         }
+    }
+
+    /// A function argument bound, with its span.
+    fn arg(&mut self, x: &ast::Expr) -> Result<Arg> {
+        Ok(Arg {
+            expr: self.bind(x)?,
+            span: spanned(x),
+        })
     }
 
     fn bind_function(&mut self, f: &ast::Function, e: &ast::Expr) -> Result<Expr> {
@@ -593,7 +645,7 @@ impl<'a> ExprBinder<'a> {
                 .args
                 .iter()
                 .map(|a| match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => self.bind(x),
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => self.arg(x),
                     _ => Err(Error::plan(format!("unsupported argument to {name}"), span)),
                 })
                 .collect::<Result<Vec<_>>>()?,
@@ -602,6 +654,11 @@ impl<'a> ExprBinder<'a> {
                 return Err(Error::plan("subqueries are not supported", span))
             }
         };
+        let args = match library::bind_call(&name, args, span) {
+            Ok(bound) => return bound,
+            Err(args) => args,
+        };
+        let args: Vec<Expr> = args.into_iter().map(|a| a.expr).collect();
         let arity = |n: usize| -> Result<()> {
             if args.len() == n {
                 Ok(())
@@ -724,11 +781,12 @@ impl<'a> ExprBinder<'a> {
                         ))
                     }
                 };
-                let format = java_to_chrono_pattern(&pattern).ok_or_else(|| {
-                    Error::plan(format!("format '{pattern}' is not supported"), span).with_hint(
+                let format =
+                    java_to_chrono_pattern(&pattern, PatternMode::Parse).ok_or_else(|| {
+                        Error::plan(format!("format '{pattern}' is not supported"), span).with_hint(
                         "use the letters yyyy, MM, dd, HH, mm, ss and SSS with literal separators",
                     )
-                })?;
+                    })?;
                 let text = coerce(
                     args.into_iter().next().expect("arity checked above"),
                     &SqlType::String,
@@ -811,45 +869,6 @@ fn leftmost_span(mut e: &ast::Expr) -> Span {
             other => return spanned(other),
         }
     }
-}
-
-/// A Java date pattern (as Flink's TO_TIMESTAMP takes) as a chrono format:
-/// the common letters, and anything else not a letter taken literally.
-fn java_to_chrono_pattern(pattern: &str) -> Option<String> {
-    let mut out = String::new();
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let run = chars[i..].iter().take_while(|&&x| x == c).count();
-        let piece = match (c, run) {
-            ('y', 4) => "%Y",
-            ('y', 2) => "%y",
-            ('M', 2) => "%m",
-            ('d', 2) => "%d",
-            ('H', 2) => "%H",
-            ('m', 2) => "%M",
-            ('s', 2) => "%S",
-            ('S', 1..=3) => "%3f",
-            ('\'', _) => return None,
-            (c, _) if c.is_ascii_alphabetic() => return None,
-            ('%', _) => "%%",
-            _ => {
-                out.extend(std::iter::repeat_n(c, run));
-                i += run;
-                continue;
-            }
-        };
-        // Fraction digits follow a '.' in chrono's %3f only with its own dot.
-        if piece == "%3f" && out.ends_with('.') {
-            out.pop();
-            out.push_str("%.3f");
-        } else {
-            out.push_str(piece);
-        }
-        i += run;
-    }
-    Some(out)
 }
 
 /// The OVER aggregate call an expression is, if it is one.
@@ -1019,7 +1038,7 @@ fn expect_boolean(e: Expr, span: Span) -> Result<Expr> {
     }
 }
 
-fn unify(a: &SqlType, b: &SqlType, span: Span) -> Result<SqlType> {
+pub(crate) fn unify(a: &SqlType, b: &SqlType, span: Span) -> Result<SqlType> {
     common_type(a, b).ok_or_else(|| Error::plan(format!("cannot mix {a} and {b} here"), span))
 }
 

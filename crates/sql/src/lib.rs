@@ -11,6 +11,7 @@ mod binder;
 mod catalog;
 mod dialect;
 mod expr_binder;
+mod functions;
 mod join;
 mod over;
 mod plan;

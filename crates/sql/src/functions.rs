@@ -1,0 +1,610 @@
+//! Binds the scalar function library: string, numeric and time functions
+//! with Flink 2.3's names, argument orders and result types.
+//!
+//! [`crate::expr_binder`] binds the arguments and hands a call here by
+//! name ([`bind_call`]), or by syntax for the forms sqlparser parses
+//! specially (`EXTRACT`, `FLOOR/CEIL(.. TO ..)`, `SUBSTRING`, `TRIM`).
+//! Arity and argument types are checked here, with the span of the call or
+//! of the offending argument; literal patterns (regexes, date formats) are
+//! checked here too, so that they fail at planning rather than per row.
+
+use crate::expr_binder::{coerce, unify};
+use crate::types::{arithmetic_type, common_type};
+use datafusion_common::ScalarValue;
+use sqlparser::ast::{DateTimeField, TrimWhereField};
+use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
+use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction, TimeUnit};
+use tidemark_common::{Error, Result, Span, SqlType};
+
+/// One bound argument and where it is in the SQL.
+pub struct Arg {
+    pub expr: Expr,
+    pub span: Span,
+}
+
+/// Binds a call of a library function; the arguments back when `name` is
+/// not one.
+pub fn bind_call(
+    name: &str,
+    args: Vec<Arg>,
+    span: Span,
+) -> std::result::Result<Result<Expr>, Vec<Arg>> {
+    let call = Call { name, span };
+    Ok(match name {
+        "CONCAT" => call.concat(args),
+        "CONCAT_WS" => call.concat_ws(args),
+        "REPLACE" => call.replace(args),
+        "REGEXP_EXTRACT" => call.regexp_extract(args),
+        "SPLIT_INDEX" => call.split_index(args),
+        "ROUND" => call.round(args),
+        "MOD" => call.modulo(args),
+        "POWER" => call.power(args),
+        "IF" => call.if_(args),
+        "NULLIF" => call.nullif(args),
+        "DATE_FORMAT" => call.date_format(args),
+        "UNIX_TIMESTAMP" => call.unix_timestamp(args),
+        "SUBSTRING" | "SUBSTR" => call.substring_call(args),
+        _ => return Err(args),
+    })
+}
+
+struct Call<'a> {
+    name: &'a str,
+    span: Span,
+}
+
+fn string_literal(s: impl Into<String>) -> Expr {
+    Expr::Literal {
+        value: ScalarValue::Utf8(Some(s.into())),
+        ty: SqlType::String,
+    }
+}
+
+fn int_literal(v: i32) -> Expr {
+    Expr::Literal {
+        value: ScalarValue::Int32(Some(v)),
+        ty: SqlType::Int,
+    }
+}
+
+/// The value of a constant integer argument: a literal, possibly negated.
+fn constant_int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Literal {
+            value: ScalarValue::Int32(Some(v)),
+            ..
+        } => Some(i64::from(*v)),
+        Expr::Literal {
+            value: ScalarValue::Int64(Some(v)),
+            ..
+        } => Some(*v),
+        Expr::Negate(inner) => constant_int(inner).map(|v| -v),
+        _ => None,
+    }
+}
+
+fn constant_string(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Literal {
+            value: ScalarValue::Utf8(Some(s)),
+            ..
+        } => Some(s),
+        _ => None,
+    }
+}
+
+impl Call<'_> {
+    fn arity(&self, args: &[Arg], min: usize, max: usize, signature: &str) -> Result<()> {
+        if (min..=max).contains(&args.len()) {
+            return Ok(());
+        }
+        let count = if min == max {
+            format!("{min}")
+        } else if max == usize::MAX {
+            format!("at least {min}")
+        } else {
+            format!("{min} to {max}")
+        };
+        Err(Error::plan(
+            format!(
+                "{} takes {count} argument(s), got {}",
+                self.name,
+                args.len()
+            ),
+            self.span,
+        )
+        .with_hint(format!("call it as {signature}")))
+    }
+
+    fn string(&self, a: Arg, what: &str) -> Result<Expr> {
+        let ty = a.expr.ty();
+        if ty.is_string() || ty == SqlType::Null {
+            return Ok(coerce(a.expr, &SqlType::String));
+        }
+        Err(Error::plan(
+            format!("{}'s {what} must be a STRING, got {ty}", self.name),
+            a.span,
+        )
+        .with_hint("use CAST(x AS STRING)"))
+    }
+
+    fn integer(&self, a: Arg, what: &str) -> Result<Expr> {
+        let ty = a.expr.ty();
+        if ty.is_integer() || ty == SqlType::Null {
+            return Ok(coerce(a.expr, &SqlType::Int));
+        }
+        Err(Error::plan(
+            format!("{}'s {what} must be an INT, got {ty}", self.name),
+            a.span,
+        ))
+    }
+
+    fn function(&self, func: ScalarFunction, args: Vec<Expr>, ty: SqlType) -> Result<Expr> {
+        Ok(Expr::Function { func, args, ty })
+    }
+
+    fn concat(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, usize::MAX, "CONCAT(s1, s2, ...)")?;
+        let args = args
+            .into_iter()
+            .map(|a| self.string(a, "arguments"))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Concat, args, SqlType::String)
+    }
+
+    fn concat_ws(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, usize::MAX, "CONCAT_WS(separator, s1, s2, ...)")?;
+        let args = args
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| self.string(a, if i == 0 { "separator" } else { "arguments" }))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::ConcatWs, args, SqlType::String)
+    }
+
+    fn replace(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 3, 3, "REPLACE(s, search, replacement)")?;
+        let args = args
+            .into_iter()
+            .map(|a| self.string(a, "arguments"))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Replace, args, SqlType::String)
+    }
+
+    fn regexp_extract(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 3, "REGEXP_EXTRACT(s, regex [, group])")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(regex)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        if let Some(pattern) = constant_string(&regex.expr) {
+            if let Err(e) = regex::Regex::new(pattern) {
+                return Err(Error::plan(
+                    format!(
+                        "REGEXP_EXTRACT: invalid regex '{pattern}': {}",
+                        regex_error(&e)
+                    ),
+                    regex.span,
+                )
+                .with_hint("regexes follow Java's syntax except look-around and back-references"));
+            }
+        }
+        let group = match it.next() {
+            Some(g) => self.integer(g, "group")?,
+            // As Flink: without a group, the whole match.
+            None => int_literal(0),
+        };
+        let args = vec![self.string(s, "text")?, self.string(regex, "regex")?, group];
+        self.function(ScalarFunction::RegexpExtract, args, SqlType::String)
+    }
+
+    fn split_index(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 3, 3, "SPLIT_INDEX(s, separator, index)")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(sep), Some(index)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![
+            self.string(s, "text")?,
+            self.string(sep, "separator")?,
+            self.integer(index, "index")?,
+        ];
+        self.function(ScalarFunction::SplitIndex, args, SqlType::String)
+    }
+
+    fn numeric(&self, a: &Arg, what: &str) -> Result<SqlType> {
+        let ty = a.expr.ty();
+        if ty.is_numeric() {
+            return Ok(ty);
+        }
+        Err(Error::plan(
+            format!("{}'s {what} must be numeric, got {ty}", self.name),
+            a.span,
+        ))
+    }
+
+    fn round(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 2, "ROUND(x [, digits])")?;
+        let mut it = args.into_iter();
+        let Some(x) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ty = self.numeric(&x, "argument")?;
+        let digits = match it.next() {
+            None => 0,
+            Some(d) => constant_int(&d.expr)
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(|| {
+                    Error::plan("ROUND's digits must be an integer literal", d.span)
+                        .with_hint("write e.g. ROUND(x, 2)")
+                })?,
+        };
+        let ty = match ty {
+            SqlType::Decimal(p, s) => {
+                let (p, s) = round_decimal_type(p, s, digits);
+                SqlType::Decimal(p, s)
+            }
+            other => other,
+        };
+        self.function(ScalarFunction::Round { digits }, vec![x.expr], ty)
+    }
+
+    fn modulo(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 2, "MOD(a, b)")?;
+        let mut it = args.into_iter();
+        let (Some(a), Some(b)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        for x in [&a, &b] {
+            let ty = x.expr.ty();
+            if !(ty.is_integer() || matches!(ty, SqlType::Decimal(..) | SqlType::Null)) {
+                return Err(Error::plan(
+                    format!("MOD takes exact numbers (INT, BIGINT, DECIMAL), got {ty}"),
+                    x.span,
+                )
+                .with_hint("for DOUBLE use a % b"));
+            }
+        }
+        let (at, bt) = (a.expr.ty(), b.expr.ty());
+        let mismatch = || Error::plan(format!("cannot apply MOD to {at} and {bt}"), self.span);
+        if matches!(at, SqlType::Decimal(..)) || matches!(bt, SqlType::Decimal(..)) {
+            let ty = arithmetic_type(BinaryOp::Modulo, &at, &bt).ok_or_else(mismatch)?;
+            let operand = |e: Expr| {
+                let t = e.ty();
+                let (p, s) = t.decimal_precision_scale().unwrap_or((10, 0));
+                coerce(e, &SqlType::Decimal(p, s))
+            };
+            return Ok(Expr::Binary {
+                op: BinaryOp::Modulo,
+                left: Box::new(operand(a.expr)),
+                right: Box::new(operand(b.expr)),
+                ty,
+            });
+        }
+        // As Flink: the remainder has the divisor's type (it always fits).
+        let wide = arithmetic_type(BinaryOp::Modulo, &at, &bt).ok_or_else(mismatch)?;
+        let result = if bt == SqlType::Null {
+            wide.clone()
+        } else {
+            bt
+        };
+        let rem = Expr::Binary {
+            op: BinaryOp::Modulo,
+            left: Box::new(coerce(a.expr, &wide)),
+            right: Box::new(coerce(b.expr, &wide)),
+            ty: wide,
+        };
+        Ok(coerce(rem, &result))
+    }
+
+    fn power(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 2, "POWER(base, exponent)")?;
+        let args = args
+            .into_iter()
+            .map(|a| {
+                if a.expr.ty() != SqlType::Null {
+                    self.numeric(&a, "arguments")?;
+                }
+                Ok(coerce(a.expr, &SqlType::Double))
+            })
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Power, args, SqlType::Double)
+    }
+
+    fn if_(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 3, 3, "IF(condition, then, else)")?;
+        let mut it = args.into_iter();
+        let (Some(c), Some(a), Some(b)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let cond = match c.expr.ty() {
+            SqlType::Boolean => c.expr,
+            SqlType::Null => coerce(c.expr, &SqlType::Boolean),
+            other => {
+                return Err(Error::plan(
+                    format!("IF's condition must be a BOOLEAN, got {other}"),
+                    c.span,
+                ))
+            }
+        };
+        let ty = unify(&a.expr.ty(), &b.expr.ty(), b.span)?;
+        Ok(Expr::Case {
+            branches: vec![(cond, coerce(a.expr, &ty))],
+            otherwise: Some(Box::new(coerce(b.expr, &ty))),
+            ty,
+        })
+    }
+
+    fn nullif(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 2, "NULLIF(a, b)")?;
+        let mut it = args.into_iter();
+        let (Some(a), Some(b)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let (at, bt) = (a.expr.ty(), b.expr.ty());
+        if at == SqlType::Null {
+            return Err(Error::plan("NULLIF of an untyped NULL", a.span)
+                .with_hint("CAST the NULL to a type"));
+        }
+        let common = common_type(&at, &bt).ok_or_else(|| {
+            Error::plan(format!("NULLIF cannot compare {at} and {bt}"), self.span)
+        })?;
+        let equal = Expr::Binary {
+            op: BinaryOp::Eq,
+            left: Box::new(coerce(a.expr.clone(), &common)),
+            right: Box::new(coerce(b.expr, &common)),
+            ty: SqlType::Boolean,
+        };
+        Ok(Expr::Case {
+            branches: vec![(
+                equal,
+                Expr::Literal {
+                    value: ScalarValue::Null,
+                    ty: at.clone(),
+                },
+            )],
+            otherwise: Some(Box::new(a.expr)),
+            ty: at,
+        })
+    }
+
+    /// A timestamp argument as a wall-clock TIMESTAMP: TIMESTAMP_LTZ in the
+    /// session zone, text read as Flink's CAST reads it (NULL if it does
+    /// not), when `text` allows it.
+    fn wall_clock(&self, a: Arg, text: bool) -> Result<Expr> {
+        match a.expr.ty() {
+            SqlType::Timestamp(_) => Ok(a.expr),
+            SqlType::TimestampLtz(_) | SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            SqlType::String if text => Ok(Expr::Cast {
+                expr: Box::new(a.expr),
+                to: SqlType::Timestamp(3),
+                try_cast: true,
+            }),
+            other => Err(Error::plan(
+                format!("{} needs a TIMESTAMP, got {other}", self.name),
+                a.span,
+            )),
+        }
+    }
+
+    /// A literal Java date pattern, checked to translate; the engine
+    /// translates it again, so that plans show the pattern as written.
+    fn format(&self, a: Arg, mode: PatternMode) -> Result<Expr> {
+        let Some(pattern) = constant_string(&a.expr) else {
+            return Err(Error::plan(
+                format!("{}'s format must be a string literal", self.name),
+                a.span,
+            ));
+        };
+        match java_to_chrono_pattern(pattern, mode) {
+            Some(_) => Ok(a.expr),
+            None => Err(
+                Error::plan(format!("format '{pattern}' is not supported"), a.span).with_hint(
+                    "use the letters y, M, d, H, h, m, s, SSS, a, E, D and quoted 'literal text'",
+                ),
+            ),
+        }
+    }
+
+    fn date_format(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 2, "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')")?;
+        let mut it = args.into_iter();
+        let (Some(ts), Some(format)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ts = self.wall_clock(ts, true)?;
+        let format = self.format(format, PatternMode::Format)?;
+        self.function(
+            ScalarFunction::DateFormat,
+            vec![ts, format],
+            SqlType::String,
+        )
+    }
+
+    fn unix_timestamp(&self, args: Vec<Arg>) -> Result<Expr> {
+        if args.is_empty() {
+            return Err(Error::plan(
+                "UNIX_TIMESTAMP() reads the clock, so its results could not be reproduced; it is not supported",
+                self.span,
+            )
+            .with_hint("pass the time as text, UNIX_TIMESTAMP(s [, format]), or use a PROCTIME() column"));
+        }
+        self.arity(&args, 1, 2, "UNIX_TIMESTAMP(s [, format])")?;
+        let mut it = args.into_iter();
+        let Some(s) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let s = self.string(s, "text")?;
+        let format = match it.next() {
+            Some(f) => self.format(f, PatternMode::Parse)?,
+            None => string_literal("yyyy-MM-dd HH:mm:ss"),
+        };
+        self.function(
+            ScalarFunction::UnixTimestamp,
+            vec![s, format],
+            SqlType::BigInt,
+        )
+    }
+
+    fn substring_call(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 3, "SUBSTRING(s, start [, length])")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(start)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        self.substring(s, start, it.next())
+    }
+
+    fn substring(&self, s: Arg, start: Arg, length: Option<Arg>) -> Result<Expr> {
+        let mut args = vec![self.string(s, "text")?, self.integer(start, "start")?];
+        if let Some(l) = length {
+            args.push(self.integer(l, "length")?);
+        }
+        self.function(ScalarFunction::Substring, args, SqlType::String)
+    }
+}
+
+/// The last line of a regex error: the reason, without the pattern drawn
+/// again with a caret (the caller points at the SQL instead).
+pub fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text.lines().last().unwrap_or_default();
+    last.strip_prefix("error: ").unwrap_or(last).to_string()
+}
+
+/// `SUBSTRING(s FROM start [FOR length])`.
+pub fn bind_substring(s: Arg, start: Option<Arg>, length: Option<Arg>, span: Span) -> Result<Expr> {
+    let call = Call {
+        name: "SUBSTRING",
+        span,
+    };
+    let Some(start) = start else {
+        return Err(Error::plan("SUBSTRING needs a start position", span)
+            .with_hint("write SUBSTRING(s FROM 2 FOR 3)"));
+    };
+    call.substring(s, start, length)
+}
+
+/// `TRIM([BOTH|LEADING|TRAILING] [chars FROM] s)`: spaces by default.
+pub fn bind_trim(
+    side: Option<&TrimWhereField>,
+    chars: Option<Arg>,
+    s: Arg,
+    span: Span,
+) -> Result<Expr> {
+    let call = Call { name: "TRIM", span };
+    let (leading, trailing) = match side {
+        None | Some(TrimWhereField::Both) => (true, true),
+        Some(TrimWhereField::Leading) => (true, false),
+        Some(TrimWhereField::Trailing) => (false, true),
+    };
+    let chars = match chars {
+        Some(c) => call.string(c, "characters")?,
+        None => string_literal(" "),
+    };
+    let s = call.string(s, "text")?;
+    call.function(
+        ScalarFunction::Trim { leading, trailing },
+        vec![s, chars],
+        SqlType::String,
+    )
+}
+
+/// `EXTRACT(unit FROM ts)`, a BIGINT.
+pub fn bind_extract(field: &DateTimeField, ts: Arg, span: Span) -> Result<Expr> {
+    let call = Call {
+        name: "EXTRACT",
+        span,
+    };
+    let unit = match field {
+        DateTimeField::Dow | DateTimeField::DayOfWeek => TimeUnit::DayOfWeek,
+        DateTimeField::Doy | DateTimeField::DayOfYear => TimeUnit::DayOfYear,
+        other => time_unit(other).ok_or_else(|| {
+            Error::plan(format!("EXTRACT of {other} is not supported"), span)
+                .with_hint("use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, DOW or DOY")
+        })?,
+    };
+    let ts = call.wall_clock(ts, false)?;
+    call.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
+}
+
+/// `FLOOR(ts TO unit)` / `CEIL(ts TO unit)`: the same type as `ts`; a
+/// TIMESTAMP_LTZ is rounded on the session zone's wall clock.
+pub fn bind_floor_ceil(ceil: bool, field: &DateTimeField, ts: Arg, span: Span) -> Result<Expr> {
+    let name = if ceil { "CEIL" } else { "FLOOR" };
+    let call = Call { name, span };
+    if *field == DateTimeField::NoDateTime {
+        return Err(Error::plan(
+            format!("{name} of a number is not supported; only {name}(ts TO unit) is"),
+            span,
+        )
+        .with_hint("use ROUND(x) or CAST(x AS BIGINT)"));
+    }
+    let unit = time_unit(field)
+        .filter(|u| !matches!(u, TimeUnit::DayOfWeek | TimeUnit::DayOfYear))
+        .ok_or_else(|| {
+            Error::plan(format!("{name} to {field} is not supported"), span)
+                .with_hint("use SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR")
+        })?;
+    let ty = ts.expr.ty();
+    if !ty.is_timestamp() {
+        return Err(Error::plan(
+            format!("{name}(.. TO {}) needs a TIMESTAMP, got {ty}", unit.name()),
+            ts.span,
+        ));
+    }
+    let wall = call.wall_clock(ts, false)?;
+    let func = if ceil {
+        ScalarFunction::CeilTime(unit)
+    } else {
+        ScalarFunction::FloorTime(unit)
+    };
+    let wall_ty = wall.ty();
+    let rounded = Expr::Function {
+        func,
+        args: vec![wall],
+        ty: wall_ty,
+    };
+    Ok(coerce(rounded, &ty))
+}
+
+fn time_unit(field: &DateTimeField) -> Option<TimeUnit> {
+    Some(match field {
+        DateTimeField::Year | DateTimeField::Years => TimeUnit::Year,
+        DateTimeField::Quarter => TimeUnit::Quarter,
+        DateTimeField::Month | DateTimeField::Months => TimeUnit::Month,
+        DateTimeField::Week(None) | DateTimeField::Weeks => TimeUnit::Week,
+        DateTimeField::Day | DateTimeField::Days => TimeUnit::Day,
+        DateTimeField::Hour | DateTimeField::Hours => TimeUnit::Hour,
+        DateTimeField::Minute | DateTimeField::Minutes => TimeUnit::Minute,
+        DateTimeField::Second | DateTimeField::Seconds => TimeUnit::Second,
+        _ => return None,
+    })
+}
+
+/// Flink's result type of ROUND(DECIMAL(p, s), digits): unchanged when
+/// nothing is dropped, else one more integer digit for the carry.
+pub fn round_decimal_type(p: u8, s: i8, digits: i32) -> (u8, i8) {
+    let (p, s) = (i32::from(p), i32::from(s));
+    if digits >= s {
+        (p as u8, s as i8)
+    } else if digits < 0 {
+        ((1 + p - s).min(38) as u8, 0)
+    } else {
+        ((1 + p - s + digits).min(38) as u8, digits as i8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_of_a_decimal_is_typed_as_flink_types_it() {
+        assert_eq!(round_decimal_type(5, 4, 2), (4, 2));
+        assert_eq!(round_decimal_type(5, 4, 0), (2, 0));
+        assert_eq!(round_decimal_type(4, 2, -1), (3, 0));
+        assert_eq!(round_decimal_type(2, 1, 5), (2, 1));
+        assert_eq!(round_decimal_type(38, 2, 0), (37, 0));
+    }
+}
