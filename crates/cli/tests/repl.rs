@@ -159,6 +159,33 @@ fn ctrl_c_cancels_a_long_query_and_the_session_goes_on() -> Result<(), Error> {
 }
 
 #[test]
+fn with_drain_ctrl_c_fires_the_open_windows_of_an_endless_source() -> Result<(), Error> {
+    let dir = TempDir::new("drain");
+    let mut s = start(dir.path(), &["--no-history"])?;
+    // One row per second of event time, 40 rows a second: a 5-second
+    // window fires about every 1/8 s, and the input would last hours.
+    s.send_line(
+        "CREATE TABLE g (n BIGINT, ts AS TO_TIMESTAMP_LTZ(n * 1000, 3), \
+         WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', 'rows-per-second' = '40', \
+         'fields.n.kind' = 'sequence', 'fields.n.start' = '0', 'fields.n.end' = '1000000');",
+    )?;
+    s.exp_string("table 'g' created")?;
+    s.send_line("SET 'tidemark.stop.drain' = 'true';")?;
+    s.exp_string("tidemark> ")?;
+    s.send_line(
+        "SELECT window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), \
+         INTERVAL '5' SECOND)) GROUP BY window_start, window_end;",
+    )?;
+    s.exp_string("| +I | 1970-01-01 00:00:05.000")?;
+    s.send_control('c')?;
+    s.exp_string("stopped, open windows fired")?;
+    s.exp_string("tidemark> ")?;
+    s.send_line("QUIT;")?;
+    s.exp_eof()?;
+    Ok(())
+}
+
+#[test]
 fn ctrl_c_clears_the_line_and_twice_at_an_empty_prompt_leaves() -> Result<(), Error> {
     let dir = TempDir::new("ctrl-c");
     let mut s = start(dir.path(), &["--no-history"])?;

@@ -239,11 +239,19 @@ impl DatagenSource {
                 _ => None,
             })
             .min();
-        let n = [Some(self.batch_size as u64), self.remaining, sequence_left]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(0) as usize;
+        // A batch holds at most a tenth of a second's rows, so a slow
+        // source sends rows as they are made and can be stopped quickly.
+        let tenth = (self.rows_per_second / 10.0).ceil().max(1.0) as u64;
+        let n = [
+            Some(self.batch_size as u64),
+            Some(tenth),
+            self.remaining,
+            sequence_left,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(0) as usize;
         if n == 0 {
             return Ok(None);
         }
