@@ -1,7 +1,10 @@
 -- SET with no arguments lists every option tidemark reads, with its value
--- or its default, then any other key set; RESET forgets. The batch size
--- is set here because the test runner sets it too, to other sizes.
+-- or its default, then any other key set; RESET forgets. The batch size,
+-- parallelism and piece size are set here because the test runner sets
+-- them too, to other values.
 SET 'tidemark.batch-size' = '8192';
+SET 'parallelism.default' = '1';
+SET 'tidemark.parallel.piece-bytes' = '1048576';
 SET 'table.exec.emit.allow-lateness' = '2 s';
 SET 'table.exec.late-records.sink.clicks' = 'late_clicks';
 SET 'pipeline.name' = 'my job';

@@ -4,7 +4,8 @@
 //! The output of a case is what `tidemark run` prints on stdout, then the
 //! run summary without timings, then — if the script fails — `-- error` and
 //! the error as the user sees it. Every case also runs at batch sizes 1 and
-//! 7 and must give the same bytes: results may never depend on batching.
+//! 7, and at parallelism 2 with its files cut into tiny pieces, and must
+//! give the same bytes: results may never depend on batching or threads.
 
 use crate::session::{script_dir, Output, Session};
 use rayon::prelude::*;
@@ -13,8 +14,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// Batch sizes every case is run again at.
-pub const CHECK_BATCH_SIZES: [usize; 2] = [1, 7];
+/// The settings every case is run again with, by name: each must give
+/// the output of the defaults.
+pub const VARIANTS: [(&str, &[(&str, &str)]); 3] = [
+    ("batch size 1", &[("tidemark.batch-size", "1")]),
+    ("batch size 7", &[("tidemark.batch-size", "7")]),
+    (
+        "parallelism 2",
+        &[
+            ("parallelism.default", "2"),
+            ("tidemark.parallel.piece-bytes", "16"),
+            ("tidemark.batch-size", "3"),
+        ],
+    ),
+];
 
 #[derive(Debug)]
 pub enum Outcome {
@@ -62,8 +75,8 @@ impl Write for SharedBuf {
     }
 }
 
-/// The output of one case at one batch size (`None`: the default).
-pub fn run_case(path: &Path, batch_size: Option<usize>) -> String {
+/// The output of one case with `settings` applied before it runs.
+pub fn run_case(path: &Path, settings: &[(&str, &str)]) -> String {
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -74,8 +87,8 @@ pub fn run_case(path: &Path, batch_size: Option<usize>) -> String {
     };
     let buf = SharedBuf::default();
     let mut session = Session::new(script_dir(path));
-    if let Some(n) = batch_size {
-        session.options.set("tidemark.batch-size", n.to_string());
+    for (key, value) in settings {
+        session.options.set(*key, *value);
     }
     let (mut rows, mut summary) = (buf.clone(), buf.clone());
     let result = session.execute_script(
@@ -94,20 +107,30 @@ pub fn run_case(path: &Path, batch_size: Option<usize>) -> String {
     text
 }
 
+/// `text` without EXPLAIN's `| read:` lines.
+fn without_read_lines(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("| read: "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// Runs one case and compares (or, with `bless`, rewrites) its `.out`.
 pub fn check_case(path: &Path, bless: bool) -> Outcome {
-    let actual = run_case(path, None);
-    for size in CHECK_BATCH_SIZES {
-        let other = run_case(path, Some(size));
-        if other != actual {
+    let actual = run_case(path, &[]);
+    for (variant, settings) in VARIANTS {
+        let other = run_case(path, settings);
+        // EXPLAIN says how a scan is read at a parallelism: those lines
+        // may differ, nothing else.
+        let (same, other) = if settings.iter().any(|(k, _)| *k == "parallelism.default") {
+            (without_read_lines(&actual), without_read_lines(&other))
+        } else {
+            (actual.clone(), other)
+        };
+        if other != same {
             return Outcome::Failed(format!(
-                "output at batch size {size} differs from the default batch size:\n{}",
-                unified_diff(
-                    &actual,
-                    &other,
-                    "default batch size",
-                    &format!("batch size {size}")
-                )
+                "output at {variant} differs from the defaults:\n{}",
+                unified_diff(&same, &other, "defaults", variant)
             ));
         }
     }

@@ -67,6 +67,10 @@ enum Command {
         /// the output is the same at every size.
         #[arg(long, value_name = "N")]
         batch_size: Option<std::num::NonZeroUsize>,
+        /// Threads the query may use (`SET 'parallelism.default'`); the
+        /// output is the same at every parallelism.
+        #[arg(long, value_name = "N")]
+        parallelism: Option<std::num::NonZeroUsize>,
         /// On Ctrl-C or SIGTERM, end the input there and fire the open
         /// windows before stopping (`SET 'tidemark.stop.drain' = 'true'`);
         /// without it they are dropped, as when Flink cancels a job.
@@ -139,8 +143,12 @@ fn run_cli() -> ExitCode {
             mut set,
             trace,
             batch_size,
+            parallelism,
             drain,
         } => {
+            if let Some(n) = parallelism {
+                set.push(format!("parallelism.default={n}"));
+            }
             if drain {
                 set.push("tidemark.stop.drain=true".into());
             }

@@ -34,13 +34,16 @@ fn explain_prints_plans_without_running() {
 }
 
 #[test]
-fn batch_size_and_trace_flags_change_nothing_but_what_they_say() {
+fn batch_size_parallelism_and_trace_flags_change_nothing_but_what_they_say() {
     let script = example();
     let script = script.to_str().expect("utf-8 path");
     let plain = tidemark(&["run", script]);
     let small = tidemark(&["run", "--batch-size", "3", script]);
     assert!(plain.status.success() && small.status.success());
     assert_eq!(text(&plain.stdout), text(&small.stdout));
+    let parallel = tidemark(&["run", "--parallelism", "2", script]);
+    assert!(parallel.status.success(), "{}", text(&parallel.stderr));
+    assert_eq!(text(&plain.stdout), text(&parallel.stdout));
     let traced = tidemark(&["run", "--trace", script]);
     assert!(text(&traced.stderr).contains("FIRE    WindowAggregate"));
     assert_eq!(text(&plain.stdout), text(&traced.stdout));

@@ -30,6 +30,11 @@ pub const RESULT_MODE: &str = "sql-client.execution.result-mode";
 /// prefix: `table.exec.late-records.sink.<source table>`.
 pub const KNOWN_OPTIONS: &[KnownOption] = &[
     KnownOption {
+        key: "parallelism.default",
+        default: Some("1"),
+        help: "threads a query uses; results are the same at every parallelism",
+    },
+    KnownOption {
         key: RESULT_MODE,
         default: None,
         help: "'tableau' (a table with an op column) or 'changelog' (+I[...] lines)",
@@ -95,6 +100,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "open windows emit partial results every this much watermark progress",
     },
     KnownOption {
+        key: "tidemark.parallel.piece-bytes",
+        default: Some("1048576"),
+        help: "a file read on several threads is cut into pieces of about this size; never changes results",
+    },
+    KnownOption {
         key: "tidemark.stop.drain",
         default: Some("false"),
         help: "on Ctrl-C or SIGTERM, end the input there and fire open windows",
@@ -105,6 +115,12 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "print FIRE/EARLY/REFIRE/LATE/CLEANUP/MERGE events",
     },
 ];
+
+/// Bytes per piece of a file read on several threads.
+pub const DEFAULT_PIECE_BYTES: usize = 1 << 20;
+
+/// The most threads `parallelism.default` may ask for.
+pub const MAX_PARALLELISM: usize = 64;
 
 /// How a query's rows are shown (`sql-client.execution.result-mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +166,8 @@ impl SessionOptions {
     /// is set.
     pub fn validate(&self) -> Result<()> {
         self.batch_size()?;
+        self.parallelism()?;
+        self.piece_bytes()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.trace()?;
@@ -191,6 +209,39 @@ impl SessionOptions {
                 Ok(n) if n > 0 => Ok(n),
                 _ => Err(Error::plan(
                     format!("'tidemark.batch-size' must be a positive integer, got '{v}'"),
+                    Span::default(),
+                )),
+            },
+        }
+    }
+
+    /// `parallelism.default`: threads a query may use; 1 by default.
+    pub fn parallelism(&self) -> Result<usize> {
+        match self.get("parallelism.default") {
+            None => Ok(1),
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if (1..=MAX_PARALLELISM).contains(&n) => Ok(n),
+                _ => Err(Error::plan(
+                    format!(
+                        "'parallelism.default' must be an integer from 1 to {MAX_PARALLELISM}, got '{v}'"
+                    ),
+                    Span::default(),
+                )),
+            },
+        }
+    }
+
+    /// `tidemark.parallel.piece-bytes`: a file read on several threads is
+    /// cut into pieces of about this many bytes (1 MiB by default).
+    pub fn piece_bytes(&self) -> Result<usize> {
+        match self.get("tidemark.parallel.piece-bytes") {
+            None => Ok(DEFAULT_PIECE_BYTES),
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(Error::plan(
+                    format!(
+                        "'tidemark.parallel.piece-bytes' must be a positive integer, got '{v}'"
+                    ),
                     Span::default(),
                 )),
             },

@@ -28,7 +28,9 @@ mod types;
 pub mod window;
 
 pub use changelog::RowKind;
-pub use config::{KnownOption, ResultMode, SessionOptions, KNOWN_OPTIONS, RESULT_MODE};
+pub use config::{
+    KnownOption, ResultMode, SessionOptions, DEFAULT_PIECE_BYTES, KNOWN_OPTIONS, RESULT_MODE,
+};
 pub use error::{Error, Result};
 pub use schema::{Field, Schema};
 pub use span::{Span, SpanRender};

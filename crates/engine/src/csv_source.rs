@@ -364,6 +364,8 @@ impl Input {
     fn set_empty_record(&mut self) {
         self.nfields = 1;
         self.ends[0] = 0;
+        // Its text is empty, not the previous record's.
+        self.raw.clear();
     }
 
     /// Reads the next record into `fields`/`ends`, handling what Flink does
@@ -955,6 +957,8 @@ pub struct CsvSource {
     /// Send rows as they come rather than in full batches (standard
     /// input, a followed file).
     streaming: bool,
+    /// The last record was cut off inside a quoted field.
+    ended_in_open_quote: bool,
 }
 
 impl CsvSource {
@@ -1083,6 +1087,7 @@ impl CsvSource {
             skipped: Vec::new(),
             header_skipped: false,
             streaming: false,
+            ended_in_open_quote: false,
         })
     }
 
@@ -1090,6 +1095,29 @@ impl CsvSource {
     /// wall-clock time there. UTC unless set.
     pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         self.parser.tz = tz;
+    }
+
+    /// Reads a piece of a file that starts at a record: the header (if
+    /// any) is behind it. Line numbers count from 1 in the piece; the
+    /// caller shifts them.
+    pub fn continue_after_header(&mut self) {
+        self.header_skipped = true;
+    }
+
+    /// Numbers the input's lines from `line` on.
+    pub fn start_at_line(&mut self, line: u64) {
+        self.input.line = line;
+    }
+
+    /// Lines consumed so far (after the end: the lines of the input).
+    pub fn lines_read(&self) -> u64 {
+        self.input.line - 1
+    }
+
+    /// Whether the input ended inside a quoted field: for a piece of a
+    /// file, a sign that it was cut inside a record.
+    pub fn ended_in_open_quote(&self) -> bool {
+        self.ended_in_open_quote
     }
 
     /// Next batch of at most batch_size rows (never an empty batch), or None
@@ -1186,6 +1214,7 @@ impl CsvSource {
             match next {
                 Next::End => break,
                 Next::Unterminated { line, field } => {
+                    self.ended_in_open_quote = true;
                     let name = self.columns.get(field).map_or("", |(n, _)| n.as_str());
                     if self.options.ignore_parse_errors {
                         let error = format!("field '{name}': missing closing quote");

@@ -206,6 +206,17 @@ impl JsonSource {
         })
     }
 
+    /// Numbers the input's lines from `line` on.
+    pub fn start_at_line(&mut self, line: u64) {
+        self.line = line - 1;
+    }
+
+    /// Lines read so far (after the end: the lines of the input); line
+    /// numbers count from 1 in the input given.
+    pub fn lines_read(&self) -> u64 {
+        self.line
+    }
+
     /// Send rows as soon as the input has no more for now.
     pub fn stream(&mut self) {
         self.streaming = true;

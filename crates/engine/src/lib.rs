@@ -27,6 +27,7 @@ mod json_source;
 pub mod merging;
 mod nexmark;
 pub mod operator;
+pub mod parallel_file;
 mod pipe_reader;
 pub mod pipeline;
 pub mod session_agg;

@@ -8,6 +8,7 @@ use crate::datagen::DatagenSource;
 use crate::eval::{evaluate, EvalContext};
 use crate::json_source::{JsonOptions, JsonSource};
 use crate::nexmark::NexmarkSource;
+use crate::parallel_file::{FileSplit, ParallelFile, PieceFormat};
 use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -40,6 +41,8 @@ enum FileReader {
     Json(JsonSource),
     Datagen(DatagenSource),
     Nexmark(NexmarkSource),
+    /// A CSV or JSON file read on several threads.
+    Parallel(ParallelFile),
 }
 
 impl FileReader {
@@ -49,6 +52,7 @@ impl FileReader {
             FileReader::Json(r) => r.next_batch(),
             FileReader::Datagen(r) => r.next_batch(),
             FileReader::Nexmark(r) => r.next_batch(),
+            FileReader::Parallel(r) => r.next_batch(),
         }
     }
 
@@ -58,6 +62,7 @@ impl FileReader {
             FileReader::Json(r) => r.stats(),
             FileReader::Datagen(r) => r.stats(),
             FileReader::Nexmark(r) => r.stats(),
+            FileReader::Parallel(r) => r.stats(),
         }
     }
 
@@ -65,6 +70,7 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.keep_raw(),
             FileReader::Json(r) => r.keep_raw(),
+            FileReader::Parallel(r) => r.keep_raw(),
             // Generated rows are never malformed.
             FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
         }
@@ -74,6 +80,7 @@ impl FileReader {
         match self {
             FileReader::Csv(r) => r.set_time_zone(tz),
             FileReader::Json(r) => r.set_time_zone(tz),
+            FileReader::Parallel(r) => r.set_time_zone(tz),
             FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
         }
     }
@@ -103,9 +110,12 @@ pub struct TableSource {
 }
 
 impl TableSource {
+    /// Opens `table`'s connector; a file that is read to its end is parsed
+    /// as `split` says (in file order all the same).
     pub fn open(
         table: Arc<TableDef>,
         batch_size: usize,
+        split: FileSplit,
         ctx: EvalContext,
         clock: Clock,
     ) -> Result<Self> {
@@ -139,10 +149,11 @@ impl TableSource {
         // Standard input, or a file (followed as it grows when
         // 'source.monitor-interval' is set).
         let stdin = table.option("connector") == Some("stdin");
-        let (input, path_text): (Box<dyn std::io::Read + Send>, String) = if stdin {
+        let (input, path_text, full): (Box<dyn std::io::Read + Send>, String, _) = if stdin {
             (
                 Box::new(crate::pipe_reader::PipeReader::spawn(std::io::stdin())),
                 "stdin".into(),
+                None,
             )
         } else {
             let path_text = table
@@ -161,7 +172,7 @@ impl TableSource {
                     e,
                 )
             })?;
-            (Box::new(file), path_text)
+            (Box::new(file), path_text, Some(full))
         };
         let follow = table
             .option("source.monitor-interval")
@@ -178,7 +189,23 @@ impl TableSource {
                     })
             })
             .transpose()?;
-        let (reader, ignore_parse_errors) = if table.option("format") == Some("json") {
+        let parallel = full.filter(|_| split.threads > 1 && follow.is_none());
+        let (reader, ignore_parse_errors) = if let Some(full) = parallel {
+            drop(input);
+            let format = if table.option("format") == Some("json") {
+                PieceFormat::Json(JsonOptions::from_options(&table.options)?)
+            } else {
+                PieceFormat::Csv(CsvOptions::from_options(&table.options)?)
+            };
+            let ignore = match &format {
+                PieceFormat::Json(o) => o.ignore_parse_errors,
+                PieceFormat::Csv(o) => o.ignore_parse_errors,
+            };
+            let reader =
+                ParallelFile::new(full, path_text.clone(), columns, format, batch_size, split)
+                    .map(FileReader::Parallel);
+            (reader, ignore)
+        } else if table.option("format") == Some("json") {
             let options = JsonOptions::from_options(&table.options)?;
             let ignore = options.ignore_parse_errors;
             let reader =

@@ -14,11 +14,15 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let lateness = options.allow_lateness()?;
     let early = options.early_fire()?;
     let late = late_rows_destination(plan, options)?;
+    let threads = options.parallelism()?;
     let mut stack = vec![(plan, 0)];
     while let Some((node, depth)) = stack.pop() {
         let pad = "  ".repeat(depth);
         out.push_str(&format!("{pad}{}\n", node.header()));
-        for line in details(node, lateness, early, &late) {
+        for line in read_details(node, threads)
+            .into_iter()
+            .chain(details(node, lateness, early, &late))
+        {
             out.push_str(&format!("{pad}  | {line}\n"));
         }
         stack.extend(node.inputs().into_iter().rev().map(|i| (i, depth + 1)));
@@ -42,6 +46,25 @@ fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result
         places.push("shown inline as LATE[...]".into());
     }
     Ok(places.join(", "))
+}
+
+/// How a scan is read at parallelism `threads`; nothing for other nodes,
+/// or at parallelism 1.
+fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
+    let LogicalPlan::Scan { table, .. } = node else {
+        return Vec::new();
+    };
+    if threads < 2 {
+        return Vec::new();
+    }
+    let whole_file = table.option("connector") == Some("filesystem")
+        && table.option("source.monitor-interval").is_none();
+    let how = if whole_file {
+        format!("parsed on {threads} threads, in pieces, then taken in file order; the operators above run on one thread")
+    } else {
+        "on one thread: only a file read to its end is split".to_string()
+    };
+    vec![format!("read: {how}")]
 }
 
 /// The time details of a window operator; nothing for other nodes.

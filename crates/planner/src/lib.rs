@@ -13,6 +13,7 @@ use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
 use tidemark_engine::clock::Clock;
+use tidemark_engine::parallel_file::FileSplit;
 use tidemark_engine::session_agg::SessionAggregate;
 use tidemark_engine::session_rows::SessionRows;
 use tidemark_engine::source::TableSource;
@@ -179,6 +180,10 @@ fn build(
             Ok(PipelineSource::Table(Box::new(TableSource::open(
                 Arc::clone(table),
                 batch_size,
+                FileSplit {
+                    threads: options.parallelism()?,
+                    piece_bytes: options.piece_bytes()?,
+                },
                 eval,
                 clock(options)?,
             )?)))
