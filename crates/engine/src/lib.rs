@@ -27,6 +27,7 @@ mod json_source;
 pub mod merging;
 mod nexmark;
 pub mod operator;
+mod ordered_pool;
 pub mod parallel_file;
 mod pipe_reader;
 pub mod pipeline;

@@ -16,6 +16,7 @@
 //!   the first event's time, so every run makes the same events.
 
 use crate::csv_source::{option_error, CsvBatch, CsvStats};
+use crate::ordered_pool::OrderedPool;
 use arrow::array::{ArrayRef, Int64Builder, StringBuilder, TimestampMillisecondBuilder};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -126,14 +127,42 @@ fn field(event: &Event, column: usize) -> Option<Value<'_>> {
     })
 }
 
-pub struct NexmarkSource {
+/// Makes the batch of any run of a stream's events: event `k` of a stream
+/// depends only on `k`, so runs can be made on any thread.
+struct BatchMaker {
+    /// The stream's generator at its first event.
     events: EventGenerator,
     /// For each declared column: its position in the stream's columns.
     picks: Vec<usize>,
     kinds: Vec<Kind>,
     schema: SchemaRef,
+}
+
+impl BatchMaker {
+    /// The batch of events `offset .. offset + n` of the stream.
+    fn make(&self, offset: u64, n: usize) -> Result<RecordBatch> {
+        let events: Vec<Event> = self.events.clone().with_offset(offset).take(n).collect();
+        let columns = self
+            .picks
+            .iter()
+            .zip(&self.kinds)
+            .map(|(pos, kind)| column(&events, *pos, *kind))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
+    }
+}
+
+pub struct NexmarkSource {
+    maker: Arc<BatchMaker>,
     batch_size: usize,
-    remaining: u64,
+    /// Events of the stream in all.
+    total: u64,
+    /// Events handed out so far.
+    made: u64,
+    /// Threads making batches; more than one: batches are made ahead on
+    /// an [`OrderedPool`] (started at the first batch).
+    threads: usize,
+    pool: Option<OrderedPool<Result<RecordBatch>>>,
     stats: CsvStats,
 }
 
@@ -142,6 +171,7 @@ impl NexmarkSource {
         columns: Vec<(String, SqlType)>,
         options: &BTreeMap<String, String>,
         batch_size: usize,
+        threads: usize,
     ) -> Result<Self> {
         if let Some(key) = options.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
             return Err(
@@ -235,12 +265,17 @@ impl NexmarkSource {
                 .collect::<Vec<_>>(),
         ));
         Ok(NexmarkSource {
-            events: EventGenerator::new(config).with_type_filter(event_type),
-            picks,
-            kinds,
-            schema,
+            maker: Arc::new(BatchMaker {
+                events: EventGenerator::new(config).with_type_filter(event_type),
+                picks,
+                kinds,
+                schema,
+            }),
             batch_size: batch_size.max(1),
-            remaining,
+            total: remaining,
+            made: 0,
+            threads: threads.max(1),
+            pool: None,
             stats: CsvStats::default(),
         })
     }
@@ -250,21 +285,33 @@ impl NexmarkSource {
     }
 
     pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
-        let n = self.remaining.min(self.batch_size as u64) as usize;
+        let n = (self.total - self.made).min(self.batch_size as u64) as usize;
         if n == 0 {
             return Ok(None);
         }
-        let events: Vec<Event> = self.events.by_ref().take(n).collect();
-        let columns = self
-            .picks
-            .iter()
-            .zip(&self.kinds)
-            .map(|(pos, kind)| column(&events, *pos, *kind))
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        let batch = if self.threads > 1 {
+            let (size, total) = (self.batch_size as u64, self.total);
+            let maker = Arc::clone(&self.maker);
+            let pool = self.pool.get_or_insert_with(|| {
+                // Job j: events j * size onwards, as one thread makes them.
+                let jobs = total.div_ceil(size);
+                OrderedPool::spawn(
+                    self.threads,
+                    jobs,
+                    Arc::new(move |j| {
+                        let offset = j * size;
+                        maker.make(offset, (total - offset).min(size) as usize)
+                    }),
+                )
+            });
+            pool.next()
+                .ok_or_else(|| Error::Internal("a nexmark generator thread failed".into()))??
+        } else {
+            self.maker.make(self.made, n)?
+        };
         let first = self.stats.rows_read + 1;
         self.stats.rows_read += n as u64;
-        self.remaining -= n as u64;
+        self.made += n as u64;
         Ok(Some(CsvBatch {
             batch,
             lines: (first..first + n as u64).collect(),
@@ -343,7 +390,7 @@ mod tests {
             .iter()
             .map(|(n, t)| (n.to_string(), t.clone()))
             .collect();
-        NexmarkSource::open(columns, &options, 64)
+        NexmarkSource::open(columns, &options, 64, 1)
     }
 
     #[test]

@@ -136,7 +136,7 @@ impl TableSource {
             ));
         }
         if table.option("connector") == Some("nexmark") {
-            let reader = NexmarkSource::open(columns, &table.options, batch_size)?;
+            let reader = NexmarkSource::open(columns, &table.options, batch_size, split.threads)?;
             return Ok(Self::with_reader(
                 table,
                 FileReader::Nexmark(reader),

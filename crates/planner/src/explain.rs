@@ -57,12 +57,14 @@ fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
     if threads < 2 {
         return Vec::new();
     }
-    let whole_file = table.option("connector") == Some("filesystem")
-        && table.option("source.monitor-interval").is_none();
-    let how = if whole_file {
-        format!("parsed on {threads} threads, in pieces, then taken in file order; the operators above run on one thread")
-    } else {
-        "on one thread: only a file read to its end is split".to_string()
+    let how = match table.option("connector") {
+        Some("filesystem") if table.option("source.monitor-interval").is_none() => format!(
+            "parsed on {threads} threads, in pieces, then taken in file order; the operators above run on one thread"
+        ),
+        Some("nexmark") => format!(
+            "events made on {threads} threads, a batch each, then taken in order; the operators above run on one thread"
+        ),
+        _ => "on one thread: only a file read to its end and the nexmark generator are split".to_string(),
     };
     vec![format!("read: {how}")]
 }
