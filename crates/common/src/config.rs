@@ -203,48 +203,42 @@ impl SessionOptions {
     /// `tidemark.batch-size`: how many rows a source puts in one batch.
     /// Results never depend on it; tests vary it to prove that.
     pub fn batch_size(&self) -> Result<usize> {
-        match self.get("tidemark.batch-size") {
-            None => Ok(DEFAULT_BATCH_SIZE),
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(Error::plan(
-                    format!("'tidemark.batch-size' must be a positive integer, got '{v}'"),
-                    Span::default(),
-                )),
-            },
-        }
+        self.count("tidemark.batch-size", DEFAULT_BATCH_SIZE, usize::MAX)
     }
 
     /// `parallelism.default`: threads a query may use; 1 by default.
     pub fn parallelism(&self) -> Result<usize> {
-        match self.get("parallelism.default") {
-            None => Ok(1),
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if (1..=MAX_PARALLELISM).contains(&n) => Ok(n),
-                _ => Err(Error::plan(
-                    format!(
-                        "'parallelism.default' must be an integer from 1 to {MAX_PARALLELISM}, got '{v}'"
-                    ),
-                    Span::default(),
-                )),
-            },
-        }
+        self.count("parallelism.default", 1, MAX_PARALLELISM)
     }
 
     /// `tidemark.parallel.piece-bytes`: a file read on several threads is
     /// cut into pieces of about this many bytes (1 MiB by default).
     pub fn piece_bytes(&self) -> Result<usize> {
-        match self.get("tidemark.parallel.piece-bytes") {
-            None => Ok(DEFAULT_PIECE_BYTES),
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(Error::plan(
-                    format!(
-                        "'tidemark.parallel.piece-bytes' must be a positive integer, got '{v}'"
-                    ),
+        self.count(
+            "tidemark.parallel.piece-bytes",
+            DEFAULT_PIECE_BYTES,
+            usize::MAX,
+        )
+    }
+
+    /// A whole number from 1 to `max`; `default` when unset.
+    fn count(&self, key: &str, default: usize, max: usize) -> Result<usize> {
+        let Some(v) = self.get(key) else {
+            return Ok(default);
+        };
+        match v.trim().parse::<usize>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
+            _ => {
+                let want = if max == usize::MAX {
+                    "a positive integer".to_string()
+                } else {
+                    format!("an integer from 1 to {max}")
+                };
+                Err(Error::plan(
+                    format!("'{key}' must be {want}, got '{v}'"),
                     Span::default(),
-                )),
-            },
+                ))
+            }
         }
     }
 

@@ -241,6 +241,21 @@ impl ScalarFunction {
 }
 
 impl Expr {
+    /// The value of an integer literal (INT or BIGINT).
+    pub fn int_literal(&self) -> Option<i64> {
+        match self {
+            Expr::Literal {
+                value: ScalarValue::Int32(Some(v)),
+                ..
+            } => Some(i64::from(*v)),
+            Expr::Literal {
+                value: ScalarValue::Int64(Some(v)),
+                ..
+            } => Some(*v),
+            _ => None,
+        }
+    }
+
     pub fn ty(&self) -> SqlType {
         match self {
             Expr::Column { ty, .. }

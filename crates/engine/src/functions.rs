@@ -149,20 +149,6 @@ fn chrono_format(e: &Expr, mode: PatternMode) -> Result<String> {
         .ok_or_else(|| Error::Internal(format!("date pattern '{pattern}' was not checked")))
 }
 
-fn literal_int(e: &Expr) -> Option<i64> {
-    match e {
-        Expr::Literal {
-            value: ScalarValue::Int32(Some(v)),
-            ..
-        } => Some(i64::from(*v)),
-        Expr::Literal {
-            value: ScalarValue::Int64(Some(v)),
-            ..
-        } => Some(*v),
-        _ => None,
-    }
-}
-
 /// Flink's SUBSTRING on characters: position 0 reads as 1, a negative
 /// position counts from the end, a start past the end gives '' and a
 /// negative length NULL.
@@ -185,8 +171,8 @@ fn flink_substring(s: &str, pos: i64, len: Option<i64>) -> Option<String> {
 
 fn substring(args: &[Expr], values: &[ArrayRef]) -> Result<ArrayRef> {
     let s = values[0].as_string::<i32>();
-    let pos = literal_int(&args[1]);
-    let len = args.get(2).map(literal_int);
+    let pos = args[1].int_literal();
+    let len = args.get(2).map(Expr::int_literal);
     // A constant positive start and a constant length (or none) is arrow's
     // substring_by_char exactly.
     if let (Some(p), None | Some(Some(0..))) = (pos, len) {

@@ -70,16 +70,8 @@ fn int_literal(v: i32) -> Expr {
 /// The value of a constant integer argument: a literal, possibly negated.
 fn constant_int(e: &Expr) -> Option<i64> {
     match e {
-        Expr::Literal {
-            value: ScalarValue::Int32(Some(v)),
-            ..
-        } => Some(i64::from(*v)),
-        Expr::Literal {
-            value: ScalarValue::Int64(Some(v)),
-            ..
-        } => Some(*v),
         Expr::Negate(inner) => constant_int(inner).map(|v| -v),
-        _ => None,
+        other => other.int_literal(),
     }
 }
 
