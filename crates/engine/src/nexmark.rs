@@ -141,13 +141,38 @@ struct BatchMaker {
 impl BatchMaker {
     /// The batch of events `offset .. offset + n` of the stream.
     fn make(&self, offset: u64, n: usize) -> Result<RecordBatch> {
-        let events: Vec<Event> = self.events.clone().with_offset(offset).take(n).collect();
-        let columns = self
-            .picks
+        // One pass: each event goes into the builders as it is made and
+        // is dropped, rather than kept in a batch of whole events.
+        let mut builders: Vec<Builder> = self
+            .kinds
             .iter()
-            .zip(&self.kinds)
-            .map(|(pos, kind)| column(&events, *pos, *kind))
-            .collect::<Result<Vec<ArrayRef>>>()?;
+            .map(|kind| match kind {
+                Kind::Long => Builder::Long(Int64Builder::with_capacity(n)),
+                Kind::Text => Builder::Text(StringBuilder::with_capacity(n, n * 16)),
+                Kind::Time => Builder::Time(TimestampMillisecondBuilder::with_capacity(n)),
+            })
+            .collect();
+        for event in self.events.clone().with_offset(offset).take(n) {
+            for (pos, builder) in self.picks.iter().zip(&mut builders) {
+                let missing = || Error::Internal(format!("nexmark event without column {pos}"));
+                match (field(&event, *pos).ok_or_else(missing)?, builder) {
+                    (Value::Long(v), Builder::Long(b)) => b.append_value(v),
+                    (Value::Text(v), Builder::Text(b)) => b.append_value(v),
+                    (Value::Time(v), Builder::Time(b)) => b.append_value(v),
+                    _ => return Err(missing()),
+                }
+            }
+        }
+        let columns = builders
+            .into_iter()
+            .map(|b| -> ArrayRef {
+                match b {
+                    Builder::Long(mut b) => Arc::new(b.finish()),
+                    Builder::Text(mut b) => Arc::new(b.finish()),
+                    Builder::Time(mut b) => Arc::new(b.finish()),
+                }
+            })
+            .collect();
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
     }
 }
@@ -321,41 +346,11 @@ impl NexmarkSource {
     }
 }
 
-/// One column of a run of events.
-fn column(events: &[Event], pos: usize, kind: Kind) -> Result<ArrayRef> {
-    let missing = || Error::Internal(format!("nexmark event without column {pos}"));
-    Ok(match kind {
-        Kind::Long => {
-            let mut b = Int64Builder::with_capacity(events.len());
-            for e in events {
-                match field(e, pos).ok_or_else(missing)? {
-                    Value::Long(v) => b.append_value(v),
-                    _ => return Err(missing()),
-                }
-            }
-            Arc::new(b.finish())
-        }
-        Kind::Text => {
-            let mut b = StringBuilder::with_capacity(events.len(), events.len() * 16);
-            for e in events {
-                match field(e, pos).ok_or_else(missing)? {
-                    Value::Text(v) => b.append_value(v),
-                    _ => return Err(missing()),
-                }
-            }
-            Arc::new(b.finish())
-        }
-        Kind::Time => {
-            let mut b = TimestampMillisecondBuilder::with_capacity(events.len());
-            for e in events {
-                match field(e, pos).ok_or_else(missing)? {
-                    Value::Time(v) => b.append_value(v),
-                    _ => return Err(missing()),
-                }
-            }
-            Arc::new(b.finish())
-        }
-    })
+/// The builder of one declared column.
+enum Builder {
+    Long(Int64Builder),
+    Text(StringBuilder),
+    Time(TimestampMillisecondBuilder),
 }
 
 /// How many of the first `events` events are of `kind`: each run of
