@@ -137,13 +137,17 @@ const QUERIES: [&str; 24] = [
      WHERE L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k)",
 ];
 
-fn run(dir: &Path, query: &str, batch_size: usize) -> String {
+/// The query's output at `batch_size`, read with `threads` threads in
+/// pieces of `piece_bytes`.
+fn run(dir: &Path, query: &str, batch_size: usize, threads: usize, piece_bytes: usize) -> String {
     let sql = format!(
         "CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
          WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv', 'csv.null-literal' = '');\n\
          CREATE TABLE u (k STRING, ts TIMESTAMP(3), v INT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '500' MILLISECOND) \
          WITH ('connector' = 'filesystem', 'path' = 'in2.csv', 'format' = 'csv', 'csv.null-literal' = '');\n\
-         SET 'tidemark.batch-size' = '{batch_size}';\n{query};"
+         SET 'tidemark.batch-size' = '{batch_size}';\n\
+         SET 'parallelism.default' = '{threads}';\n\
+         SET 'tidemark.parallel.piece-bytes' = '{piece_bytes}';\n{query};"
     );
     let (mut rows, mut summary) = (Vec::new(), Vec::new());
     let mut session = Session::new(dir);
@@ -163,7 +167,7 @@ fn run(dir: &Path, query: &str, batch_size: usize) -> String {
 }
 
 #[test]
-fn output_does_not_depend_on_batch_size() {
+fn output_does_not_depend_on_batch_size_or_threads() {
     let dir =
         std::env::temp_dir().join(format!("tidemark-batch-invariance-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -171,15 +175,24 @@ fn output_does_not_depend_on_batch_size() {
         std::fs::write(dir.join("in.csv"), random_csv(seed, 300)).expect("write input");
         std::fs::write(dir.join("in2.csv"), random_csv(seed + 1000, 200)).expect("write input");
         for query in QUERIES {
-            let reference = run(&dir, query, 1);
+            let reference = run(&dir, query, 1, 1, 1 << 20);
             assert!(reference.contains("rows emitted"), "{reference}");
             if query == QUERIES[0] {
                 // The generator makes far-late rows; the test is only worth
                 // something if some are dropped.
                 assert!(reference.contains("late rows dropped"), "{reference}");
             }
-            for batch_size in [2, 3, 7, 64, 8192] {
-                let other = run(&dir, query, batch_size);
+            let variants = [
+                (2, 1, 1 << 20),
+                (3, 1, 1 << 20),
+                (7, 1, 1 << 20),
+                (64, 1, 1 << 20),
+                (8192, 1, 1 << 20),
+                (8192, 2, 97),
+                (5, 3, 31),
+            ];
+            for (batch_size, threads, piece_bytes) in variants {
+                let other = run(&dir, query, batch_size, threads, piece_bytes);
                 if other != reference {
                     let (line, (want, got)) = reference
                         .lines()
@@ -189,8 +202,8 @@ fn output_does_not_depend_on_batch_size() {
                         .find(|(_, (a, b))| a != b)
                         .expect("outputs differ somewhere");
                     panic!(
-                        "seed {seed}, batch size {batch_size}, query {query}\n\
-                         first difference at line {}:\n  batch size 1: {want}\n  batch size {batch_size}: {got}",
+                        "seed {seed}, batch size {batch_size}, {threads} threads, pieces of {piece_bytes} bytes, query {query}\n\
+                         first difference at line {}:\n  batch size 1: {want}\n  this run: {got}",
                         line + 1
                     );
                 }
