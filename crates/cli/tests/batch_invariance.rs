@@ -1,6 +1,6 @@
-//! Random streams, run at many batch sizes: the output must be the same
-//! bytes as at batch size 1, which is the row-at-a-time engine the
-//! semantics are defined by.
+//! Random streams, run at many batch sizes and with files read on several
+//! threads: the output must be the same bytes as at batch size 1 on one
+//! thread, which is the row-at-a-time engine the semantics are defined by.
 
 use std::fmt::Write as _;
 use std::path::Path;
