@@ -3,7 +3,10 @@
 //! and prints the result table and the output-row check.
 
 use crate::data::{self, Dataset};
-use crate::measure::{measure, Measurement};
+use crate::measure::{measure, summary_value, Measurement};
+use crate::numbers::{group, median, per_second};
+use crate::queries;
+use crate::table;
 use anyhow::{bail, Context, Result};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -189,20 +192,9 @@ pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
 /// Finds the programs and prepares the input: the bench's own executable
 /// (which also runs the plain program), the tidemark binary, the data.
 fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
-    let exe = std::env::current_exe().context("cannot locate the running executable")?;
-    let target_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
-        .to_path_buf();
-    if cfg!(debug_assertions) {
-        eprintln!("warning: this is a debug build, so the plain program is unoptimized; use `cargo run --release`");
-    }
-    let tidemark = match &args.tidemark {
-        Some(path) if path.is_file() => path.clone(),
-        Some(path) => bail!("no tidemark binary at {}", path.display()),
-        None => locate_tidemark(&target_dir)?,
-    };
+    let (exe, target_dir) = own_paths()?;
+    warn_if_debug_build();
+    let tidemark = tidemark_binary(args.tidemark.as_deref(), &target_dir)?;
     println!(
         "preparing {} rows, {} keys under {}",
         group(args.rows),
@@ -212,6 +204,34 @@ fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
     let data = data::prepare(&target_dir.join("bench-data"), args.rows, args.keys)?;
     print_setup(&data, &tidemark);
     Ok((exe, tidemark, data))
+}
+
+/// This executable (which also runs the plain program) and the target
+/// folder it was built in, where the data and the tidemark binary go.
+pub fn own_paths() -> Result<(PathBuf, PathBuf)> {
+    let exe = std::env::current_exe().context("cannot locate the running executable")?;
+    let target_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
+        .to_path_buf();
+    Ok((exe, target_dir))
+}
+
+pub fn warn_if_debug_build() {
+    if cfg!(debug_assertions) {
+        eprintln!("warning: this is a debug build, so the plain program is unoptimized; use `cargo run --release`");
+    }
+}
+
+/// The tidemark binary given on the command line, or the one in the
+/// target folder, brought up to date first.
+pub fn tidemark_binary(given: Option<&Path>, target_dir: &Path) -> Result<PathBuf> {
+    match given {
+        Some(path) if path.is_file() => Ok(path.to_path_buf()),
+        Some(path) => bail!("no tidemark binary at {}", path.display()),
+        None => locate_tidemark(target_dir),
+    }
 }
 
 /// The window shapes `windows` compares, with the TVF call of each.
@@ -388,84 +408,24 @@ pub fn join(args: &JoinArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The nexmark tables, each over `events` events.
-fn nexmark_tables(events: u64) -> String {
-    let with = |stream: &str| {
-        format!(
-            "WITH ('connector' = 'nexmark', 'stream' = '{stream}', 'events.num' = '{events}');\n"
-        )
-    };
-    format!(
-        "CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, \
-         dateTime TIMESTAMP(3), extra STRING, WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
-         CREATE TABLE person (id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, \
-         state STRING, dateTime TIMESTAMP(3), extra STRING, WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
-         CREATE TABLE auction (id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, \
-         dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING, \
-         WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
-         CREATE TABLE sink5 (auction BIGINT, num BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
-         CREATE TABLE sink7 (auction BIGINT, price BIGINT, bidder BIGINT, dt TIMESTAMP(3), extra STRING) WITH ('connector' = 'blackhole');\n\
-         CREATE TABLE sink8 (id BIGINT, name STRING, ws TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
-         CREATE TABLE sink11 (bidder BIGINT, n BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
-         CREATE TABLE sink0 (auction BIGINT) WITH ('connector' = 'blackhole');\n",
-        with("bid"),
-        with("person"),
-        with("auction")
-    )
-}
-
-/// Nexmark queries as in `examples/nexmark`, into blackhole sinks.
+/// The queries of the `nexmark` benchmark, the generator alone first.
 const NEXMARK_QUERIES: [(&str, &str); 5] = [
-    (
-        "generator alone (bids)",
-        "INSERT INTO sink0 SELECT auction FROM bid WHERE price < 0;",
-    ),
-    (
-        "q5 hot items",
-        "INSERT INTO sink5 SELECT auction, num, window_start, window_end FROM (\
-         SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY num DESC) AS r FROM (\
-         SELECT auction, COUNT(*) AS num, window_start, window_end \
-         FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) \
-         GROUP BY auction, window_start, window_end)) WHERE r <= 1;",
-    ),
-    (
-        "q7 highest bid",
-        "INSERT INTO sink7 SELECT auction, price, bidder, dateTime, extra FROM (\
-         SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS r \
-         FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) WHERE r <= 1;",
-    ),
-    (
-        "q8 new users",
-        "INSERT INTO sink8 SELECT P.id, P.name, P.window_start \
-         FROM (SELECT * FROM TABLE(TUMBLE(TABLE person, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) P \
-         WHERE P.id IN (SELECT seller FROM (SELECT * FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))) A \
-         WHERE P.window_start = A.window_start AND P.window_end = A.window_end);",
-    ),
-    (
-        "q11 sessions",
-        "INSERT INTO sink11 SELECT bidder, COUNT(*), window_start, window_end \
-         FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) \
-         GROUP BY bidder, window_start, window_end;",
-    ),
+    ("generator alone (bids)", queries::NEXMARK_GENERATOR),
+    ("q5 hot items", queries::NEXMARK_Q5),
+    ("q7 highest bid", queries::NEXMARK_Q7),
+    ("q8 new users", queries::NEXMARK_Q8),
+    ("q11 sessions", queries::NEXMARK_Q11),
 ];
 
 /// The `nexmark` benchmark: each query over `events` generated events,
 /// reported as events per second (events of every kind count, as in
 /// Nexmark's own figures) and against the generator alone.
 pub fn nexmark(args: &NexmarkArgs) -> Result<ExitCode> {
-    let exe = std::env::current_exe().context("cannot locate the running executable")?;
-    let target_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .with_context(|| format!("cannot find the target folder of {}", exe.display()))?
-        .to_path_buf();
-    let tidemark = match &args.tidemark {
-        Some(path) => path.clone(),
-        None => locate_tidemark(&target_dir)?,
-    };
+    let (_, target_dir) = own_paths()?;
+    let tidemark = tidemark_binary(args.tidemark.as_deref(), &target_dir)?;
     let dir = target_dir.join("bench-data").join("nexmark");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tables = nexmark_tables(args.events);
+    let tables = queries::nexmark_tables(args.events);
     let mut scripts = Vec::new();
     for (i, (name, query)) in NEXMARK_QUERIES.iter().enumerate() {
         let script = dir.join(format!("nexmark-{i}.sql"));
@@ -523,6 +483,18 @@ fn locate_tidemark(target_dir: &Path) -> Result<PathBuf> {
     Ok(bin)
 }
 
+/// When `tidemark` was built, as ` (built …)`, or nothing if unknown.
+pub fn built_at(tidemark: &Path) -> String {
+    std::fs::metadata(tidemark)
+        .and_then(|m| m.modified())
+        .map(|t| {
+            chrono::DateTime::<chrono::Utc>::from(t)
+                .format(" (built %Y-%m-%d %H:%M:%S UTC)")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
 fn print_setup(data: &Dataset, tidemark: &Path) {
     println!(
         "data: {} ({:.1} MiB, {})",
@@ -530,51 +502,25 @@ fn print_setup(data: &Dataset, tidemark: &Path) {
         data.bytes as f64 / (1024.0 * 1024.0),
         if data.reused { "reused" } else { "generated" }
     );
-    let built = std::fs::metadata(tidemark)
-        .and_then(|m| m.modified())
-        .map(|t| {
-            chrono::DateTime::<chrono::Utc>::from(t)
-                .format(" (built %Y-%m-%d %H:%M:%S UTC)")
-                .to_string()
-        })
-        .unwrap_or_default();
-    println!("tidemark: {}{built}", tidemark.display());
+    println!("tidemark: {}{}", tidemark.display(), built_at(tidemark));
 }
 
 fn print_table(series: &[&Series]) {
     let header = ["program", "rows", "median wall s", "rows/s", "peak RSS MiB"];
-    let mut lines: Vec<[String; 5]> = vec![header.map(String::from)];
-    for s in series {
-        let wall = s.median_wall_s();
-        lines.push([
-            s.name.to_string(),
-            group(s.rows),
-            format!("{wall:.3}"),
-            group((s.rows as f64 / wall).round() as u64),
-            format!("{:.1}", s.peak_rss_mib()),
-        ]);
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| lines.iter().map(|l| l[c].len()).max().unwrap_or(0))
+    let rows: Vec<Vec<String>> = series
+        .iter()
+        .map(|s| {
+            let wall = s.median_wall_s();
+            vec![
+                s.name.to_string(),
+                group(s.rows),
+                format!("{wall:.3}"),
+                per_second(s.rows, wall),
+                format!("{:.1}", s.peak_rss_mib()),
+            ]
+        })
         .collect();
-    for (i, line) in lines.iter().enumerate() {
-        let cells: Vec<String> = line
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                if c == 0 || i == 0 {
-                    format!("{cell:<w$}", w = widths[c])
-                } else {
-                    format!("{cell:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        println!("{}", cells.join(" | "));
-        if i == 0 {
-            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-            println!("{}", rule.join("-+-"));
-        }
-    }
+    print!("{}", table::render(&header, &rows));
 }
 
 /// Both programs must emit the same rows, every run.
@@ -599,37 +545,4 @@ fn check_rows(baseline: &Series, engine: &Series) {
     } else if ok {
         println!("output rows: {} from both (match)", group(t));
     }
-}
-
-/// The rest of the summary line that starts with `label`.
-fn summary_value<'a>(stderr: &'a str, label: &str) -> Option<&'a str> {
-    stderr
-        .lines()
-        .rev()
-        .find_map(|line| line.strip_prefix(label))
-        .map(str::trim)
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-/// `1234567` as `1,234,567`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }

@@ -5,6 +5,11 @@ mod baseline;
 mod data;
 mod driver;
 mod measure;
+mod numbers;
+mod queries;
+mod report;
+mod suite;
+mod table;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -15,7 +20,10 @@ use std::process::ExitCode;
 #[command(
     name = "tidemark-bench",
     about = "Benchmarks of `tidemark run` against a plain single-pass program doing the same work",
-    after_help = "Example: cargo run --release -p tidemark-bench -- tumble --rows 100000 --runs 1"
+    after_help = "Examples:\n  \
+        cargo run --release -p tidemark-bench -- all\n  \
+        cargo run --release -p tidemark-bench -- all --quick --parallelism 1,2\n  \
+        cargo run --release -p tidemark-bench -- tumble --rows 100000 --runs 1"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -24,6 +32,22 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The whole suite in one run, into blackhole sinks: the plain program,
+    /// TUMBLE, HOP, CUMULATE, SESSION, OVER, the window join, and Nexmark
+    /// q5, q8 and q11 with the generator alone.
+    ///
+    /// Every query runs once per round, in turn, at full size and at a
+    /// tenth of it (and at each --parallelism), so noise falls on all
+    /// alike. Prints one table of medians with each query's ratio to its
+    /// baseline (the plain program's throughput and TUMBLE's time for CSV
+    /// queries, the generator's throughput for Nexmark), peak memory at
+    /// full against tenth size, and PASS/FAIL against the performance
+    /// goals. Exits 0 whatever the verdicts: it is a report.
+    ///
+    /// The SESSION query (30 s gap) reads its own input, of the same size:
+    /// each key bids for 60 s and is silent for 60 s, so sessions close.
+    #[command(verbatim_doc_comment)]
+    All(suite::AllArgs),
     /// One-minute TUMBLE window aggregation (COUNT, SUM, MAX per key) over a
     /// generated CSV of bids, by `tidemark run` and by a plain program.
     ///
@@ -78,6 +102,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::All(args) => suite::all(&args),
         Command::Tumble(args) => driver::tumble(&args),
         Command::Windows(args) => driver::windows(&args),
         Command::Over(args) => driver::over(&args),

@@ -82,3 +82,13 @@ pub fn measure(program: &OsStr, args: &[&OsStr]) -> Result<Measurement> {
         stderr,
     })
 }
+
+/// The rest of the last line of a program's summary on stderr that
+/// starts with `label` (`rows emitted:`, `elapsed:`).
+pub fn summary_value<'a>(stderr: &'a str, label: &str) -> Option<&'a str> {
+    stderr
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix(label))
+        .map(str::trim)
+}
