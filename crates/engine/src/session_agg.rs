@@ -19,7 +19,8 @@ use crate::window_agg::WindowAggregateSpec;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
-use std::collections::{BTreeMap, HashMap};
+use hashbrown::HashMap;
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
@@ -28,14 +29,78 @@ use tidemark_common::{Error, Result, RowKind};
 
 /// A session's fire or cleanup timer. Ordered by window end, then by the
 /// arrival of the session's first row: the spec's output order within one
-/// firing.
+/// firing (no two sessions share a first row, so the key never decides).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SessionTimer {
     end: i64,
     first_seq: u64,
-    key: Vec<u8>,
+    /// The key's number in the operator's [`KeyTable`].
+    key: u32,
     /// Frees a fired session (with allowed lateness); otherwise fires it.
     cleanup: bool,
+}
+
+/// The keys that have open sessions, each with a number: timers name a key
+/// by it, so moving a timer copies no key, and a row finds its key's
+/// sessions with one fast hash. A key's number is given back when its
+/// last session ends, so the table holds only live keys.
+#[derive(Default)]
+struct KeyTable {
+    ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    /// By number: the key (in arrow's row format) and its open sessions
+    /// by start.
+    entries: Vec<(Box<[u8]>, BTreeMap<i64, Session>)>,
+    free: Vec<u32>,
+}
+
+impl KeyTable {
+    fn find(&self, key: &[u8]) -> Option<u32> {
+        self.ids.get(key).copied()
+    }
+
+    /// The key's number, giving it one if it has none.
+    fn id(&mut self, key: &[u8]) -> u32 {
+        if let Some(id) = self.find(key) {
+            return id;
+        }
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.entries[id as usize].0 = key.into();
+                id
+            }
+            None => {
+                self.entries.push((key.into(), BTreeMap::new()));
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.ids.insert(key.into(), id);
+        id
+    }
+
+    fn key(&self, id: u32) -> &[u8] {
+        &self.entries[id as usize].0
+    }
+
+    fn sessions(&self, id: u32) -> &BTreeMap<i64, Session> {
+        &self.entries[id as usize].1
+    }
+
+    /// The key's sessions, taken out to work on; [`KeyTable::put_back`]
+    /// returns them.
+    fn take(&mut self, id: u32) -> BTreeMap<i64, Session> {
+        std::mem::take(&mut self.entries[id as usize].1)
+    }
+
+    /// Returns a key's sessions; with none left, the key leaves the table.
+    fn put_back(&mut self, id: u32, sessions: BTreeMap<i64, Session>) {
+        if sessions.is_empty() {
+            let key = std::mem::take(&mut self.entries[id as usize].0);
+            self.ids.remove(&key);
+            self.free.push(id);
+        } else {
+            self.entries[id as usize].1 = sessions;
+        }
+    }
 }
 
 struct Session {
@@ -69,8 +134,8 @@ pub struct SessionState {
     /// Show window_start and window_end on this zone's wall clock
     /// (TIMESTAMP_LTZ rowtimes).
     zone: Option<chrono_tz::Tz>,
-    /// Open sessions per key (in arrow's row format), by start.
-    sessions: HashMap<Vec<u8>, BTreeMap<i64, Session>>,
+    /// Open sessions per key.
+    keys: KeyTable,
     rows_seen: u64,
     metrics: OperatorMetrics,
 }
@@ -110,7 +175,7 @@ impl SessionAggregate {
             output_schema: spec.output_schema,
             window_time_zone,
             zone: spec.zone,
-            sessions: HashMap::new(),
+            keys: KeyTable::default(),
             rows_seen: 0,
             metrics: OperatorMetrics::default(),
         }))
@@ -177,25 +242,25 @@ impl SessionState {
         Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
     }
 
-    fn fire_timer(key: &[u8], session: &Session) -> (i64, SessionTimer) {
+    fn fire_timer(key: u32, session: &Session) -> (i64, SessionTimer) {
         (
             session.end.saturating_sub(1),
             SessionTimer {
                 end: session.end,
                 first_seq: session.first_seq,
-                key: key.to_vec(),
+                key,
                 cleanup: false,
             },
         )
     }
 
-    fn cleanup_timer(&self, key: &[u8], session: &Session) -> (i64, SessionTimer) {
+    fn cleanup_timer(&self, key: u32, session: &Session) -> (i64, SessionTimer) {
         (
             self.cleanup_time(session.end),
             SessionTimer {
                 end: session.end,
                 first_seq: session.first_seq,
-                key: key.to_vec(),
+                key,
                 cleanup: true,
             },
         )
@@ -241,7 +306,8 @@ impl TimerHandler for SessionState {
             let row_start = ts.value(i);
             let row_end = row_start.saturating_add(self.gap);
             let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
-            let merge = merge_into(self.sessions.get(key), row_start, row_end);
+            let known = self.keys.find(key);
+            let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 self.metrics
@@ -261,19 +327,18 @@ impl TimerHandler for SessionState {
                 continue;
             }
             let seq = self.rows_seen + i as u64;
-            let mut sessions = self.sessions.remove(key).unwrap_or_default();
+            let id = known.unwrap_or_else(|| self.keys.id(key));
+            let mut sessions = self.keys.take(id);
             let added = self.add_row(
                 time,
-                key,
+                id,
                 &mut sessions,
                 merge,
                 (i, seq, watermarks[i]),
                 &values,
                 out,
             );
-            if !sessions.is_empty() {
-                self.sessions.insert(key.to_vec(), sessions);
-            }
+            self.keys.put_back(id, sessions);
             if let Some(fire_at) = added? {
                 earliest_new_timer = earliest_new_timer.min(fire_at);
             }
@@ -289,13 +354,14 @@ impl TimerHandler for SessionState {
         timer: SessionTimer,
         out: &mut Emitter,
     ) -> Result<()> {
-        let Some(mut sessions) = self.sessions.remove(&timer.key) else {
+        // A live key always has a session: none means the timer outlived
+        // its key's sessions, and the number may be free or another key's.
+        if self.keys.sessions(timer.key).is_empty() {
             return Ok(());
-        };
-        let fired = self.on_session_timer(time, &timer, &mut sessions, out);
-        if !sessions.is_empty() {
-            self.sessions.insert(timer.key, sessions);
         }
+        let mut sessions = self.keys.take(timer.key);
+        let fired = self.on_session_timer(time, &timer, &mut sessions, out);
+        self.keys.put_back(timer.key, sessions);
         fired
     }
 }
@@ -315,7 +381,7 @@ impl SessionState {
     fn add_row(
         &mut self,
         time: &mut EventTime<SessionTimer>,
-        key: &[u8],
+        key: u32,
         sessions: &mut BTreeMap<i64, Session>,
         merge: Merge,
         (row, seq, watermark): (usize, u64, i64),
@@ -334,9 +400,10 @@ impl SessionState {
                 }
                 session.rows += 1;
                 if let Some(old) = session.emitted.take() {
-                    let new = self.result(key, start, session)?;
+                    let new = self.result(self.keys.key(key), start, session)?;
                     if self.trace {
-                        let line = self.trace_line(TraceEvent::Refire, key, start, end)?;
+                        let line =
+                            self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
                         out.side(line.field("rows", session.rows).watermark(watermark));
                     }
                     if old != new {
@@ -348,6 +415,25 @@ impl SessionState {
                 }
                 return Ok(None);
             }
+            // The common case in order: the row extends the end of the
+            // key's open session. It stays where it is; only its timer moves.
+            if let Some(session) = sessions.get_mut(&only).filter(|s| {
+                only == start
+                    && s.emitted.is_none()
+                    && end > s.end
+                    && end.saturating_sub(1) > watermark
+            }) {
+                let (old_at, old_timer) = Self::fire_timer(key, session);
+                time.delete(old_at, &old_timer);
+                for (acc, v) in session.accumulators.iter_mut().zip(values) {
+                    acc.update(v.as_ref(), &row_index, &[0])?;
+                }
+                session.end = end;
+                session.rows += 1;
+                let (at, timer) = Self::fire_timer(key, session);
+                time.register(at, timer);
+                return Ok(Some(at));
+            }
         }
         let mut merged: Option<Session> = None;
         let joined_sessions: Vec<&Session> =
@@ -357,7 +443,7 @@ impl SessionState {
         // or changing the bounds of one that fired, is.
         if self.trace && (joined_sessions.len() > 1 || retracted) {
             let rows: u64 = joined_sessions.iter().map(|s| s.rows).sum::<u64>() + 1;
-            let line = self.trace_line(TraceEvent::Merge, key, start, end)?;
+            let line = self.trace_line(TraceEvent::Merge, self.keys.key(key), start, end)?;
             out.side(
                 line.field("sessions", joined_sessions.len())
                     .field("rows", rows)
@@ -446,10 +532,15 @@ impl SessionState {
                 .remove(&start)
                 .ok_or_else(|| Error::Internal("session vanished".into()))?;
             if !timer.cleanup {
-                self.fire(&timer.key, start, &session, watermark, out)?;
+                self.fire(timer.key, start, &session, watermark, out)?;
             }
             if self.trace {
-                let line = self.trace_line(TraceEvent::Cleanup, &timer.key, start, session.end)?;
+                let line = self.trace_line(
+                    TraceEvent::Cleanup,
+                    self.keys.key(timer.key),
+                    start,
+                    session.end,
+                )?;
                 out.side(line.watermark(watermark));
             }
             return Ok(());
@@ -457,9 +548,9 @@ impl SessionState {
         let session = sessions
             .get_mut(&start)
             .ok_or_else(|| Error::Internal("session vanished".into()))?;
-        let result = self.fire(&timer.key, start, session, watermark, out)?;
+        let result = self.fire(timer.key, start, session, watermark, out)?;
         session.emitted = Some(result);
-        let (at, cleanup) = self.cleanup_timer(&timer.key, session);
+        let (at, cleanup) = self.cleanup_timer(timer.key, session);
         time.register(at, cleanup);
         Ok(())
     }
@@ -467,12 +558,13 @@ impl SessionState {
     /// Emits a session's result (`+I`), and returns it.
     fn fire(
         &mut self,
-        key: &[u8],
+        key: u32,
         start: i64,
         session: &Session,
         watermark: i64,
         out: &mut Emitter,
     ) -> Result<RecordBatch> {
+        let key = self.keys.key(key);
         if self.trace {
             let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
             out.side(line.field("rows", session.rows).watermark(watermark));
