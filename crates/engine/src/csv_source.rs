@@ -820,13 +820,44 @@ pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
                 (b'd' | b'D' | b'f' | b'F', rest) => rest,
                 _ => body,
             };
-            if !is_java_decimal_float(number) {
-                return None;
+            match short_decimal(number) {
+                Some(v) => v,
+                None if is_java_decimal_float(number) => {
+                    std::str::from_utf8(number).ok()?.parse::<f64>().ok()?
+                }
+                None => return None,
             }
-            std::str::from_utf8(number).ok()?.parse::<f64>().ok()?
         }
     };
     Some(if negative { -magnitude } else { magnitude })
+}
+
+/// `digits [. digits]` with at most 15 digits, the common case, read
+/// without the general algorithm: the digits as an integer and the power
+/// of ten are both exact in an f64, so the one division is rounded
+/// correctly and gives the value `str::parse` gives.
+fn short_decimal(t: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (mut mantissa, mut digits, mut fraction) = (0u64, 0usize, None::<usize>);
+    for &b in t {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if digits == 0 || digits > 15 {
+        return None;
+    }
+    Some(mantissa as f64 / POW10[fraction.unwrap_or(0)])
 }
 
 /// `digits [. digits] [e [sign] digits]` with a digit before or after the
@@ -1311,6 +1342,36 @@ impl CsvSource {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_decimals_read_as_the_general_parser_reads_them() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut texts: Vec<String> = [
+            "0",
+            "0.0",
+            "1.",
+            ".5",
+            "123456789012345",
+            "0.000000000000001",
+            "999999999999999",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = format!("{}", state % 10u64.pow(1 + (state >> 60) as u32 % 15));
+            let point = (state >> 40) as usize % (digits.len() + 1);
+            texts.push(format!("{}.{}", &digits[..point], &digits[point..]));
+        }
+        for text in &texts {
+            let want: f64 = text.parse().unwrap();
+            let got = parse_java_double(text.as_bytes()).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
+    }
+
     use super::*;
     use arrow::array::AsArray;
     use arrow::datatypes::{

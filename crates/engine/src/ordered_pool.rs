@@ -11,7 +11,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 /// Done jobs a thread may hold before it waits for the reader.
-const AHEAD: usize = 2;
+const AHEAD: usize = 1;
 
 pub struct OrderedPool<T> {
     threads: Vec<Receiver<T>>,

@@ -279,11 +279,11 @@ impl ParallelFile {
     fn start(&self) -> Result<Running> {
         let file = std::fs::File::open(&self.path)
             .map_err(|e| Error::io(format!("cannot open '{}'", self.spec.display_path), e))?;
-        // A few pieces in flight per thread keep them busy without
-        // holding much of the file in memory.
+        // A piece waiting per thread on each side keeps the threads busy
+        // without holding much of the file in memory.
         let threads = self.split.threads;
-        let (cut_send, cut_recv) = sync_channel::<Cut>(threads * 2);
-        let (read_send, read) = sync_channel(threads * 2);
+        let (cut_send, cut_recv) = sync_channel::<Cut>(threads);
+        let (read_send, read) = sync_channel(threads);
         let piece_bytes = self.split.piece_bytes;
         std::thread::spawn(move || split(file, piece_bytes, cut_send));
         let cuts = Arc::new(Mutex::new(cut_recv));
