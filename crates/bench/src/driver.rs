@@ -1,5 +1,5 @@
 //! The `tumble` benchmark: prepares the data, finds (or builds) the
-//! tidemark binary, runs the plain program and `tidemark run` alternately,
+//! tidemark binary, runs the hand-written program and `tidemark run` alternately,
 //! and prints the result table and the output-row check.
 
 use crate::data::{self, Dataset};
@@ -190,7 +190,7 @@ pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
 }
 
 /// Finds the programs and prepares the input: the bench's own executable
-/// (which also runs the plain program), the tidemark binary, the data.
+/// (which also runs the hand-written program), the tidemark binary, the data.
 fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
     let (exe, target_dir) = own_paths()?;
     warn_if_debug_build();
@@ -206,7 +206,7 @@ fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
     Ok((exe, tidemark, data))
 }
 
-/// This executable (which also runs the plain program) and the target
+/// This executable (which also runs the hand-written program) and the target
 /// folder it was built in, where the data and the tidemark binary go.
 pub fn own_paths() -> Result<(PathBuf, PathBuf)> {
     let exe = std::env::current_exe().context("cannot locate the running executable")?;
@@ -220,7 +220,7 @@ pub fn own_paths() -> Result<(PathBuf, PathBuf)> {
 
 pub fn warn_if_debug_build() {
     if cfg!(debug_assertions) {
-        eprintln!("warning: this is a debug build, so the plain program is unoptimized; use `cargo run --release`");
+        eprintln!("warning: this is a debug build, so the hand-written program is unoptimized; use `cargo run --release`");
     }
 }
 

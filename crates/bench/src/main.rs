@@ -19,7 +19,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "tidemark-bench",
-    about = "Benchmarks of `tidemark run` against a plain single-pass program doing the same work",
+    about = "Benchmarks of `tidemark run` against a hand-written single-pass program doing the same work",
     after_help = "Examples:\n  \
         cargo run --release -p tidemark-bench -- all\n  \
         cargo run --release -p tidemark-bench -- all --quick --parallelism 1,2\n  \
@@ -32,14 +32,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// The whole suite in one run, into blackhole sinks: the plain program,
+    /// The whole suite in one run, into blackhole sinks: the hand-written program,
     /// TUMBLE, HOP, CUMULATE, SESSION, OVER, the window join, and Nexmark
     /// q5, q8 and q11 with the generator alone.
     ///
     /// Every query runs once per round, in turn, at full size and at a
     /// tenth of it (and at each --parallelism), so noise falls on all
     /// alike. Prints one table of medians with each query's ratio to its
-    /// baseline (the plain program's throughput and TUMBLE's time for CSV
+    /// baseline (the hand-written program's throughput and TUMBLE's time for CSV
     /// queries, the generator's throughput for Nexmark), peak memory at
     /// full against tenth size, and PASS/FAIL against the performance
     /// goals. Exits 0 whatever the verdicts: it is a report.
@@ -49,12 +49,12 @@ enum Command {
     #[command(verbatim_doc_comment)]
     All(suite::AllArgs),
     /// One-minute TUMBLE window aggregation (COUNT, SUM, MAX per key) over a
-    /// generated CSV of bids, by `tidemark run` and by a plain program.
+    /// generated CSV of bids, by `tidemark run` and by a hand-written program.
     ///
     /// Generates a deterministic headerless CSV `key,ts,price` (fixed seed;
     /// ~1 ms of event time per row, up to 2 s of disorder) under
     /// `target/bench-data/`, reused when it exists with the same parameters.
-    /// Then runs the plain program and `tidemark run` alternately, each as a
+    /// Then runs the hand-written program and `tidemark run` alternately, each as a
     /// child process with stdout on /dev/null, and prints per program the
     /// median wall time, the throughput and the peak resident memory, and
     /// whether both emitted the same number of rows.
@@ -76,7 +76,7 @@ enum Command {
     /// blackhole sink, against the generator alone (a query that reads
     /// every bid and keeps none) in the same run.
     Nexmark(driver::NexmarkArgs),
-    /// The plain program: reads the CSV, aggregates one-minute windows per
+    /// The hand-written program: reads the CSV, aggregates one-minute windows per
     /// key and prints them on stdout; counts on stderr.
     #[command(hide = true)]
     Baseline {

@@ -13,7 +13,7 @@ pub const SESSION_GAP_S: u64 = 30;
 /// Every query of the `all` suite, in the order it runs and is reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Query {
-    /// The plain single-pass program doing TUMBLE's work: the CSV queries'
+    /// The hand-written single-pass program doing TUMBLE's work: the CSV queries'
     /// baseline.
     HandWritten,
     Tumble,
