@@ -127,6 +127,9 @@ fn field(event: &Event, column: usize) -> Option<Value<'_>> {
     })
 }
 
+/// Events per batch when batches are made on several threads.
+const PARALLEL_BATCH: u64 = 4096;
+
 /// Makes the batch of any run of a stream's events: event `k` of a stream
 /// depends only on `k`, so runs can be made on any thread.
 struct BatchMaker {
@@ -310,12 +313,20 @@ impl NexmarkSource {
     }
 
     pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
-        let n = (self.total - self.made).min(self.batch_size as u64) as usize;
+        let per_batch = if self.threads > 1 {
+            (self.batch_size as u64).min(PARALLEL_BATCH)
+        } else {
+            self.batch_size as u64
+        };
+        let n = (self.total - self.made).min(per_batch) as usize;
         if n == 0 {
             return Ok(None);
         }
         let batch = if self.threads > 1 {
-            let (size, total) = (self.batch_size as u64, self.total);
+            // Batches made ahead are held by the pool: smaller ones keep
+            // that memory small (events of the wide streams are large).
+            let size = (self.batch_size as u64).min(PARALLEL_BATCH);
+            let total = self.total;
             let maker = Arc::clone(&self.maker);
             let pool = self.pool.get_or_insert_with(|| {
                 // Job j: events j * size onwards, as one thread makes them.
