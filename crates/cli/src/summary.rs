@@ -72,8 +72,8 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
                 "{} dropped",
                 count(m.late_rows, "late row", "late rows")
             ));
-            if let Some(max) = m.lateness.iter().max() {
-                out.push_str(&format!(" (up to {} behind the watermark)", ms(*max)));
+            if let Some(max) = m.lateness.max() {
+                out.push_str(&format!(" (up to {} behind the watermark)", ms(max)));
             }
             if m.late_rows_accepted > 0 {
                 out.push_str(&format!(
@@ -185,10 +185,9 @@ fn diagnostics(s: &RunSummary) -> Vec<String> {
             ));
         }
         if m.late_rows > 0 && m.late_rows * 100 > m.rows_in {
-            let mut lateness = m.lateness.clone();
-            lateness.sort_unstable();
-            let rank = |p: usize| lateness[(lateness.len() * p).div_ceil(100).max(1) - 1];
+            let rank = |p: u64| m.lateness.percentile(p).unwrap_or(0);
             let (p50, p99, max) = (rank(50), rank(99), rank(100));
+            let about = if m.lateness.is_exact() { "" } else { "about " };
             // A row `p99` behind the watermark is on time with a delay
             // `p99 + 1 ms` larger; suggested in whole seconds from 1 s on.
             let suggest = |extra: i64| {
@@ -211,7 +210,7 @@ fn diagnostics(s: &RunSummary) -> Vec<String> {
                 ),
             };
             notes.push(format!(
-                "{name}: {:.1}% of its rows were late, behind the watermark by {} (p50), {} (p99), {} (max){advice}",
+                "{name}: {:.1}% of its rows were late, behind the watermark by {about}{} (p50), {about}{} (p99), {} (max){advice}",
                 m.late_rows as f64 * 100.0 / m.rows_in.max(1) as f64,
                 ms(p50),
                 ms(p99),

@@ -18,12 +18,90 @@ pub struct OperatorMetrics {
     /// Rows that arrived after their window fired, within the allowed
     /// lateness: added, and the window fired again for their key.
     pub late_rows_accepted: u64,
-    /// How far behind the watermark each dropped row was (watermark minus
-    /// rowtime, ms), for the summary's lateness figures.
-    pub lateness: Vec<i64>,
+    /// How far behind the watermark the dropped rows were (watermark
+    /// minus rowtime, ms), for the summary's lateness figures.
+    pub lateness: Lateness,
     /// Windows fired before the end of input (the rest fired only because
     /// the input ended).
     pub windows_fired_before_end: u64,
+}
+
+/// How far behind the watermark dropped rows were, counted per value so
+/// that the summary's percentiles are exact. Past [`Lateness::MAX_EXACT`]
+/// distinct values (a replay with millions of late rows, each late by a
+/// different amount) values are kept to three significant digits, rounded
+/// up, so memory stays bounded; the figures are then approximate, and say
+/// so. The largest value is always exact.
+#[derive(Clone, Debug, Default)]
+pub struct Lateness {
+    counts: std::collections::BTreeMap<i64, u64>,
+    rows: u64,
+    max: Option<i64>,
+    coarse: bool,
+}
+
+impl Lateness {
+    pub const MAX_EXACT: usize = 1 << 16;
+
+    pub fn push(&mut self, behind: i64) {
+        self.rows += 1;
+        self.max = Some(self.max.map_or(behind, |m| m.max(behind)));
+        let value = if self.coarse { coarse(behind) } else { behind };
+        *self.counts.entry(value).or_default() += 1;
+        if !self.coarse && self.counts.len() > Self::MAX_EXACT {
+            self.coarse = true;
+            let exact = std::mem::take(&mut self.counts);
+            for (v, n) in exact {
+                *self.counts.entry(coarse(v)).or_default() += n;
+            }
+        }
+    }
+
+    /// Rows counted.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    pub fn max(&self) -> Option<i64> {
+        self.max
+    }
+
+    /// Whether [`Lateness::percentile`] is exact.
+    pub fn is_exact(&self) -> bool {
+        !self.coarse
+    }
+
+    /// The value at or below which `p` % of the rows lie (nearest rank).
+    pub fn percentile(&self, p: u64) -> Option<i64> {
+        if p >= 100 {
+            return self.max;
+        }
+        let rank = (self.rows * p).div_ceil(100).max(1);
+        let mut seen = 0;
+        for (value, n) in &self.counts {
+            seen += n;
+            if seen >= rank {
+                return Some(*value);
+            }
+        }
+        self.max
+    }
+}
+
+/// `v` to three significant digits, rounded away from zero.
+fn coarse(v: i64) -> i64 {
+    let magnitude = v.unsigned_abs();
+    let mut step = 1u64;
+    while magnitude / step >= 1000 {
+        step *= 10;
+    }
+    let up = magnitude.div_ceil(step).saturating_mul(step);
+    let up = i64::try_from(up).unwrap_or(i64::MAX);
+    if v < 0 {
+        -up
+    } else {
+        up
+    }
 }
 
 pub trait Operator: Send {
@@ -36,5 +114,41 @@ pub trait Operator: Send {
 
     fn metrics(&self) -> OperatorMetrics {
         OperatorMetrics::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lateness_percentiles_are_exact_until_there_are_too_many_values() {
+        let mut l = Lateness::default();
+        for v in [8250, 10, 10, 40, 3] {
+            l.push(v);
+        }
+        assert_eq!(
+            (l.percentile(50), l.percentile(99), l.max()),
+            (Some(10), Some(8250), Some(8250))
+        );
+        assert!(l.is_exact());
+        let mut many = Lateness::default();
+        for v in 0..200_000i64 {
+            many.push(v * 7);
+        }
+        assert!(!many.is_exact());
+        assert!(many.counts.len() <= Lateness::MAX_EXACT);
+        assert_eq!(many.max(), Some(199_999 * 7));
+        // Within 0.1 %, rounded up.
+        let p50 = many.percentile(50).unwrap();
+        assert!((700_000..=700_700).contains(&p50), "{p50}");
+    }
+
+    #[test]
+    fn coarse_keeps_three_significant_digits_rounding_up() {
+        assert_eq!(coarse(999), 999);
+        assert_eq!(coarse(1001), 1010);
+        assert_eq!(coarse(123_456), 124_000);
+        assert_eq!(coarse(-1001), -1010);
     }
 }
