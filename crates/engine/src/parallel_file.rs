@@ -66,8 +66,8 @@ struct ReadSpec {
 
 /// A reader of one piece, in either format.
 enum PieceReader {
-    Csv(CsvSource),
-    Json(JsonSource),
+    Csv(Box<CsvSource>),
+    Json(Box<JsonSource>),
 }
 
 impl PieceReader {
@@ -83,7 +83,7 @@ impl PieceReader {
                     r.continue_after_header();
                 }
                 r.start_at_line(start_line);
-                PieceReader::Csv(r)
+                PieceReader::Csv(Box::new(r))
             }
             PieceFormat::Json(options) => {
                 let mut r = JsonSource::from_reader(
@@ -94,7 +94,7 @@ impl PieceReader {
                     spec.batch_size,
                 )?;
                 r.start_at_line(start_line);
-                PieceReader::Json(r)
+                PieceReader::Json(Box::new(r))
             }
         };
         if spec.keep_raw {

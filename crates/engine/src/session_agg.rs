@@ -40,6 +40,9 @@ pub struct SessionTimer {
     cleanup: bool,
 }
 
+/// One key's open sessions, by start.
+type KeySessions = BTreeMap<i64, Session>;
+
 /// The keys that have open sessions, each with a number: timers name a key
 /// by it, so moving a timer copies no key, and a row finds its key's
 /// sessions with one fast hash. A key's number is given back when its
@@ -47,9 +50,8 @@ pub struct SessionTimer {
 #[derive(Default)]
 struct KeyTable {
     ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
-    /// By number: the key (in arrow's row format) and its open sessions
-    /// by start.
-    entries: Vec<(Box<[u8]>, BTreeMap<i64, Session>)>,
+    /// By number: the key (in arrow's row format) and its open sessions.
+    entries: Vec<(Box<[u8]>, KeySessions)>,
     free: Vec<u32>,
 }
 
