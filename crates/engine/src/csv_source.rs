@@ -233,6 +233,16 @@ pub struct CsvBatch {
     pub skipped: Vec<BadRow>,
 }
 
+/// Where a data error's caret goes in the record it shows.
+#[derive(Clone, Copy)]
+enum Mark {
+    Field(usize),
+    /// From this field to the end of the record.
+    FieldsFrom(usize),
+    /// Just after the record.
+    End,
+}
+
 /// The input bytes and the parser state between records.
 struct Input {
     file: Box<dyn Read + Send>,
@@ -242,6 +252,9 @@ struct Input {
     /// In follow mode, the end of the data so far was reached between
     /// records: the batch goes out as it is.
     idle: bool,
+    /// The last record ended with `\r`; its text is then in `cr_record`.
+    ended_by_cr: bool,
+    cr_record: Vec<u8>,
     buf: Vec<u8>,
     /// First byte not yet consumed.
     pos: usize,
@@ -371,6 +384,7 @@ impl Input {
     /// Reads the next record into `fields`/`ends`, handling what Flink does
     /// at the start of a line: empty lines, comments, leading spaces.
     fn next_record(&mut self, options: &CsvOptions) -> std::io::Result<Next> {
+        self.ended_by_cr = false;
         loop {
             self.rec_start = self.pos;
             let Some(b) = self.peek()? else {
@@ -454,7 +468,13 @@ impl Input {
                 return Ok(Next::Unterminated { line, field });
             }
         }
-        if self.pos > self.rec_start && self.buf[self.pos - 1] == b'\r' {
+        self.ended_by_cr = self.pos > self.rec_start && self.buf[self.pos - 1] == b'\r';
+        if self.ended_by_cr {
+            // Finishing the line moves the buffer past the record: keep
+            // its text for an error to show.
+            self.cr_record.clear();
+            self.cr_record
+                .extend_from_slice(&self.buf[self.rec_start..self.pos]);
             self.finish_cr_line()?;
         }
         Ok(Next::Record { line })
@@ -1098,6 +1118,8 @@ impl CsvSource {
             raw: Vec::new(),
             follow: None,
             idle: false,
+            ended_by_cr: false,
+            cr_record: Vec::new(),
         };
         Ok(CsvSource {
             display_path,
@@ -1283,9 +1305,17 @@ impl CsvSource {
         }
         let ignore = self.options.ignore_parse_errors;
         if found != expected && !ignore {
-            return Err(
-                self.input_error(line, format!("expected {expected} fields, found {found}"))
-            );
+            // The caret: under the fields too many, or after the last.
+            let mark = if found > expected {
+                Mark::FieldsFrom(expected)
+            } else {
+                Mark::End
+            };
+            let excerpt = self.record_excerpt(line, mark);
+            return Err(self.input_error(
+                line,
+                format!("expected {expected} fields, found {found}\n{excerpt}"),
+            ));
         }
         if found > expected {
             // As Flink does: the row is dropped, not cut.
@@ -1326,13 +1356,70 @@ impl CsvSource {
     fn field_error(&self, line: u64, i: usize) -> Error {
         let (name, ty) = &self.columns[i];
         let text = self.input.field(i);
-        match std::str::from_utf8(text) {
-            Ok(text) => self.input_error(
-                line,
-                format!("field '{name}': cannot parse '{}' as {ty}", shorten(text)),
-            ),
-            Err(_) => self.input_error(line, format!("invalid UTF-8 in field '{name}'")),
+        let message = match std::str::from_utf8(text) {
+            Ok(text) => format!("field '{name}': cannot parse '{}' as {ty}", shorten(text)),
+            Err(_) => format!("invalid UTF-8 in field '{name}'"),
+        };
+        let excerpt = self.record_excerpt(line, Mark::Field(i));
+        self.input_error(line, format!("{message}\n{excerpt}"))
+    }
+
+    /// The record just read, as the line it starts on shows it, with a
+    /// caret where `mark` says: the same picture as under a SQL error.
+    fn record_excerpt(&self, line: u64, mark: Mark) -> String {
+        let raw = if self.input.ended_by_cr {
+            &self.input.cr_record[..]
+        } else {
+            &self.input.buf[self.input.rec_start..self.input.pos]
+        };
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        // Where each field starts and ends in the raw text: delimiters
+        // outside quotes (close enough to place a caret).
+        let quote = self.options.quote_character;
+        let mut bounds = vec![0usize];
+        let mut quoted = false;
+        for (at, b) in raw.iter().enumerate() {
+            if Some(*b) == quote {
+                quoted = !quoted;
+            } else if *b == self.options.field_delimiter && !quoted {
+                bounds.push(at);
+                bounds.push(at + 1);
+            }
         }
+        bounds.push(raw.len());
+        let text: String = String::from_utf8_lossy(raw)
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let chars_before = |byte: usize| String::from_utf8_lossy(&raw[..byte]).chars().count();
+        let total = text.chars().count();
+        let field = |i: usize| Some((*bounds.get(2 * i)?, *bounds.get(2 * i + 1)?));
+        let (from, to) = match mark {
+            Mark::Field(i) => field(i).map(|(a, b)| (chars_before(a), chars_before(b))),
+            Mark::FieldsFrom(i) => field(i).map(|(a, _)| (chars_before(a), total)),
+            Mark::End => Some((total, total)),
+        }
+        .unwrap_or((0, total));
+        // Long lines are cut around the field.
+        const WIDTH: usize = 100;
+        let first = if total <= WIDTH {
+            0
+        } else {
+            from.saturating_sub(WIDTH / 3).min(total - WIDTH)
+        };
+        let shown: String = text.chars().skip(first).take(WIDTH).collect();
+        let lead = if first > 0 { "..." } else { "" };
+        let tail = if first + WIDTH < total { "..." } else { "" };
+        let number = line.to_string();
+        let pad = " ".repeat(number.len());
+        let caret_at = lead.len() + from - first;
+        let carets = (to.min(first + WIDTH) - from).max(1);
+        format!(
+            "{pad} |\n{number} | {lead}{shown}{tail}\n{pad} | {}{}",
+            " ".repeat(caret_at),
+            "^".repeat(carets)
+        )
     }
 
     fn input_error(&self, line: u64, message: String) -> Error {
@@ -1801,7 +1888,7 @@ mod tests {
                     assert_eq!(got, rows(&[(1, want)]), "{ty} from '{text}'")
                 }
                 (None, Err(e)) => assert_eq!(
-                    e.to_string(),
+                    e.to_string().lines().next().unwrap_or_default(),
                     format!("t.csv:1: field 'c': cannot parse '{text}' as {ty}"),
                     "{ty} from '{text}'"
                 ),
@@ -1917,8 +2004,46 @@ mod tests {
             ),
         ];
         for (data, columns, want) in cases {
-            assert_eq!(read_err(data, columns, CsvOptions::default()), *want);
+            let got = read_err(data, columns, CsvOptions::default());
+            assert_eq!(got.lines().next().unwrap_or_default(), *want);
         }
+    }
+
+    #[test]
+    fn a_data_error_shows_its_record_with_a_caret() {
+        let three: &[(&str, SqlType)] = &[("a", Int), ("b", SqlType::String), ("m", Decimal(6, 2))];
+        let cases: &[(&[u8], &str)] = &[
+            (
+                b"1,x,1.5\n2,\"y, z\",abc\n",
+                "t.csv:2: field 'm': cannot parse 'abc' as DECIMAL(6, 2)\n  |\n2 | 2,\"y, z\",abc\n  |          ^^^",
+            ),
+            (
+                b"1,x,1.5,extra,more\r\n",
+                "t.csv:1: expected 3 fields, found 5\n  |\n1 | 1,x,1.5,extra,more\n  |         ^^^^^^^^^^",
+            ),
+            (b"1,x\n", "t.csv:1: expected 3 fields, found 2\n  |\n1 | 1,x\n  |    ^"),
+        ];
+        for (data, want) in cases {
+            assert_eq!(read_err(data, three, CsvOptions::default()), *want);
+        }
+        // A long line is cut around the field.
+        let long = format!("{},x,bad\n", "9".repeat(150));
+        let got = read_err(
+            long.as_bytes(),
+            &[("a", SqlType::String), ("b", SqlType::String), ("m", Int)],
+            CsvOptions::default(),
+        );
+        let shown = got.lines().nth(2).unwrap_or_default();
+        assert!(
+            shown.starts_with("1 | ...") && shown.ends_with(",x,bad"),
+            "{got}"
+        );
+        let caret = got.lines().nth(3).unwrap_or_default();
+        assert_eq!(
+            caret.find('^'),
+            Some(shown.find("bad").unwrap_or_default()),
+            "{got}"
+        );
     }
 
     #[test]

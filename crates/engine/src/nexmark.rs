@@ -410,7 +410,7 @@ mod tests {
             "1000",
         )?;
         let mut auctions = open("auction", &[("id", SqlType::BigInt)], "1000")?;
-        let mut count = |src: &mut NexmarkSource| -> Result<(u64, Vec<RecordBatch>)> {
+        let count = |src: &mut NexmarkSource| -> Result<(u64, Vec<RecordBatch>)> {
             let mut out = Vec::new();
             while let Some(b) = src.next_batch()? {
                 out.push(b.batch);
