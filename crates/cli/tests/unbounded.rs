@@ -233,18 +233,24 @@ fn a_followed_file_is_read_as_it_grows_and_drain_fires_open_windows() {
     );
 }
 
-#[test]
-fn a_stdin_table_needs_a_format() {
-    let dir = scratch("no-format");
-    let job = write_job(&dir, "'connector' = 'stdin'");
+/// `tidemark run job` with nothing on standard input, which must fail
+/// with exit status 1; its stderr.
+fn failing_run(job: &Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_tidemark"))
         .arg("run")
-        .arg(&job)
+        .arg(job)
         .stdin(Stdio::null())
         .output()
         .expect("run tidemark");
     assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
+    text(&out.stderr)
+}
+
+#[test]
+fn a_stdin_table_needs_a_format() {
+    let dir = scratch("no-format");
+    let job = write_job(&dir, "'connector' = 'stdin'");
+    let err = failing_run(&job);
     assert!(
         err.contains("the stdin connector needs 'format' = 'csv' or 'json'"),
         "{err}"
@@ -264,14 +270,7 @@ fn standard_input_is_read_once_per_query() {
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tidemark"))
-        .arg("run")
-        .arg(&job)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run tidemark");
-    assert_eq!(out.status.code(), Some(1));
-    let err = text(&out.stderr);
+    let err = failing_run(&job);
     assert!(
         err.contains("a query can read standard input once"),
         "{err}"
