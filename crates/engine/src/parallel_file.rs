@@ -36,16 +36,6 @@ pub struct FileSplit {
     pub piece_bytes: usize,
 }
 
-impl FileSplit {
-    /// One thread: the file is read as it is, with no splitting.
-    pub fn sequential() -> Self {
-        FileSplit {
-            threads: 1,
-            piece_bytes: tidemark_common::DEFAULT_PIECE_BYTES,
-        }
-    }
-}
-
 /// The file's format, with its options.
 #[derive(Clone)]
 pub enum PieceFormat {
@@ -727,7 +717,7 @@ mod tests {
             4,
             FileSplit {
                 threads: 2,
-                ..FileSplit::sequential()
+                piece_bytes: tidemark_common::DEFAULT_PIECE_BYTES,
             },
         )
         .unwrap();

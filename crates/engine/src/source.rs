@@ -189,6 +189,8 @@ impl TableSource {
                     })
             })
             .transpose()?;
+        // A file read to its end may be parsed on several threads; it was
+        // opened above all the same, so a missing file fails here, at once.
         let parallel = full.filter(|_| split.threads > 1 && follow.is_none());
         let (reader, ignore_parse_errors) = if let Some(full) = parallel {
             drop(input);
