@@ -42,6 +42,7 @@ pub mod time_service;
 pub mod trace;
 pub mod union;
 pub mod window_agg;
+mod window_buffer;
 pub mod window_join;
 pub mod window_rank;
 

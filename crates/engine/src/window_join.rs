@@ -14,6 +14,7 @@ use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
+use crate::window_buffer::by_window;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::take;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -312,65 +313,39 @@ impl TimerHandler for JoinState {
         out: &mut Emitter,
     ) -> Result<usize> {
         let input = usize::from(chunk.input.min(1));
-        let len = range.len();
-        let batch = chunk.batch.slice(range.start, len);
-        let watermarks = &chunk.watermarks[range.clone()];
-        let ends = batch
-            .column(self.side(input).window_end)
-            .as_primitive::<TimestampMillisecondType>();
-        let mut earliest_due = i64::MAX;
-        let mut consumed = len;
-        let mut by_window: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
-        for i in 0..len {
-            if watermarks[i] >= earliest_due {
-                consumed = i;
-                break;
+        let start = range.start;
+        let side = self.side(input);
+        let (window_start, window_end) = (side.window_start, side.window_end);
+        let run = by_window(time, chunk, range, window_end, |end| {
+            self.windows.contains_key(&end)
+        })?;
+        for (i, end) in run.late {
+            let watermark = chunk.watermarks[start + i];
+            if self.spec.trace {
+                let begin = chunk
+                    .batch
+                    .column(window_start)
+                    .as_primitive::<TimestampMillisecondType>()
+                    .value(start + i);
+                let line = TraceLine::new(TraceEvent::Late, Self::NAME)
+                    .window(begin, end)
+                    .field("input", if input == 0 { "left" } else { "right" })
+                    .watermark(watermark);
+                out.side(line);
             }
-            if ends.is_null(i) {
-                continue;
+            self.metrics.late_rows += 1;
+            self.metrics
+                .lateness
+                .push(watermark.saturating_sub(end.saturating_sub(1)));
+            let row = [(start + i) as u32];
+            if let Some(item) = late_rows(chunk, &row, Self::NAME, LATE_REASON)? {
+                out.side(item);
             }
-            let end = ends.value(i);
-            let fire = end.saturating_sub(1);
-            if fire <= watermarks[i] {
-                if self.spec.trace {
-                    let start = batch
-                        .column(self.side(input).window_start)
-                        .as_primitive::<TimestampMillisecondType>()
-                        .value(i);
-                    let line = TraceLine::new(TraceEvent::Late, Self::NAME)
-                        .window(start, end)
-                        .field("input", if input == 0 { "left" } else { "right" })
-                        .watermark(watermarks[i]);
-                    out.side(line);
-                }
-                self.metrics.late_rows += 1;
-                self.metrics
-                    .lateness
-                    .push(watermarks[i].saturating_sub(fire));
-                let row = [(range.start + i) as u32];
-                if let Some(item) = late_rows(chunk, &row, Self::NAME, LATE_REASON)? {
-                    out.side(item);
-                }
-                continue;
-            }
-            if !self.windows.contains_key(&end) && !by_window.contains_key(&end) {
-                time.register(fire, end);
-                earliest_due = earliest_due.min(fire);
-            }
-            by_window.entry(end).or_default().push(i as u32);
         }
-        for (end, rows) in by_window {
-            // A run of rows of one window (the common case) is kept as a
-            // slice, without copying.
-            let contiguous = rows.len() == 1 + (rows[rows.len() - 1] - rows[0]) as usize;
-            let picked = if contiguous {
-                batch.slice(rows[0] as usize, rows.len())
-            } else {
-                arrow::compute::take_record_batch(&batch, &UInt32Array::from(rows))?
-            };
-            self.windows.entry(end).or_default()[input].push(picked);
+        for (end, rows) in run.windows {
+            self.windows.entry(end).or_default()[input].push(rows);
         }
-        Ok(consumed)
+        Ok(run.consumed)
     }
 
     fn on_timer(

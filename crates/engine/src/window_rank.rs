@@ -12,9 +12,10 @@ use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
-use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
+use crate::window_buffer::by_window;
+use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
 use arrow::compute::{lexsort_to_indices, take_record_batch, SortColumn, SortOptions};
-use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::datatypes::SchemaRef;
 use arrow::row::{RowConverter, SortField};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -196,48 +197,25 @@ impl TimerHandler for RankState {
         range: Range<usize>,
         out: &mut Emitter,
     ) -> Result<usize> {
-        let len = range.len();
-        let batch = chunk.batch.slice(range.start, len);
-        let watermarks = &chunk.watermarks[range.clone()];
-        let ends = batch
-            .column(self.spec.window_end)
-            .as_primitive::<TimestampMillisecondType>();
-        let mut earliest_due = i64::MAX;
-        let mut consumed = len;
-        let mut by_window: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
-        for i in 0..len {
-            if watermarks[i] >= earliest_due {
-                consumed = i;
-                break;
+        let start = range.start;
+        let run = by_window(time, chunk, range, self.spec.window_end, |end| {
+            self.windows.contains_key(&end)
+        })?;
+        for (i, end) in run.late {
+            let watermark = chunk.watermarks[start + i];
+            self.metrics.late_rows += 1;
+            self.metrics
+                .lateness
+                .push(watermark.saturating_sub(end.saturating_sub(1)));
+            let row = [(start + i) as u32];
+            if let Some(item) = late_rows(chunk, &row, Self::NAME, LATE_REASON)? {
+                out.side(item);
             }
-            if ends.is_null(i) {
-                continue;
-            }
-            let end = ends.value(i);
-            let fire = end.saturating_sub(1);
-            if fire <= watermarks[i] {
-                self.metrics.late_rows += 1;
-                self.metrics
-                    .lateness
-                    .push(watermarks[i].saturating_sub(fire));
-                if let Some(item) =
-                    late_rows(chunk, &[(range.start + i) as u32], Self::NAME, LATE_REASON)?
-                {
-                    out.side(item);
-                }
-                continue;
-            }
-            if !self.windows.contains_key(&end) && !by_window.contains_key(&end) {
-                time.register(fire, end);
-                earliest_due = earliest_due.min(fire);
-            }
-            by_window.entry(end).or_default().push(i as u32);
         }
-        for (end, rows) in by_window {
-            let picked = take_record_batch(&batch, &UInt32Array::from(rows))?;
-            self.windows.entry(end).or_default().push(picked);
+        for (end, rows) in run.windows {
+            self.windows.entry(end).or_default().push(rows);
         }
-        Ok(consumed)
+        Ok(run.consumed)
     }
 
     fn on_timer(
