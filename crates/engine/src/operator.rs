@@ -26,6 +26,17 @@ pub struct OperatorMetrics {
     pub windows_fired_before_end: u64,
 }
 
+impl OperatorMetrics {
+    /// A window fired at `watermark`; the final watermark means it fired
+    /// only because the input ended.
+    pub fn window_fired(&mut self, watermark: i64) {
+        self.windows_fired += 1;
+        if watermark != tidemark_common::time::FINAL_WATERMARK {
+            self.windows_fired_before_end += 1;
+        }
+    }
+}
+
 /// How far behind the watermark dropped rows were, counted per value so
 /// that the summary's percentiles are exact. Past [`Lateness::MAX_EXACT`]
 /// distinct values (a replay with millions of late rows, each late by a

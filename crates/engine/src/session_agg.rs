@@ -573,10 +573,7 @@ impl SessionState {
         }
         let result = self.result(key, start, session)?;
         out.rows(result.clone(), RowKind::Insert);
-        self.metrics.windows_fired += 1;
-        if watermark != tidemark_common::time::FINAL_WATERMARK {
-            self.metrics.windows_fired_before_end += 1;
-        }
+        self.metrics.window_fired(watermark);
         Ok(result)
     }
 }

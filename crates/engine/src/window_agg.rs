@@ -309,10 +309,7 @@ impl WindowState {
             })
             .collect();
         if !early {
-            self.metrics.windows_fired += 1;
-            if watermark != tidemark_common::time::FINAL_WATERMARK {
-                self.metrics.windows_fired_before_end += 1;
-            }
+            self.metrics.window_fired(watermark);
         }
         // What was emitted is kept while rows may still change it: until
         // the window fires (early firing) or is cleaned up (lateness).

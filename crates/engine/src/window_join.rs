@@ -379,10 +379,7 @@ impl TimerHandler for JoinState {
                 .watermark(time.watermark());
             out.side(line);
         }
-        self.metrics.windows_fired += 1;
-        if time.watermark() != tidemark_common::time::FINAL_WATERMARK {
-            self.metrics.windows_fired_before_end += 1;
-        }
+        self.metrics.window_fired(time.watermark());
         if pairs.is_empty() {
             return Ok(());
         }

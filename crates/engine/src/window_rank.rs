@@ -233,10 +233,7 @@ impl TimerHandler for RankState {
         };
         let rows = arrow::compute::concat_batches(&first.schema(), &parts)?;
         out.rows(self.rank(&rows)?, RowKind::Insert);
-        self.metrics.windows_fired += 1;
-        if time.watermark() != tidemark_common::time::FINAL_WATERMARK {
-            self.metrics.windows_fired_before_end += 1;
-        }
+        self.metrics.window_fired(time.watermark());
         Ok(())
     }
 }
