@@ -125,3 +125,27 @@ impl fmt::Display for OverFrame {
         write!(f, "{units} BETWEEN {back} PRECEDING AND CURRENT ROW")
     }
 }
+
+/// Which rows of a window join come out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinType {
+    Inner,
+    Left,
+    Right,
+    Full,
+    /// Left rows with a partner, each once (`EXISTS`, `IN`).
+    Semi,
+    /// Left rows without a partner (`NOT EXISTS`; `NOT IN`, where the IN
+    /// key is NULL-aware: a NULL on either side is "unknown" and so never
+    /// proves the absence of a partner).
+    Anti {
+        null_aware: bool,
+    },
+}
+
+impl JoinType {
+    /// Whether the output has the right input's columns.
+    pub fn keeps_right(self) -> bool {
+        !matches!(self, JoinType::Semi | JoinType::Anti { .. })
+    }
+}

@@ -21,30 +21,8 @@ use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::{RowConverter, SortField};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
+use tidemark_common::window::JoinType;
 use tidemark_common::{Error, Result, RowKind, SqlType};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JoinKind {
-    Inner,
-    Left,
-    Right,
-    Full,
-    /// Left rows with a partner (`IN`, `EXISTS`), each once.
-    Semi,
-    /// Left rows without a partner (`NOT EXISTS`; `NOT IN` with
-    /// `null_aware`, where a NULL on either side is "unknown" and so never
-    /// proves the absence of a partner).
-    Anti {
-        null_aware: bool,
-    },
-}
-
-impl JoinKind {
-    /// Whether the output has the right input's columns.
-    pub fn keeps_right(self) -> bool {
-        !matches!(self, JoinKind::Semi | JoinKind::Anti { .. })
-    }
-}
 
 /// One input of a window join.
 pub struct JoinSide {
@@ -55,7 +33,7 @@ pub struct JoinSide {
 }
 
 pub struct WindowJoinSpec {
-    pub kind: JoinKind,
+    pub kind: JoinType,
     pub key_types: Vec<SqlType>,
     pub left: JoinSide,
     pub right: JoinSide,
@@ -99,7 +77,7 @@ impl WindowJoin {
         };
         let keys = converter(&spec.key_types)?;
         let prefix = match spec.kind {
-            JoinKind::Anti { null_aware: true } => match spec.key_types.split_last() {
+            JoinType::Anti { null_aware: true } => match spec.key_types.split_last() {
                 Some((_, correlated)) => converter(correlated)?,
                 None => return Err(Error::Internal("NOT IN without its key".into())),
             },
@@ -165,9 +143,9 @@ impl JoinState {
                 .is_some_and(|k| partners.first(k).is_some())
         };
         match kind {
-            JoinKind::Semi => return Ok(left_only(&found)),
-            JoinKind::Anti { null_aware: false } => return Ok(left_only(&|i| !found(i))),
-            JoinKind::Anti { null_aware: true } => {
+            JoinType::Semi => return Ok(left_only(&found)),
+            JoinType::Anti { null_aware: false } => return Ok(left_only(&|i| !found(i))),
+            JoinType::Anti { null_aware: true } => {
                 // NOT IN: the IN key (the last) is compared NULL-aware, the
                 // correlated keys before it plainly. A left row survives
                 // only if no right row can equal it: the right rows with
@@ -210,13 +188,13 @@ impl JoinState {
                         j = partners.next[j as usize];
                     }
                 }
-                None if matches!(kind, JoinKind::Left | JoinKind::Full) => {
+                None if matches!(kind, JoinType::Left | JoinType::Full) => {
                     pairs.push((Some(i as u32), None))
                 }
                 None => {}
             }
         }
-        if matches!(kind, JoinKind::Right | JoinKind::Full) {
+        if matches!(kind, JoinType::Right | JoinType::Full) {
             for (j, m) in matched.iter().enumerate() {
                 if !m {
                     pairs.push((None, Some(j as u32)));

@@ -20,7 +20,7 @@ use tidemark_engine::source::TableSource;
 use tidemark_engine::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
 use tidemark_engine::union::{Branch, UnionSource};
 use tidemark_engine::window_agg::{WindowAggregate, WindowAggregateSpec};
-use tidemark_engine::window_join::{JoinKind, JoinSide, WindowJoin, WindowJoinSpec};
+use tidemark_engine::window_join::{JoinSide, WindowJoin, WindowJoinSpec};
 use tidemark_engine::window_rank::{WindowRank, WindowRankSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
 use tidemark_over::{OverAggregate, OverSpec};
@@ -268,16 +268,7 @@ fn build(
                 window_end,
             };
             operators.push(Box::new(WindowJoin::new(WindowJoinSpec {
-                kind: match kind {
-                    JoinType::Inner => JoinKind::Inner,
-                    JoinType::Left => JoinKind::Left,
-                    JoinType::Right => JoinKind::Right,
-                    JoinType::Full => JoinKind::Full,
-                    JoinType::Semi => JoinKind::Semi,
-                    JoinType::Anti { null_aware } => JoinKind::Anti {
-                        null_aware: *null_aware,
-                    },
-                },
+                kind: *kind,
                 key_types: keys
                     .iter()
                     .map(|(l, _)| left.schema().field(*l).ty.clone())

@@ -9,9 +9,10 @@
 
 use crate::binder::QueryBinder;
 use crate::expr_binder::spanned;
-use crate::plan::{JoinType, LogicalPlan};
+use crate::plan::LogicalPlan;
 use crate::statement::span_of;
 use sqlparser::ast::{self, SetExpr, Spanned, TableFactor};
+use tidemark_common::window::JoinType;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Field, Result, Schema, Span};
 

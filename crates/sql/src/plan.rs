@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::expr::{AggregateCall, Expr};
-use tidemark_common::window::WindowKind;
+use tidemark_common::window::{JoinType, WindowKind};
 use tidemark_common::Schema;
 
 #[derive(Clone, Debug)]
@@ -90,22 +90,6 @@ pub enum LogicalPlan {
         keys: Vec<usize>,
         aggregates: Vec<AggregateCall>,
         schema: Schema,
-    },
-}
-
-/// Which rows of a window join come out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JoinType {
-    Inner,
-    Left,
-    Right,
-    Full,
-    /// Left rows with a partner, each once (`EXISTS`, `IN`).
-    Semi,
-    /// Left rows without a partner (`NOT EXISTS`; `NOT IN`, where the IN
-    /// key is NULL-aware: a NULL on either side never proves absence).
-    Anti {
-        null_aware: bool,
     },
 }
 
