@@ -24,7 +24,7 @@ use tidemark_engine::window_join::{JoinSide, WindowJoin, WindowJoinSpec};
 use tidemark_engine::window_rank::{WindowRank, WindowRankSpec};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
 use tidemark_over::{OverAggregate, OverSpec};
-use tidemark_sql::{JoinType, LogicalPlan};
+use tidemark_sql::LogicalPlan;
 
 /// A planned query: the pipeline and what its output rows look like.
 pub struct PhysicalQuery {
