@@ -354,9 +354,7 @@ impl Session {
         let cancel = Arc::clone(&self.cancel);
         // Rows read from a pipe or a followed file come out as they are
         // made, not when an output buffer fills.
-        let streaming = plan.scans().iter().any(|t| {
-            t.option("connector") == Some("stdin") || t.option("source.monitor-interval").is_some()
-        });
+        let streaming = plan.scans().iter().any(|t| t.reads_unending_input());
         // Trace lines share stderr with the progress line: one or the other.
         let mut progress = (self.progress && !self.interactive && !self.options.trace()?)
             .then(crate::progress::ProgressLine::default);

@@ -35,4 +35,20 @@ impl TableDef {
     pub fn option(&self, key: &str) -> Option<&str> {
         self.options.get(key).map(String::as_str)
     }
+
+    /// How often a followed file is read again at its end
+    /// (`source.monitor-interval`, checked when the table was declared);
+    /// None for a file read once.
+    pub fn monitor_interval(&self) -> Option<std::time::Duration> {
+        let ms = crate::time::parse_duration_ms(self.option("source.monitor-interval")?).ok()?;
+        Some(std::time::Duration::from_millis(
+            u64::try_from(ms).ok()?.max(1),
+        ))
+    }
+
+    /// Whether the table reads a stream that has no end of its own:
+    /// standard input, or a followed file.
+    pub fn reads_unending_input(&self) -> bool {
+        self.option("connector") == Some("stdin") || self.monitor_interval().is_some()
+    }
 }

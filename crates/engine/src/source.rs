@@ -174,21 +174,7 @@ impl TableSource {
             })?;
             (Box::new(file), path_text, Some(full))
         };
-        let follow = table
-            .option("source.monitor-interval")
-            .map(|v| {
-                tidemark_common::time::parse_duration_ms(v)
-                    .ok()
-                    .filter(|ms| *ms > 0)
-                    .map(|ms| std::time::Duration::from_millis(ms as u64))
-                    .ok_or_else(|| {
-                        Error::plan(
-                            format!("option 'source.monitor-interval' must be a positive duration such as '1 s', not '{v}'"),
-                            tidemark_common::Span::default(),
-                        )
-                    })
-            })
-            .transpose()?;
+        let follow = table.monitor_interval();
         // A file read to its end may be parsed on several threads; it was
         // opened above all the same, so a missing file fails here, at once.
         let parallel = full.filter(|_| split.threads > 1 && follow.is_none());

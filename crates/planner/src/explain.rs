@@ -58,7 +58,7 @@ fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
         return Vec::new();
     }
     let how = match table.option("connector") {
-        Some("filesystem") if table.option("source.monitor-interval").is_none() => format!(
+        Some("filesystem") if !table.reads_unending_input() => format!(
             "parsed on {threads} threads, in pieces, then taken in file order; the operators above run on one thread"
         ),
         Some("nexmark") => format!(
