@@ -68,11 +68,6 @@ impl Lateness {
         }
     }
 
-    /// Rows counted.
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
     pub fn max(&self) -> Option<i64> {
         self.max
     }
