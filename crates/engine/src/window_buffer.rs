@@ -3,6 +3,8 @@
 //! rows are late, which windows are new (their fire timer is set here),
 //! and where the run must stop for a timer it set.
 
+use crate::emit::{late_rows, Emitter};
+use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::EventTime;
 use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
@@ -18,7 +20,7 @@ pub(crate) struct ByWindow {
     pub consumed: usize,
     /// On-time rows of each window, in arrival order.
     pub windows: Vec<(i64, RecordBatch)>,
-    /// Late rows (their window has fired): index in the run, window end.
+    /// Late rows (their window has fired): row of the chunk, window end.
     pub late: Vec<(usize, i64)>,
 }
 
@@ -34,8 +36,8 @@ pub(crate) fn by_window(
     window_end: usize,
     known: impl Fn(i64) -> bool,
 ) -> Result<ByWindow> {
-    let len = range.len();
-    let batch = chunk.batch.slice(range.start, len);
+    let (start, len) = (range.start, range.len());
+    let batch = chunk.batch.slice(start, len);
     let watermarks = &chunk.watermarks[range];
     let ends = batch
         .column(window_end)
@@ -55,7 +57,7 @@ pub(crate) fn by_window(
         let end = ends.value(i);
         let fire = end.saturating_sub(1);
         if fire <= *watermark {
-            late.push((i, end));
+            late.push((start + i, end));
             continue;
         }
         if !known(end) && !rows.contains_key(&end) {
@@ -81,4 +83,24 @@ pub(crate) fn by_window(
         windows,
         late,
     })
+}
+
+/// Drops late row `row` of `chunk` (window end `end`): counted with how
+/// far behind the watermark its window's fire was, and routed as the
+/// operator `name`'s late row for `reason`.
+pub(crate) fn drop_late(
+    metrics: &mut OperatorMetrics,
+    chunk: &Chunk,
+    (row, end): (usize, i64),
+    (name, reason): (&'static str, &'static str),
+    out: &mut Emitter,
+) -> Result<()> {
+    metrics.late_rows += 1;
+    metrics
+        .lateness
+        .push(chunk.watermarks[row].saturating_sub(end.saturating_sub(1)));
+    if let Some(item) = late_rows(chunk, &[row as u32], name, reason)? {
+        out.side(item);
+    }
+    Ok(())
 }

@@ -9,12 +9,12 @@
 //! other side — unmatched left rows in their place, unmatched right rows
 //! after. A row whose window has already ended is late.
 
-use crate::emit::{late_rows, row_keys, Emitter, Windowed, WindowedState};
+use crate::emit::{row_keys, Emitter, Windowed, WindowedState};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
-use crate::window_buffer::by_window;
+use crate::window_buffer::{by_window, drop_late};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::take;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -291,34 +291,27 @@ impl TimerHandler for JoinState {
         out: &mut Emitter,
     ) -> Result<usize> {
         let input = usize::from(chunk.input.min(1));
-        let start = range.start;
         let side = self.side(input);
         let (window_start, window_end) = (side.window_start, side.window_end);
         let run = by_window(time, chunk, range, window_end, |end| {
             self.windows.contains_key(&end)
         })?;
-        for (i, end) in run.late {
-            let watermark = chunk.watermarks[start + i];
+        for (row, end) in run.late {
+            let watermark = chunk.watermarks[row];
             if self.spec.trace {
                 let begin = chunk
                     .batch
                     .column(window_start)
                     .as_primitive::<TimestampMillisecondType>()
-                    .value(start + i);
+                    .value(row);
                 let line = TraceLine::new(TraceEvent::Late, Self::NAME)
                     .window(begin, end)
                     .field("input", if input == 0 { "left" } else { "right" })
                     .watermark(watermark);
                 out.side(line);
             }
-            self.metrics.late_rows += 1;
-            self.metrics
-                .lateness
-                .push(watermark.saturating_sub(end.saturating_sub(1)));
-            let row = [(start + i) as u32];
-            if let Some(item) = late_rows(chunk, &row, Self::NAME, LATE_REASON)? {
-                out.side(item);
-            }
+            let late = (Self::NAME, LATE_REASON);
+            drop_late(&mut self.metrics, chunk, (row, end), late, out)?;
         }
         for (end, rows) in run.windows {
             self.windows.entry(end).or_default()[input].push(rows);

@@ -8,11 +8,11 @@
 //! go out with their rank. A row whose window has already been ranked is
 //! late. An outer `WHERE rownum <= N` keeps the top N.
 
-use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
+use crate::emit::{key_converter, Emitter, Windowed, WindowedState};
 use crate::operator::OperatorMetrics;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
-use crate::window_buffer::by_window;
+use crate::window_buffer::{by_window, drop_late};
 use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
 use arrow::compute::{lexsort_to_indices, take_record_batch, SortColumn, SortOptions};
 use arrow::datatypes::SchemaRef;
@@ -197,20 +197,12 @@ impl TimerHandler for RankState {
         range: Range<usize>,
         out: &mut Emitter,
     ) -> Result<usize> {
-        let start = range.start;
         let run = by_window(time, chunk, range, self.spec.window_end, |end| {
             self.windows.contains_key(&end)
         })?;
-        for (i, end) in run.late {
-            let watermark = chunk.watermarks[start + i];
-            self.metrics.late_rows += 1;
-            self.metrics
-                .lateness
-                .push(watermark.saturating_sub(end.saturating_sub(1)));
-            let row = [(start + i) as u32];
-            if let Some(item) = late_rows(chunk, &row, Self::NAME, LATE_REASON)? {
-                out.side(item);
-            }
+        for (row, end) in run.late {
+            let late = (Self::NAME, LATE_REASON);
+            drop_late(&mut self.metrics, chunk, (row, end), late, out)?;
         }
         for (end, rows) in run.windows {
             self.windows.entry(end).or_default().push(rows);
