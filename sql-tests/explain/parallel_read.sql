@@ -1,6 +1,9 @@
 -- At parallelism 2 a file read to its end is parsed on two threads and
 -- taken back in file order (the results are those of one thread); a
--- generated source is read on one thread.
+-- generated source is read on one thread. A keyed window aggregation is
+-- split by key over the threads when the machine has a core for every
+-- thread (auto), always (true) or never (false); one whose results depend
+-- on every key (here: allowed lateness) is not.
 SET 'parallelism.default' = '2';
 
 CREATE TABLE bids (
@@ -29,3 +32,15 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bid_time), INTERVAL '10' SECOND))
 GROUP BY window_start, window_end, item;
 
 EXPLAIN SELECT n FROM gen;
+
+SET 'tidemark.parallel.split-by-key' = 'true';
+
+EXPLAIN SELECT item, window_start, COUNT(*) AS bids
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bid_time), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end, item;
+
+SET 'table.exec.emit.allow-lateness' = '5 s';
+
+EXPLAIN SELECT item, window_start, COUNT(*) AS bids
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bid_time), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end, item;

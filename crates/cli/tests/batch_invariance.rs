@@ -138,7 +138,8 @@ const QUERIES: [&str; 24] = [
 ];
 
 /// The query's output at `batch_size`, read with `threads` threads in
-/// pieces of `piece_bytes`.
+/// pieces of `piece_bytes`, with window aggregations split by key over
+/// `threads` threads.
 fn run(dir: &Path, query: &str, batch_size: usize, threads: usize, piece_bytes: usize) -> String {
     let sql = format!(
         "CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, d DOUBLE, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
@@ -147,7 +148,8 @@ fn run(dir: &Path, query: &str, batch_size: usize, threads: usize, piece_bytes: 
          WITH ('connector' = 'filesystem', 'path' = 'in2.csv', 'format' = 'csv', 'csv.null-literal' = '');\n\
          SET 'tidemark.batch-size' = '{batch_size}';\n\
          SET 'parallelism.default' = '{threads}';\n\
-         SET 'tidemark.parallel.piece-bytes' = '{piece_bytes}';\n{query};"
+         SET 'tidemark.parallel.piece-bytes' = '{piece_bytes}';\n\
+         SET 'tidemark.parallel.split-by-key' = 'true';\n{query};"
     );
     let (mut rows, mut summary) = (Vec::new(), Vec::new());
     let mut session = Session::new(dir);

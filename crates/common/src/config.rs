@@ -105,6 +105,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "a file read on several threads is cut into pieces of about this size; never changes results",
     },
     KnownOption {
+        key: "tidemark.parallel.split-by-key",
+        default: Some("auto"),
+        help: "at parallelism > 1, split keyed window aggregations by key over the threads: true, false, or auto (when the machine has a core for every thread); never changes results",
+    },
+    KnownOption {
         key: "tidemark.stop.drain",
         default: Some("false"),
         help: "on Ctrl-C or SIGTERM, end the input there and fire open windows",
@@ -168,6 +173,7 @@ impl SessionOptions {
         self.batch_size()?;
         self.parallelism()?;
         self.piece_bytes()?;
+        self.split_by_key()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.trace()?;
@@ -219,6 +225,23 @@ impl SessionOptions {
             DEFAULT_PIECE_BYTES,
             usize::MAX,
         )
+    }
+
+    /// `tidemark.parallel.split-by-key`: whether keyed window aggregations
+    /// at parallelism > 1 are split by key over the threads; None for
+    /// `auto` (the default), which decides by the machine's cores.
+    pub fn split_by_key(&self) -> Result<Option<bool>> {
+        const KEY: &str = "tidemark.parallel.split-by-key";
+        let value = self.get(KEY).unwrap_or("auto");
+        match value.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(None),
+            "true" => Ok(Some(true)),
+            "false" => Ok(Some(false)),
+            _ => Err(Error::plan(
+                format!("'{KEY}' must be 'true', 'false' or 'auto', got '{value}'"),
+                Span::default(),
+            )),
+        }
     }
 
     /// A whole number from 1 to `max`; `default` when unset.

@@ -5,7 +5,8 @@
 //!   carry their arrival watermarks, and watermark advances.
 //! - [`time_service`]: the event-time service (watermark, timers, cutting
 //!   chunks at timer crossings) every stateful operator uses.
-//! - [`window_agg`]: window aggregation with per-slice state.
+//! - [`window_agg`]: window aggregation with per-slice state;
+//!   [`partitioned`]: the same split by key over threads.
 //! - [`stateless`]: projection, filter, window labelling.
 //! - [`source`]: tables as streams (CSV or JSON-lines files), watermark
 //!   assignment.
@@ -29,6 +30,7 @@ mod nexmark;
 pub mod operator;
 mod ordered_pool;
 pub mod parallel_file;
+pub mod partitioned;
 mod pipe_reader;
 pub mod pipeline;
 pub mod session_agg;

@@ -121,6 +121,13 @@ pub trait Operator: Send {
     fn metrics(&self) -> OperatorMetrics {
         OperatorMetrics::default()
     }
+
+    /// Hands over results an operator made but held back to overlap its
+    /// work with the next items' (a split aggregation): called when a run
+    /// is stopped before its end, so that nothing made is lost.
+    fn release_held(&mut self, _out: &mut Vec<StreamItem>) -> Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

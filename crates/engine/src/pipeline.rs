@@ -183,20 +183,22 @@ impl Pipeline {
                 items.clear();
                 std::mem::swap(&mut items, &mut next);
             }
-            for item in items.drain(..) {
-                match item {
-                    StreamItem::Chunk(chunk) => {
-                        rows_emitted += chunk.num_rows() as u64;
-                        sink(RunOutput::Rows(&chunk))?;
-                    }
-                    StreamItem::Side(side) => sink(RunOutput::Side(&side))?,
-                    StreamItem::Watermark(w) => final_watermark = final_watermark.max(w),
-                    StreamItem::End => {}
-                }
-            }
+            deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
         }
         if let Some(e) = failure {
             return Err(e);
+        }
+        if cancelled && !drain {
+            // Stopped without the end of input: what operators made and
+            // held back still goes out, through the operators after them.
+            for op in &mut self.operators {
+                for item in items.drain(..) {
+                    op.process(item, &mut next)?;
+                }
+                op.release_held(&mut next)?;
+                std::mem::swap(&mut items, &mut next);
+            }
+            deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
         }
         if let Some(report) = progress.as_mut() {
             report(&self.progress(rows_emitted, started));
@@ -215,4 +217,26 @@ impl Pipeline {
             drained: cancelled && drain,
         })
     }
+}
+
+/// Hands the last operator's items to the sink, counting rows and noting
+/// the watermark.
+fn deliver(
+    items: &mut Vec<StreamItem>,
+    sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    rows_emitted: &mut u64,
+    final_watermark: &mut i64,
+) -> Result<()> {
+    for item in items.drain(..) {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                *rows_emitted += chunk.num_rows() as u64;
+                sink(RunOutput::Rows(&chunk))?;
+            }
+            StreamItem::Side(side) => sink(RunOutput::Side(&side))?,
+            StreamItem::Watermark(w) => *final_watermark = (*final_watermark).max(w),
+            StreamItem::End => {}
+        }
+    }
+    Ok(())
 }

@@ -88,7 +88,14 @@ impl Slicing {
 
     /// The end of the slice that holds `ts`.
     pub fn slice_end(&self, ts: i64) -> i64 {
-        window_start(ts, self.offset(), self.unit()).saturating_add(self.unit())
+        self.slice_bounds(ts).1
+    }
+
+    /// The start and end of the slice that holds `ts` (the end saturates
+    /// at the end of time).
+    pub fn slice_bounds(&self, ts: i64) -> (i64, i64) {
+        let start = window_start(ts, self.offset(), self.unit());
+        (start, start.saturating_add(self.unit()))
     }
 
     /// The end of the last window the slice ending at `slice_end` is in;

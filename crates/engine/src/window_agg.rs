@@ -16,7 +16,7 @@ use crate::slicing::Slicing;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{instant, TraceEvent, TraceLine};
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray, UInt32Array};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::{RowConverter, Rows};
 use hashbrown::HashTable;
@@ -30,6 +30,7 @@ use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, RowKind, SqlType};
 
 /// What an aggregation's configuration says, checked by [`WindowAggregate::new`].
+#[derive(Clone)]
 pub struct WindowAggregateSpec {
     pub kind: WindowKind,
     pub time_column: usize,
@@ -50,6 +51,24 @@ pub struct WindowAggregateSpec {
     /// Early firing: open windows emit their partial results every this
     /// many ms of watermark progress (`tidemark.emit.early-fire`).
     pub early_fire: Option<i64>,
+    /// The operator is one of several that split the keys between them
+    /// (see [`crate::partitioned`]).
+    pub key_share: Option<KeyShare>,
+}
+
+/// One of several window aggregations that split the keys between them.
+/// Every row comes in, so that time moves exactly as for one operator
+/// (slices, timers, late rows, two-phase flushes), but only the rows it
+/// owns are aggregated; each result row
+/// ends with the first arrival number of its key in the window (a `UInt64`
+/// column the output schema declares last), by which the shares' results
+/// are merged in the order one operator emits them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyShare {
+    /// The rows whose owner (the input's last column, `UInt8`) is this
+    /// are this share's to aggregate. Share 0 also counts late rows (of
+    /// every key) and routes them.
+    pub index: u8,
 }
 
 /// The timers of a window aggregation, keyed by window end. At equal
@@ -131,9 +150,11 @@ pub struct WindowState {
     hasher: foldhash::fast::FixedState,
     metrics: OperatorMetrics,
     /// Scratch buffers reused across chunks.
-    scratch_rows: Vec<(i64, Vec<u32>)>,
+    scratch_rows: Vec<(i64, u32, Vec<u32>)>,
     /// How many rows came in before the current run: rows' arrival numbers.
     rows_seen: u64,
+    /// This operator aggregates some of the keys only.
+    key_share: Option<KeyShare>,
     two_phase: Option<TwoPhase>,
 }
 
@@ -178,6 +199,7 @@ impl WindowAggregate {
             metrics: OperatorMetrics::default(),
             scratch_rows: Vec::new(),
             rows_seen: 0,
+            key_share: spec.key_share,
             two_phase: two_phase_sums.then_some(TwoPhase {
                 late_row_buffered: false,
                 checked_at: tidemark_common::time::NO_WATERMARK,
@@ -397,6 +419,11 @@ impl WindowState {
         for acc in &slice.accumulators {
             columns.push(acc.evaluate(groups)?);
         }
+        if self.key_share.is_some() {
+            columns.push(Arc::new(arrow::array::UInt64Array::from_iter_values(
+                groups.iter().map(|g| slice.first_seq[*g as usize]),
+            )));
+        }
         Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
     }
 
@@ -586,6 +613,25 @@ impl WindowState {
     }
 }
 
+/// The slice of the row before, with when its windows are cleaned up:
+/// consecutive rows mostly share a slice, so its bounds are computed once.
+#[derive(Clone, Copy)]
+struct RecentSlice {
+    start: i64,
+    end: i64,
+    /// When the slice's first window is cleaned up: a row in it is late
+    /// for some of its windows from then on.
+    cleaned: i64,
+    /// When its last window is: a row in it is late for all of them.
+    all_cleaned: i64,
+}
+
+impl RecentSlice {
+    fn holds(&self, wall: i64) -> bool {
+        self.start <= wall && wall < self.end
+    }
+}
+
 impl TimerHandler for WindowState {
     type Key = WindowTimer;
     type Output = Emitter;
@@ -604,13 +650,54 @@ impl TimerHandler for WindowState {
             .column(self.time_column)
             .as_primitive::<TimestampMillisecondType>();
         let ts_values = ts.values();
-        let keys = crate::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
+        // The rows this operator aggregates (all, unless it has a share of
+        // the keys) and their keys; `key_of[r]` is row r's key.
+        let mine = self.key_share.map(|share| {
+            let owners = batch.column(batch.num_columns() - 1);
+            (
+                owners
+                    .as_primitive::<arrow::datatypes::UInt8Type>()
+                    .values()
+                    .clone(),
+                share.index,
+            )
+        });
+        let is_mine = |r: usize| mine.as_ref().is_none_or(|(owners, me)| owners[r] == *me);
+        let (keys, key_of) = match mine {
+            None => (
+                crate::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?,
+                None,
+            ),
+            Some(_) => {
+                let own =
+                    UInt32Array::from_iter_values((0..len as u32).filter(|r| is_mine(*r as usize)));
+                let mut key_of = vec![u32::MAX; len];
+                for (k, r) in own.values().iter().enumerate() {
+                    key_of[*r as usize] = k as u32;
+                }
+                let own_keys = match &self.key_converter {
+                    None => None,
+                    Some(converter) => {
+                        let columns = self
+                            .key_columns
+                            .iter()
+                            .map(|c| arrow::compute::take(batch.column(*c), &own, None))
+                            .collect::<std::result::Result<Vec<_>, _>>()?;
+                        Some(converter.convert_columns(&columns)?)
+                    }
+                };
+                (own_keys, Some(key_of))
+            }
+        };
+        let key_row = |r: u32| key_of.as_ref().map_or(r, |k| k[r as usize]) as usize;
+        let reports_late_rows = self.key_share.is_none_or(|s| s.index == 0);
 
-        // Rows per slice, in arrival order; late rows are counted and left
-        // out. Consecutive rows usually share a slice, so the last one used
-        // is checked first.
+        // Rows per slice, in arrival order, with the first row of the run
+        // that falls in it (a row of another share may create a slice);
+        // late rows are counted and left out. Consecutive rows usually
+        // share a slice, so the last one used is checked first.
         let mut per_slice = std::mem::take(&mut self.scratch_rows);
-        per_slice.iter_mut().for_each(|(_, rows)| rows.clear());
+        per_slice.iter_mut().for_each(|(_, _, rows)| rows.clear());
         let mut used = 0usize;
         let mut last: Option<usize> = None;
         // The run ends before the first row whose watermark reaches a timer
@@ -624,6 +711,7 @@ impl TimerHandler for WindowState {
         let mut refire: Option<(i64, i64)> = None;
         // Late rows, by row of the chunk, when they are routed.
         let mut late: Vec<u32> = Vec::new();
+        let mut recent: Option<RecentSlice> = None;
         for i in 0..len {
             if watermarks[i] >= earliest_new_timer {
                 consumed = i;
@@ -632,14 +720,31 @@ impl TimerHandler for WindowState {
             if ts.is_null(i) {
                 continue;
             }
-            let mut end = self.slicing.slice_end(self.wall_clock(ts_values[i]));
-            if self.cleanup_time(self.slicing.last_window_end(end)) <= watermarks[i] {
-                self.metrics.late_rows += 1;
-                self.metrics
-                    .lateness
-                    .push(watermarks[i].saturating_sub(ts_values[i]));
-                if chunk.origin.is_some() {
-                    late.push((range.start + i) as u32);
+            let wall = self.wall_clock(ts_values[i]);
+            let slice = match recent {
+                Some(s) if s.holds(wall) => s,
+                _ => {
+                    let (start, end) = self.slicing.slice_bounds(wall);
+                    let s = RecentSlice {
+                        start,
+                        end,
+                        cleaned: self.cleanup_time(end),
+                        all_cleaned: self.cleanup_time(self.slicing.last_window_end(end)),
+                    };
+                    recent = Some(s);
+                    s
+                }
+            };
+            let mut end = slice.end;
+            if slice.all_cleaned <= watermarks[i] {
+                if reports_late_rows {
+                    self.metrics.late_rows += 1;
+                    self.metrics
+                        .lateness
+                        .push(watermarks[i].saturating_sub(ts_values[i]));
+                    if chunk.origin.is_some() {
+                        late.push((range.start + i) as u32);
+                    }
                 }
                 if self.trace {
                     let last = self.slicing.last_window_end(end);
@@ -668,7 +773,7 @@ impl TimerHandler for WindowState {
                 continue;
             }
             // Late for its earliest windows, on time for later ones.
-            let partially_late = self.cleanup_time(end) <= watermarks[i];
+            let partially_late = slice.cleaned <= watermarks[i];
             if partially_late {
                 if let Slicing::Cumulate { step, offset, .. } = self.slicing {
                     // Flink adds such a row to the running total of the
@@ -690,18 +795,19 @@ impl TimerHandler for WindowState {
                 }
                 refire = Some((end, watermarks[i]));
             }
-            if partially_late {
+            if partially_late && reports_late_rows {
                 self.metrics.partially_late_rows += 1;
             }
             let slot = match last {
                 Some(s) if per_slice[s].0 == end => s,
-                _ => match per_slice[..used].iter().position(|(e, _)| *e == end) {
+                _ => match per_slice[..used].iter().position(|(e, _, _)| *e == end) {
                     Some(s) => s,
                     None => {
                         if used == per_slice.len() {
-                            per_slice.push((end, Vec::new()));
+                            per_slice.push((end, i as u32, Vec::new()));
                         } else {
                             per_slice[used].0 = end;
+                            per_slice[used].1 = i as u32;
                         }
                         if !self.slices.contains_key(&end) {
                             if let Some(every) =
@@ -726,7 +832,9 @@ impl TimerHandler for WindowState {
                 },
             };
             last = Some(slot);
-            per_slice[slot].1.push(i as u32);
+            if is_mine(i) {
+                per_slice[slot].2.push(i as u32);
+            }
             if refire.is_some() {
                 consumed = 1;
                 break;
@@ -734,14 +842,14 @@ impl TimerHandler for WindowState {
         }
 
         let mut groups: Vec<u32> = Vec::new();
-        for (end, rows) in &per_slice[..used] {
+        for (end, first, rows) in &per_slice[..used] {
             let end = *end;
             if !self.slices.contains_key(&end) {
                 let slice = self.new_slice()?;
                 self.slices.insert(end, slice);
                 // Every window of the new slice that has not fired yet; the
                 // earlier ones fired without it (its rows are partly late).
-                let watermark = time.watermark().max(watermarks[rows[0] as usize]);
+                let watermark = time.watermark().max(watermarks[*first as usize]);
                 self.schedule_early(time, watermark);
                 for window_end in self.slicing.window_ends(end) {
                     if self.fire_time(window_end) > watermark {
@@ -760,11 +868,14 @@ impl TimerHandler for WindowState {
                 .get_mut(&end)
                 .ok_or_else(|| Error::Internal("slice vanished".into()))?;
             slice.local_dirty = true;
+            if rows.is_empty() {
+                continue;
+            }
             groups.clear();
             match (&keys, &mut slice.keys) {
                 (Some(keys), Some(slice_keys)) => {
                     for &r in rows {
-                        let row = keys.row(r as usize);
+                        let row = keys.row(key_row(r));
                         let hash = self.hasher.hash_one(row.as_ref());
                         let hashes = &slice.hashes;
                         let found = slice

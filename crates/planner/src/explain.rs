@@ -6,6 +6,7 @@
 
 use tidemark_common::window::{ms, WindowKind};
 use tidemark_common::{Result, SessionOptions};
+use tidemark_engine::partitioned::{cores_to_split, why_not_split};
 use tidemark_sql::{JoinType, LogicalPlan};
 
 /// The plan as `EXPLAIN` prints it, with the session's options applied.
@@ -21,6 +22,7 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
         out.push_str(&format!("{pad}{}\n", node.header()));
         for line in read_details(node, threads)
             .into_iter()
+            .chain(split_details(node, options, threads)?)
             .chain(details(node, lateness, early, &late))
         {
             out.push_str(&format!("{pad}  | {line}\n"));
@@ -58,15 +60,51 @@ fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
         return Vec::new();
     }
     let how = match table.option("connector") {
-        Some("filesystem") if !table.reads_unending_input() => format!(
-            "parsed on {threads} threads, in pieces, then taken in file order; the operators above run on one thread"
-        ),
-        Some("nexmark") => format!(
-            "events made on {threads} threads, a batch each, then taken in order; the operators above run on one thread"
-        ),
-        _ => "on one thread: only a file read to its end and the nexmark generator are split".to_string(),
+        Some("filesystem") if !table.reads_unending_input() => {
+            format!("parsed on {threads} threads, in pieces, then taken in file order")
+        }
+        Some("nexmark") => {
+            format!("events made on {threads} threads, a batch each, then taken in order")
+        }
+        _ => "on one thread: only a file read to its end and the nexmark generator are split"
+            .to_string(),
     };
     vec![format!("read: {how}")]
+}
+
+/// Whether a window aggregation is split by key at parallelism `threads`;
+/// nothing for other nodes, or at parallelism 1.
+fn split_details(
+    node: &LogicalPlan,
+    options: &SessionOptions,
+    threads: usize,
+) -> Result<Vec<String>> {
+    let LogicalPlan::WindowAggregate { window, keys, .. } = node else {
+        return Ok(Vec::new());
+    };
+    if threads < 2 {
+        return Ok(Vec::new());
+    }
+    let blocker = why_not_split(
+        &window.kind,
+        keys.len(),
+        options.allow_lateness()?,
+        options.early_fire()?,
+        options.trace()?,
+    );
+    let split = format!(
+        "split by key over {threads} threads (a hash of the key picks the thread that aggregates it), results merged in one thread's order"
+    );
+    let how = match (blocker, options.split_by_key()?) {
+        (Some(why), _) => format!("on one thread: {why}"),
+        (None, Some(false)) => "on one thread ('tidemark.parallel.split-by-key' is false)".into(),
+        (None, Some(true)) => split,
+        (None, None) => format!(
+            "{split}, on a machine with {} cores or more ('tidemark.parallel.split-by-key' is auto), else on one thread; the same results either way",
+            cores_to_split(threads)
+        ),
+    };
+    Ok(vec![format!("parallel: {how}")])
 }
 
 /// The time details of a window operator; nothing for other nodes.

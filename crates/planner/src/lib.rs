@@ -14,6 +14,7 @@ use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
 use tidemark_engine::clock::Clock;
 use tidemark_engine::parallel_file::FileSplit;
+use tidemark_engine::partitioned::{auto_split, partitionable, PartitionedWindowAggregate};
 use tidemark_engine::session_agg::SessionAggregate;
 use tidemark_engine::session_rows::SessionRows;
 use tidemark_engine::source::TableSource;
@@ -401,12 +402,26 @@ fn build(
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
                 trace: options.trace()?,
                 early_fire,
+                key_share: None,
             };
+            let threads = options.parallelism()?;
             match window.kind {
                 WindowKind::Tumble { .. }
                 | WindowKind::Hop { .. }
                 | WindowKind::Cumulate { .. } => {
-                    operators.push(Box::new(WindowAggregate::new(spec)?))
+                    let split = options
+                        .split_by_key()?
+                        .unwrap_or_else(|| auto_split(threads));
+                    if threads > 1 && split && partitionable(&spec).is_none() {
+                        // Results of an input that may pause go out as
+                        // they are made.
+                        let bounded = !input.scans().iter().any(|t| t.reads_unending_input());
+                        operators.push(Box::new(PartitionedWindowAggregate::new(
+                            spec, threads, bounded,
+                        )?))
+                    } else {
+                        operators.push(Box::new(WindowAggregate::new(spec)?))
+                    }
                 }
                 WindowKind::Session { .. } => {
                     operators.push(Box::new(SessionAggregate::new(spec)?))
