@@ -599,12 +599,14 @@ mod tests {
         items
     }
 
-    /// What an operator emits for `items`, as text, and its numbers.
+    /// What an operator emits for `items`, then releases, as text, and its
+    /// numbers.
     fn run(op: &mut dyn Operator, items: &[StreamItem]) -> (Vec<String>, String) {
         let mut out = Vec::new();
         for item in items {
             op.process(item.clone(), &mut out).expect("process");
         }
+        op.release_held(&mut out).expect("release");
         let text = out
             .iter()
             .map(|item| match item {
@@ -677,6 +679,16 @@ mod tests {
                 assert_eq!(got.1, expected.1, "case {case}, {threads} threads: numbers");
                 assert_eq!(got.0, expected.0, "case {case}, {threads} threads: output");
             }
+            // Stopped halfway (no end of input): what was held back comes
+            // out, and it is what one operator had emitted by then.
+            let half = &items[..items.len() / 2];
+            let mut one = WindowAggregate::new(spec(kind)).expect("spec");
+            let mut split = PartitionedWindowAggregate::new(spec(kind), 2, true).expect("spec");
+            assert_eq!(
+                run(&mut split, half),
+                run(&mut one, half),
+                "case {case}, stopped"
+            );
         }
         assert!(routed_late, "no case routed late rows");
     }
