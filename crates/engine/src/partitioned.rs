@@ -612,13 +612,14 @@ mod tests {
             .map(|item| match item {
                 StreamItem::Chunk(c) => format!(
                     "rows\n{}\nat {:?}",
-                    arrow::util::pretty::pretty_format_batches(&[c.batch.clone()]).expect("format"),
+                    arrow::util::pretty::pretty_format_batches(std::slice::from_ref(&c.batch))
+                        .expect("format"),
                     c.watermarks
                 ),
                 StreamItem::Watermark(w) => format!("watermark {w}"),
                 StreamItem::Side(SideItem::Late(late)) => format!(
                     "late\n{}\nat {:?}",
-                    arrow::util::pretty::pretty_format_batches(&[late.batch.clone()])
+                    arrow::util::pretty::pretty_format_batches(std::slice::from_ref(&late.batch))
                         .expect("format"),
                     late.watermarks
                 ),
