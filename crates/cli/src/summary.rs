@@ -2,6 +2,7 @@
 //! row is ever lost without a trace. A block after each query of a script,
 //! one line in the interactive client.
 
+use tidemark_common::show_bytes;
 use tidemark_common::window::ms;
 use tidemark_engine::RunSummary;
 
@@ -108,6 +109,23 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
         out.push_str(&format!("note: {note}\n"));
     }
     if timing {
+        // Sampled while running, so not in golden files either.
+        let held: Vec<String> = s
+            .operators
+            .iter()
+            .zip(&s.peak_state)
+            .filter(|(_, state)| state.bytes > 0)
+            .map(|((name, _), state)| {
+                format!(
+                    "{name} up to {} ({})",
+                    show_bytes(state.bytes),
+                    count(state.entries, "entry", "entries")
+                )
+            })
+            .collect();
+        if !held.is_empty() {
+            out.push_str(&format!("state: {}\n", held.join(", ")));
+        }
         out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
     }
     out

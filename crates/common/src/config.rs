@@ -110,6 +110,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "at parallelism > 1, split keyed window aggregations by key over the threads: true, false, or auto (when the machine has a core for every thread); never changes results",
     },
     KnownOption {
+        key: "tidemark.state.max-memory",
+        default: None,
+        help: "stop a query with an error when its operators' state grows past this size (e.g. '512 mb', '2 gb'); unlimited when unset",
+    },
+    KnownOption {
         key: "tidemark.stop.drain",
         default: Some("false"),
         help: "on Ctrl-C or SIGTERM, end the input there and fire open windows",
@@ -174,6 +179,7 @@ impl SessionOptions {
         self.parallelism()?;
         self.piece_bytes()?;
         self.split_by_key()?;
+        self.state_limit()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.trace()?;
@@ -239,6 +245,22 @@ impl SessionOptions {
             "false" => Ok(Some(false)),
             _ => Err(Error::plan(
                 format!("'{KEY}' must be 'true', 'false' or 'auto', got '{value}'"),
+                Span::default(),
+            )),
+        }
+    }
+
+    /// `tidemark.state.max-memory`: the most state (bytes) a query may
+    /// hold; None (unlimited) when unset.
+    pub fn state_limit(&self) -> Result<Option<u64>> {
+        const KEY: &str = "tidemark.state.max-memory";
+        let Some(value) = self.get(KEY) else {
+            return Ok(None);
+        };
+        match parse_memory_size(value) {
+            Some(bytes) if bytes > 0 => Ok(Some(bytes)),
+            _ => Err(Error::plan(
+                format!("'{KEY}' must be a size such as '512 mb' or '2 gb', got '{value}'"),
                 Span::default(),
             )),
         }
@@ -340,8 +362,60 @@ impl SessionOptions {
     }
 }
 
+/// A memory size as Flink writes them: a whole number and an optional
+/// unit, `b`, `k`/`kb`, `m`/`mb`, `g`/`gb`, `t`/`tb` (powers of 1024; the
+/// `kib`-style spellings too), case and spaces ignored.
+pub fn parse_memory_size(text: &str) -> Option<u64> {
+    let text = text.trim().to_ascii_lowercase();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let number: u64 = text[..digits].parse().ok()?;
+    let shift = match text[digits..].trim() {
+        "" | "b" | "bytes" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    number.checked_mul(1u64 << shift)
+}
+
+/// A byte count as people read it: `512 B`, `12.3 KiB`, `1.5 GiB`.
+pub fn show_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else if value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn memory_sizes_read_as_flink_writes_them() {
+        assert_eq!(super::parse_memory_size("512 mb"), Some(512 << 20));
+        assert_eq!(super::parse_memory_size("2G"), Some(2 << 30));
+        assert_eq!(super::parse_memory_size(" 100kib "), Some(100 << 10));
+        assert_eq!(super::parse_memory_size("4096"), Some(4096));
+        assert_eq!(super::parse_memory_size("lots"), None);
+        assert_eq!(super::parse_memory_size("1.5 gb"), None);
+        assert_eq!(super::parse_memory_size("99999999999 tb"), None);
+        assert_eq!(super::show_bytes(512), "512 B");
+        assert_eq!(super::show_bytes(256 << 10), "256 KiB");
+        assert_eq!(super::show_bytes(1_600_000), "1.5 MiB");
+    }
+
     use super::*;
 
     #[test]

@@ -51,6 +51,9 @@ pub trait Accumulator: Send {
         other_is_earlier: bool,
     ) -> Result<()>;
 
+    /// The bytes the accumulator's groups hold (for state limits).
+    fn state_bytes(&self) -> u64;
+
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
@@ -182,6 +185,10 @@ impl Accumulator for Count {
         Ok(())
     }
 
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.counts)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -246,6 +253,10 @@ impl Accumulator for CountDistinct {
             }
         }
         Ok(())
+    }
+
+    fn state_bytes(&self) -> u64 {
+        (self.bytes + self.seen.capacity() * std::mem::size_of::<HashSet<Box<[u8]>>>()) as u64
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -338,6 +349,10 @@ where
             }
         }
         Ok(())
+    }
+
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.sums) + crate::operator::vec_bytes(&self.seen)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -439,6 +454,13 @@ impl Accumulator for DoubleSum {
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
         }
         Ok(())
+    }
+
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.local)
+            + crate::operator::vec_bytes(&self.pending)
+            + crate::operator::vec_bytes(&self.stored)
+            + crate::operator::vec_bytes(&self.counts)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -562,6 +584,10 @@ impl Accumulator for Avg {
         Ok(())
     }
 
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.exact) + crate::operator::vec_bytes(&self.counts)
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -659,6 +685,10 @@ where
             }
         }
         Ok(())
+    }
+
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.values)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -780,6 +810,16 @@ impl Accumulator for RowValue {
         Ok(())
     }
 
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.values)
+            + self
+                .values
+                .iter()
+                .flatten()
+                .map(|v| v.capacity() as u64)
+                .sum::<u64>()
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -855,6 +895,16 @@ impl Accumulator for ListAgg {
             append_listed(&mut self.values[dst as usize], &self.separator, more);
         }
         Ok(())
+    }
+
+    fn state_bytes(&self) -> u64 {
+        crate::operator::vec_bytes(&self.values)
+            + self
+                .values
+                .iter()
+                .flatten()
+                .map(|v| v.capacity() as u64)
+                .sum::<u64>()
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

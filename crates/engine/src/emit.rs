@@ -4,7 +4,7 @@
 //! something follows those results downstream. Window aggregation, session
 //! aggregation and the SESSION TVF are each a `Windowed` of their state.
 
-use crate::operator::{Operator, OperatorMetrics};
+use crate::operator::{Operator, OperatorMetrics, StateSize};
 use crate::stream::{Chunk, LateRows, SideItem, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::RecordBatch;
@@ -102,6 +102,8 @@ pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
     const NAME: &'static str;
     fn metrics(&self) -> &OperatorMetrics;
     fn metrics_mut(&mut self) -> &mut OperatorMetrics;
+    /// The state held, timers aside.
+    fn state(&self) -> StateSize;
 }
 
 /// A windowed operator: its state on the event-time service, and the
@@ -146,6 +148,14 @@ where
 
     fn metrics(&self) -> OperatorMetrics {
         self.state.metrics().clone()
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = self.state.state();
+        // A timer: its time, key and the tree's share of a node.
+        size.bytes +=
+            (self.time.timer_count() * (std::mem::size_of::<(i64, S::Key)>() + 16)) as u64;
+        size
     }
 }
 

@@ -45,6 +45,17 @@ pub struct Emitted {
 pub type Changes = Option<(RecordBatch, Vec<RowKind>)>;
 
 impl Emitted {
+    /// The bytes the emitted rows and the key index hold.
+    pub fn state_bytes(&self) -> u64 {
+        let parts: usize = self
+            .parts
+            .iter()
+            .map(|(batch, rows)| batch.get_array_memory_size() + rows.size())
+            .sum();
+        let keys: usize = self.by_key.keys().map(|k| k.len() + 32).sum();
+        (parts + keys) as u64
+    }
+
     /// A first emission: every row of `batch` (key `keys[i]`) as `+I`.
     pub fn first(compare: &ResultRows, batch: RecordBatch, keys: Vec<Box<[u8]>>) -> Result<Self> {
         let rows = compare.rows(&batch)?;

@@ -110,6 +110,29 @@ fn coarse(v: i64) -> i64 {
     }
 }
 
+/// How much state an operator holds, estimated from what it keeps (key
+/// bytes, accumulators, buffered rows, timers), for the run summary and
+/// `tidemark.state.max-memory`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateSize {
+    pub bytes: u64,
+    /// Keyed entries: a key in one slice or window, a session, a buffered
+    /// row, a key of an OVER window.
+    pub entries: u64,
+}
+
+impl StateSize {
+    pub fn add(&mut self, other: StateSize) {
+        self.bytes += other.bytes;
+        self.entries += other.entries;
+    }
+}
+
+/// The bytes a vector's buffer holds.
+pub fn vec_bytes<T>(v: &Vec<T>) -> u64 {
+    (v.capacity() * std::mem::size_of::<T>()) as u64
+}
+
 pub trait Operator: Send {
     /// A short name for summaries and errors, e.g. `WindowAggregate`.
     fn name(&self) -> String;
@@ -120,6 +143,11 @@ pub trait Operator: Send {
 
     fn metrics(&self) -> OperatorMetrics {
         OperatorMetrics::default()
+    }
+
+    /// The state the operator holds now; nothing for a stateless one.
+    fn state(&self) -> StateSize {
+        StateSize::default()
     }
 
     /// Hands over results an operator made but held back to overlap its

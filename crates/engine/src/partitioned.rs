@@ -20,7 +20,7 @@
 //! per window — not with allowed lateness or early firing (updates emitted
 //! by rows, or between fires) or the trace (one operator's events).
 
-use crate::operator::{Operator, OperatorMetrics};
+use crate::operator::{Operator, OperatorMetrics, StateSize};
 use crate::stream::{Chunk, SideItem, StreamItem};
 use crate::window_agg::{KeyShare, WindowAggregate, WindowAggregateSpec};
 use arrow::array::{ArrayRef, AsArray, RecordBatch, UInt8Array};
@@ -106,13 +106,14 @@ struct Worker {
     requests: Option<Sender<Request>>,
     /// What it emitted for each item, in order.
     emitted: Receiver<Result<Vec<StreamItem>>>,
-    metrics: Receiver<OperatorMetrics>,
+    /// Its numbers and state, when asked.
+    reports: Receiver<(OperatorMetrics, StateSize)>,
     thread: Option<JoinHandle<()>>,
 }
 
 enum Request {
     Item(StreamItem),
-    Metrics,
+    Report,
 }
 
 /// Input items the workers may hold before their results are taken: the
@@ -161,7 +162,7 @@ impl PartitionedWindowAggregate {
             let mut op = WindowAggregate::new(spec.clone())?;
             let (requests, take) = channel::<Request>();
             let (give, emitted) = channel();
-            let (tell, metrics) = channel();
+            let (tell, reports) = channel();
             let thread = std::thread::Builder::new()
                 .name(format!("tidemark-window-{i}"))
                 .spawn(move || {
@@ -171,7 +172,7 @@ impl PartitionedWindowAggregate {
                                 let mut out = Vec::new();
                                 give.send(op.process(item, &mut out).map(|()| out)).is_ok()
                             }
-                            Request::Metrics => tell.send(op.metrics()).is_ok(),
+                            Request::Report => tell.send((op.metrics(), op.state())).is_ok(),
                         };
                         if !sent {
                             return;
@@ -182,7 +183,7 @@ impl PartitionedWindowAggregate {
             self.workers.push(Worker {
                 requests: Some(requests),
                 emitted,
-                metrics,
+                reports,
                 thread: Some(thread),
             });
         }
@@ -381,6 +382,12 @@ impl Worker {
             .and_then(|r| r.send(request).ok())
             .ok_or_else(worker_gone)
     }
+
+    /// Its numbers and state, once it has worked through what it was sent.
+    fn report(&self) -> Result<(OperatorMetrics, StateSize)> {
+        self.send(Request::Report)?;
+        self.reports.recv().map_err(|_| worker_gone())
+    }
 }
 
 fn worker_gone() -> Error {
@@ -438,6 +445,16 @@ impl Operator for PartitionedWindowAggregate {
         Ok(())
     }
 
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for worker in &self.workers {
+            if let Ok((_, state)) = worker.report() {
+                size.add(state);
+            }
+        }
+        size
+    }
+
     fn release_held(&mut self, out: &mut Vec<StreamItem>) -> Result<()> {
         while self.in_flight > 0 {
             self.take_results(out)?;
@@ -449,10 +466,7 @@ impl Operator for PartitionedWindowAggregate {
         let mut metrics = self.metrics.clone();
         // Worker 0 counts the late rows of every key.
         if let Some(worker) = self.workers.first() {
-            let reply = worker
-                .send(Request::Metrics)
-                .and_then(|()| worker.metrics.recv().map_err(|_| worker_gone()));
-            if let Ok(m) = reply {
+            if let Ok((m, _)) = worker.report() {
                 metrics.late_rows = m.late_rows;
                 metrics.partially_late_rows = m.partially_late_rows;
                 metrics.lateness = m.lateness;

@@ -1,13 +1,14 @@
 //! A running query: a source, a chain of operators, and a sink that
 //! receives the changelog, plus the numbers of the run summary.
 
-use crate::operator::{Operator, OperatorMetrics};
+use crate::operator::{Operator, OperatorMetrics, StateSize};
 use crate::source::{SourceMetrics, TableSource};
 use crate::stream::{Chunk, SideItem, StreamItem};
 use crate::union::UnionSource;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use tidemark_common::Result;
+use tidemark_common::show_bytes;
+use tidemark_common::{Error, Result};
 
 /// What a run hands its sink.
 pub enum RunOutput<'a> {
@@ -18,6 +19,9 @@ pub enum RunOutput<'a> {
 pub struct Pipeline {
     pub source: PipelineSource,
     pub operators: Vec<Box<dyn Operator>>,
+    /// `tidemark.state.max-memory`: the run stops with an error when the
+    /// operators' state grows past this many bytes.
+    pub state_limit: Option<u64>,
 }
 
 /// Where a pipeline's rows come from: one table, or the `UNION ALL` of
@@ -81,6 +85,10 @@ pub struct Progress {
 /// How often a progress callback is called, at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
+/// How often operators' state is measured (for its peak and its limit):
+/// measuring walks the state, so not at every batch.
+const STATE_EVERY: Duration = Duration::from_millis(200);
+
 /// The numbers a run ends with.
 #[derive(Clone, Debug, Default)]
 pub struct RunSummary {
@@ -95,6 +103,9 @@ pub struct RunSummary {
     /// On the cancel, the input was ended there and open windows fired
     /// with the final watermark (`drain`).
     pub drained: bool,
+    /// Per operator (as `operators`), the most state it was seen holding;
+    /// measured every 200 ms or so, so a sample, not an exact peak.
+    pub peak_state: Vec<StateSize>,
 }
 
 impl Pipeline {
@@ -153,6 +164,9 @@ impl Pipeline {
         // on to the sink before the error ends the run.
         let mut failure = None;
         let mut cancelled = false;
+        let mut peak_state = vec![StateSize::default(); self.operators.len()];
+        // Measured after the first batch, then every so often.
+        let mut last_state: Option<Instant> = None;
         while failure.is_none() {
             // One relaxed load per batch: cheap next to reading a batch.
             if !cancelled && cancel.load(Ordering::Relaxed) {
@@ -184,6 +198,10 @@ impl Pipeline {
                 std::mem::swap(&mut items, &mut next);
             }
             deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
+            if failure.is_none() && last_state.is_none_or(|t| t.elapsed() >= STATE_EVERY) {
+                last_state = Some(Instant::now());
+                self.measure_state(&mut peak_state)?;
+            }
         }
         if let Some(e) = failure {
             return Err(e);
@@ -215,7 +233,36 @@ impl Pipeline {
             elapsed: started.elapsed(),
             cancelled,
             drained: cancelled && drain,
+            peak_state,
         })
+    }
+
+    /// Measures each operator's state, keeping the peaks; fails when the
+    /// state has outgrown `tidemark.state.max-memory`.
+    fn measure_state(&self, peaks: &mut [StateSize]) -> Result<()> {
+        let mut total = 0;
+        let mut largest: Option<(usize, StateSize)> = None;
+        for (i, op) in self.operators.iter().enumerate() {
+            let now = op.state();
+            total += now.bytes;
+            if now.bytes > peaks[i].bytes {
+                peaks[i] = now;
+            }
+            if largest.is_none_or(|(_, l)| now.bytes > l.bytes) {
+                largest = Some((i, now));
+            }
+        }
+        match (self.state_limit, largest) {
+            (Some(limit), Some((i, size))) if total > limit => Err(Error::Execution(format!(
+                "the query's state outgrew 'tidemark.state.max-memory' = {}: operator {} holds {} in {} keyed entries ({} in all operators); raise the limit, or shorten the windows or the allowed lateness, or aggregate over fewer keys",
+                show_bytes(limit),
+                self.operators[i].name(),
+                show_bytes(size.bytes),
+                size.entries,
+                show_bytes(total),
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 

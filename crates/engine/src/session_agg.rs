@@ -11,7 +11,7 @@
 use crate::accumulators::{new_accumulator, Accumulator};
 use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
-use crate::operator::OperatorMetrics;
+use crate::operator::{OperatorMetrics, StateSize};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -193,6 +193,27 @@ impl WindowedState for SessionState {
 
     fn metrics_mut(&mut self) -> &mut OperatorMetrics {
         &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for (key, sessions) in &self.keys.entries {
+            size.bytes += (key.len() + 64) as u64;
+            for session in sessions.values() {
+                size.entries += 1;
+                size.bytes += 64
+                    + session
+                        .accumulators
+                        .iter()
+                        .map(|a| a.state_bytes())
+                        .sum::<u64>()
+                    + session
+                        .emitted
+                        .as_ref()
+                        .map_or(0, |b| b.get_array_memory_size() as u64);
+            }
+        }
+        size
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
-use crate::operator::OperatorMetrics;
+use crate::operator::{OperatorMetrics, StateSize};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -84,6 +84,20 @@ impl WindowedState for RowsState {
 
     fn metrics_mut(&mut self) -> &mut OperatorMetrics {
         &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for (key, sessions) in &self.sessions {
+            size.bytes += (key.len() + 64) as u64;
+            for held in sessions.values() {
+                for batch in &held.rows {
+                    size.entries += batch.num_rows() as u64;
+                    size.bytes += batch.get_array_memory_size() as u64;
+                }
+            }
+        }
+        size
     }
 }
 

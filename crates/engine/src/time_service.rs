@@ -91,6 +91,11 @@ impl<K: Ord + Clone> EventTime<K> {
         self.timers.remove(&(at, key.clone()));
     }
 
+    /// How many timers are set.
+    pub fn timer_count(&self) -> usize {
+        self.timers.len()
+    }
+
     pub fn next_timer(&self) -> Option<i64> {
         self.timers.first().map(|(t, _)| *t)
     }

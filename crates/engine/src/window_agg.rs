@@ -11,7 +11,7 @@
 use crate::accumulators::{new_accumulator, Accumulator};
 use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::emitted::{Emitted, ResultRows};
-use crate::operator::OperatorMetrics;
+use crate::operator::{vec_bytes, OperatorMetrics, StateSize};
 use crate::slicing::Slicing;
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
@@ -217,6 +217,25 @@ impl WindowedState for WindowState {
 
     fn metrics_mut(&mut self) -> &mut OperatorMetrics {
         &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for slice in self.slices.values() {
+            size.entries += u64::from(slice.groups);
+            size.bytes += slice.keys.as_ref().map_or(0, |k| k.size() as u64)
+                + vec_bytes(&slice.hashes)
+                + vec_bytes(&slice.first_seq)
+                + vec_bytes(&slice.group_rows)
+                + (slice.table.capacity() * (std::mem::size_of::<u32>() + 1)) as u64
+                + slice
+                    .accumulators
+                    .iter()
+                    .map(|a| a.state_bytes())
+                    .sum::<u64>();
+        }
+        size.bytes += self.fired.values().map(Emitted::state_bytes).sum::<u64>();
+        size
     }
 }
 

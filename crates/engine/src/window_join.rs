@@ -10,7 +10,7 @@
 //! after. A row whose window has already ended is late.
 
 use crate::emit::{row_keys, Emitter, Windowed, WindowedState};
-use crate::operator::OperatorMetrics;
+use crate::operator::{OperatorMetrics, StateSize};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -102,6 +102,15 @@ impl WindowedState for JoinState {
 
     fn metrics_mut(&mut self) -> &mut OperatorMetrics {
         &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for batch in self.windows.values().flatten().flatten() {
+            size.entries += batch.num_rows() as u64;
+            size.bytes += batch.get_array_memory_size() as u64;
+        }
+        size
     }
 }
 

@@ -9,7 +9,7 @@
 //! late. An outer `WHERE rownum <= N` keeps the top N.
 
 use crate::emit::{key_converter, Emitter, Windowed, WindowedState};
-use crate::operator::OperatorMetrics;
+use crate::operator::{OperatorMetrics, StateSize};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::window_buffer::{by_window, drop_late};
@@ -101,6 +101,15 @@ impl WindowedState for RankState {
 
     fn metrics_mut(&mut self) -> &mut OperatorMetrics {
         &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for batch in self.windows.values().flatten() {
+            size.entries += batch.num_rows() as u64;
+            size.bytes += batch.get_array_memory_size() as u64;
+        }
+        size
     }
 }
 

@@ -319,6 +319,45 @@ pub struct Frames {
 }
 
 impl Frames {
+    /// The bytes the frames' per-key values hold (rows themselves are in
+    /// the store).
+    pub fn state_bytes(&self) -> u64 {
+        fn deques<T>(v: &[VecDeque<T>]) -> u64 {
+            v.iter()
+                .map(|d| (d.capacity() * std::mem::size_of::<T>() + 32) as u64)
+                .sum()
+        }
+        let running: u64 = self
+            .running
+            .iter()
+            .flatten()
+            .map(|r| deques(&r.values) + (r.keys.capacity() * 16) as u64)
+            .sum();
+        let extremes: u64 = self
+            .extremes
+            .iter()
+            .flatten()
+            .map(|e| deques(&e.keys) + (e.added.capacity() * 8) as u64)
+            .sum();
+        let ranking: u64 = self
+            .ranking
+            .iter()
+            .flatten()
+            .map(|r| match r {
+                Ranking::RowNumber { numbers, .. } => (numbers.capacity() * 8) as u64,
+                Ranking::Rank { counts, .. } => (counts.capacity() * 8) as u64,
+                Ranking::Lag { recent, .. } => deques(recent),
+            })
+            .sum();
+        let unbounded: u64 = self
+            .unbounded
+            .iter()
+            .flatten()
+            .map(|a| a.state_bytes())
+            .sum();
+        deques(&self.history) + running + extremes + ranking + unbounded
+    }
+
     pub fn new(spec: &OverSpec) -> Result<Self> {
         let ranking = spec
             .aggregates

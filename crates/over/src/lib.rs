@@ -33,6 +33,7 @@ use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::emit::{key_converter, late_rows, row_keys};
+use tidemark_engine::operator::StateSize;
 use tidemark_engine::stream::{Chunk, SideItem, StreamItem};
 use tidemark_engine::time_service::{due_at, EventTime, TimerHandler};
 use tidemark_engine::trace::{instant, TraceEvent, TraceLine};
@@ -169,6 +170,21 @@ impl Operator for OverAggregate {
 
     fn metrics(&self) -> OperatorMetrics {
         self.state.metrics.clone()
+    }
+
+    fn state(&self) -> StateSize {
+        let s = &self.state;
+        StateSize {
+            bytes: s.store.state_bytes()
+                + s.frames.state_bytes()
+                + s.keys
+                    .iter()
+                    .map(|k| (k.key.len() + 48) as u64)
+                    .sum::<u64>()
+                + (s.pending.len() * std::mem::size_of::<Reverse<(i64, u64, u32, RowRef)>>())
+                    as u64,
+            entries: s.keys.len() as u64 + s.pending.len() as u64,
+        }
     }
 }
 

@@ -37,6 +37,15 @@ pub struct Store {
 }
 
 impl Store {
+    /// The bytes of the batches kept.
+    pub fn state_bytes(&self) -> u64 {
+        self.batches
+            .iter()
+            .flatten()
+            .map(|(batch, _)| batch.get_array_memory_size() as u64)
+            .sum()
+    }
+
     /// Stores the chunk's batch; its rows are referred to until the next
     /// call.
     pub fn add(&mut self, chunk: &Chunk) {

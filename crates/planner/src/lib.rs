@@ -42,7 +42,11 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
     let mut operators: Vec<Box<dyn Operator>> = Vec::new();
     let source = build(plan, &mut operators, options, batch_size, eval)?;
     Ok(PhysicalQuery {
-        pipeline: Pipeline { source, operators },
+        pipeline: Pipeline {
+            source,
+            operators,
+            state_limit: options.state_limit()?,
+        },
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
     })
