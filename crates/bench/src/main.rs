@@ -8,6 +8,7 @@ mod measure;
 mod numbers;
 mod queries;
 mod report;
+mod soak;
 mod suite;
 mod table;
 
@@ -83,6 +84,15 @@ enum Command {
         /// The headerless `key,ts,price` CSV.
         csv: PathBuf,
     },
+    /// 100 M generated rows (datagen) through TUMBLE, HOP, SESSION and OVER,
+    /// each watched while it runs: resident memory must level off.
+    ///
+    /// Reads each run's resident set every 100 ms and prints it at a
+    /// quarter, half, three quarters and the end of the run, with the ratio
+    /// of the second half's peak to the first half's (after the first
+    /// tenth) and PASS when it is at most 1.10. `--rows` makes it shorter.
+    #[command(verbatim_doc_comment)]
+    Soak(soak::SoakArgs),
     /// Runs a command with stdout on /dev/null and reports its wall time
     /// and peak resident memory on stdout.
     #[command(hide = true)]
@@ -108,6 +118,7 @@ fn main() -> ExitCode {
         Command::Over(args) => driver::over(&args),
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => driver::nexmark(&args),
+        Command::Soak(args) => soak::soak(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };

@@ -199,9 +199,16 @@ impl Session {
                 write!(out.rows, "{text}").map_err(io)?;
                 Ok(None)
             }
-            Statement::Explain { statement, span } => match statement.as_ref() {
+            Statement::Explain {
+                statement,
+                analyze,
+                span,
+            } => match statement.as_ref() {
                 Statement::Query { .. } | Statement::Insert { .. } => {
                     self.explain(statement, out)?;
+                    if *analyze && !self.explain_only {
+                        self.analyze(statement, out)?;
+                    }
                     Ok(None)
                 }
                 _ => Err(Error::plan(
@@ -237,6 +244,28 @@ impl Session {
     }
 
     /// `EXPLAIN` of a query, or of an INSERT: the sink above its query.
+    /// Runs `statement` (its rows go nowhere; an INSERT writes its sink)
+    /// and shows what each operator did: rows in and out, windows fired,
+    /// late rows and, with timing, the state it held and the time taken.
+    fn analyze(&mut self, statement: &Statement, out: &mut Output<'_>) -> Result<()> {
+        let io = |e: std::io::Error| Error::io("cannot write output", e);
+        let (mut rows, mut summary) = (std::io::sink(), std::io::sink());
+        let mut quiet = Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: out.timing,
+        };
+        let Some(run) = self.execute(statement, &mut quiet)? else {
+            return Ok(());
+        };
+        write!(
+            out.rows,
+            "{}",
+            crate::summary::render_analysis(&run, out.timing)
+        )
+        .map_err(io)
+    }
+
     fn explain(&self, statement: &Statement, out: &mut Output<'_>) -> Result<()> {
         let io = |e: std::io::Error| Error::io("cannot write output", e);
         let (text, span) = match statement {

@@ -131,6 +131,51 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
     out
 }
 
+/// What `EXPLAIN ANALYZE` shows after the plan: each source's rows, each
+/// operator's rows in and out, windows fired and late rows, in the order
+/// rows flow; with `timing`, the state each held and the time taken.
+pub fn render_analysis(s: &RunSummary, timing: bool) -> String {
+    let mut out = String::from("-- analyzed\n");
+    for src in &s.sources {
+        out.push_str(&format!(
+            "Scan {}: {} read\n",
+            src.table,
+            count(src.rows_read, "row", "rows")
+        ));
+    }
+    for (i, (name, m)) in s.operators.iter().enumerate() {
+        let mut parts = vec![format!("{} in, {} out", m.rows_in, m.rows_out)];
+        if m.windows_fired > 0 {
+            parts.push(count(m.windows_fired, "window fired", "windows fired"));
+        }
+        if m.late_rows > 0 {
+            parts.push(count(m.late_rows, "late row dropped", "late rows dropped"));
+        }
+        if m.partially_late_rows > 0 {
+            parts.push(count(
+                m.partially_late_rows,
+                "row partially late",
+                "rows partially late",
+            ));
+        }
+        if timing {
+            if let Some(state) = s.peak_state.get(i).filter(|st| st.bytes > 0) {
+                parts.push(format!(
+                    "state up to {} ({})",
+                    show_bytes(state.bytes),
+                    count(state.entries, "entry", "entries")
+                ));
+            }
+        }
+        out.push_str(&format!("{name}: {}\n", parts.join(", ")));
+    }
+    out.push_str(&format!("rows emitted: {}\n", s.rows_emitted));
+    if timing {
+        out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
+    }
+    out
+}
+
 /// The summary in one line, for the interactive client: rows, late rows
 /// and (with `timing`) the elapsed time; notes follow on lines of their
 /// own, since they explain results that look wrong.

@@ -50,8 +50,11 @@ pub enum Statement {
         query: Box<ast::Query>,
         span: Span,
     },
+    /// `EXPLAIN [ANALYZE] statement`: with ANALYZE the statement also
+    /// runs, and what each operator did is shown after the plan.
     Explain {
         statement: Box<Statement>,
+        analyze: bool,
         span: Span,
     },
     ShowTables {
@@ -285,9 +288,11 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             }
             Keyword::EXPLAIN => {
                 parser.next_token();
+                let analyze = parser.parse_keyword(Keyword::ANALYZE);
                 let inner = parse_statement(parser)?;
                 Ok(Statement::Explain {
                     statement: Box::new(inner),
+                    analyze,
                     span: spanned(parser, start),
                 })
             }
