@@ -1388,10 +1388,7 @@ impl CsvSource {
             }
         }
         bounds.push(raw.len());
-        let text: String = String::from_utf8_lossy(raw)
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
+        let text = String::from_utf8_lossy(raw);
         let chars_before = |byte: usize| String::from_utf8_lossy(&raw[..byte]).chars().count();
         let total = text.chars().count();
         let field = |i: usize| Some((*bounds.get(2 * i)?, *bounds.get(2 * i + 1)?));
@@ -1401,25 +1398,7 @@ impl CsvSource {
             Mark::End => Some((total, total)),
         }
         .unwrap_or((0, total));
-        // Long lines are cut around the field.
-        const WIDTH: usize = 100;
-        let first = if total <= WIDTH {
-            0
-        } else {
-            from.saturating_sub(WIDTH / 3).min(total - WIDTH)
-        };
-        let shown: String = text.chars().skip(first).take(WIDTH).collect();
-        let lead = if first > 0 { "..." } else { "" };
-        let tail = if first + WIDTH < total { "..." } else { "" };
-        let number = line.to_string();
-        let pad = " ".repeat(number.len());
-        let caret_at = lead.len() + from - first;
-        let carets = (to.min(first + WIDTH) - from).max(1);
-        format!(
-            "{pad} |\n{number} | {lead}{shown}{tail}\n{pad} | {}{}",
-            " ".repeat(caret_at),
-            "^".repeat(carets)
-        )
+        crate::excerpt::excerpt(line, &text, from, to)
     }
 
     fn input_error(&self, line: u64, message: String) -> Error {

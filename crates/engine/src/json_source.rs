@@ -318,7 +318,14 @@ impl JsonSource {
                     }
                 }
                 Err(error) => {
-                    let e = Error::Input(format!("{}:{line}: {error}", self.display_path));
+                    // The caret goes under the field's value, or the line.
+                    let text = text.trim_end_matches(['\n', '\r']);
+                    let (from, to) = field_named(&error)
+                        .and_then(|name| crate::excerpt::json_member_value(text, name))
+                        .unwrap_or((0, text.chars().count()));
+                    let excerpt = crate::excerpt::excerpt(*line, text, from, to);
+                    let e =
+                        Error::Input(format!("{}:{line}: {error}\n{excerpt}", self.display_path));
                     if rows.is_empty() {
                         return Err(e);
                     }
@@ -548,6 +555,11 @@ fn integral_text<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borr
         }
         _ => text,
     }
+}
+
+/// The field an error message is about: `field 'name': ...`.
+fn field_named(error: &str) -> Option<&str> {
+    error.strip_prefix("field '")?.split('\'').next()
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod datagen;
 pub mod emit;
 mod emitted;
 pub mod eval;
+mod excerpt;
 pub mod format;
 mod functions;
 mod json_source;
