@@ -636,7 +636,7 @@ mod tests {
         assert_eq!(first.lines, vec![1, 2]);
         assert_eq!(
             err.to_string(),
-            "t.json:3: field 'id': cannot parse 'x' as INT"
+            "t.json:3: field 'id': cannot parse 'x' as INT\n  |\n3 | {\"id\": \"x\"}\n  |        ^^^"
         );
         Ok(())
     }
@@ -736,7 +736,11 @@ mod tests {
             .column(2)
             .as_primitive::<TimestampMillisecondType>();
         assert_eq!(ts.value(0), 1_586_937_900_000);
-        assert_eq!(err.to_string(), "t.json:2: field 'name' is missing");
+        // No such member to point at: the whole line is marked.
+        assert_eq!(
+            err.to_string(),
+            "t.json:2: field 'name' is missing\n  |\n2 | {\"id\": 2}\n  | ^^^^^^^^^"
+        );
         Ok(())
     }
 }
