@@ -864,8 +864,14 @@ fn short_decimal(t: &[u8]) -> Option<f64> {
     for &b in t {
         match b {
             b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
                 digits += 1;
+                // More digits than an f64 holds exactly: the general
+                // parser reads them. Stopping here also keeps the u64
+                // mantissa from overflowing on a long run of digits.
+                if digits > 15 {
+                    return None;
+                }
+                mantissa = mantissa * 10 + u64::from(b - b'0');
                 if let Some(f) = fraction.as_mut() {
                     *f += 1;
                 }
@@ -874,7 +880,7 @@ fn short_decimal(t: &[u8]) -> Option<f64> {
             _ => return None,
         }
     }
-    if digits == 0 || digits > 15 {
+    if digits == 0 {
         return None;
     }
     Some(mantissa as f64 / POW10[fraction.unwrap_or(0)])
@@ -1436,6 +1442,28 @@ mod tests {
             let got = parse_java_double(text.as_bytes()).unwrap();
             assert_eq!(got.to_bits(), want.to_bits(), "{text}");
         }
+    }
+
+    #[test]
+    fn long_decimals_go_to_the_general_parser_without_overflow() {
+        // Found by the csv fuzz target: digits worth more than u64::MAX
+        // overflowed the exact short path's mantissa (a panic where
+        // overflow is checked) before its 15-digit limit was looked at.
+        for text in [
+            "1234567890123456",
+            "12345678901234567890",
+            "99999999999999999999",
+            "99999999999999999999999999",
+            "0.00000000000000000000000001",
+            "18446744073709551616.5",
+            "-123456789012345678901234567890",
+            "000000000000000000000000000001",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let got = parse_java_double(text.as_bytes()).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
+        assert_eq!(parse_java_double(b"12345678901234567890x"), None);
     }
 
     use super::*;
