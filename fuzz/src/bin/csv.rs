@@ -1,0 +1,13 @@
+//! Fuzz target: the contents of a CSV file, read through a table with
+//! a column of every type. See `docs/fuzzing.md`.
+
+use tidemark_fuzz::{check, scratch_dir, Target};
+
+fn main() {
+    let dir = scratch_dir(Target::Csv);
+    afl::fuzz!(|data: &[u8]| {
+        if let Err(failure) = check(Target::Csv, &dir, data) {
+            panic!("{failure}");
+        }
+    });
+}
