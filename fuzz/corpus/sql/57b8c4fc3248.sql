@@ -1,0 +1,18 @@
+-- SHOW ES and SHOW VIEWS list what is declared; SHOW CREATE TABLE and
+-- SHOW CREATE VIEW give back statements that dfdgfyf	jy	egain.
+CREATE TABLE clicks (
+  user_id STRING,
+  `url` STRING,
+  click_ms BIGINT,
+  ts AS TO_TIMESTAMP_LTZ(click_ms, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'it''s.csv', 'format' = 'csv');
+CREATE TABLE out_t (user_id STRING, n BIGINT) WITH ('connector' = 'print');
+CREATE VIEW per_user AS SELECT user_id, ts FROM clicks;
+CREATE TEMPORARY VIEW Anmmlfz AS SELECT * FROM per_user;
+SHOW TABLES;
+SHOW VIEWS;
+SHOW CREATE TABLE clicks;
+SHOW CREATE TABLE out_t;
+SHOW CREATE VIEW	yar_user;
+SHOW CREATE TABLE per_user;
