@@ -119,9 +119,24 @@ pub fn file_script(target: Target, flags: u8) -> String {
 
 /// Runs `sql` in `dir` with its output discarded and judges the outcome.
 fn run_script(dir: &Path, sql: &str, explain_only: bool) -> Result<(), String> {
+    judge_script(dir, sql, explain_only).map(|_| ())
+}
+
+/// What a script that did not crash did.
+pub struct Ran {
+    /// It ran to its end (else it stopped at a user-facing error).
+    pub completed: bool,
+    /// Bytes of rows it printed.
+    pub row_bytes: usize,
+}
+
+/// Runs `sql` in `dir` and judges the outcome: a result or an error that
+/// renders is fine; an internal error (also what a caught panic becomes)
+/// or a panic while rendering the error is not.
+pub fn judge_script(dir: &Path, sql: &str, explain_only: bool) -> Result<Ran, String> {
     let mut session = Session::new(dir);
     session.explain_only = explain_only;
-    let (mut rows, mut summary) = (std::io::sink(), std::io::sink());
+    let (mut rows, mut summary) = (Vec::new(), std::io::sink());
     let result = session.execute_script(
         sql,
         &mut Output {
@@ -131,7 +146,10 @@ fn run_script(dir: &Path, sql: &str, explain_only: bool) -> Result<(), String> {
         },
     );
     let Err(error) = result else {
-        return Ok(());
+        return Ok(Ran {
+            completed: true,
+            row_bytes: rows.len(),
+        });
     };
     let rendered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         error.render("case.sql", sql)
@@ -139,7 +157,10 @@ fn run_script(dir: &Path, sql: &str, explain_only: bool) -> Result<(), String> {
     match (rendered, &error) {
         (Err(_), _) => Err(format!("rendering the error panicked: {error:?}")),
         (Ok(_), Error::Internal(message)) => Err(format!("internal error: {message}")),
-        (Ok(_), _) => Ok(()),
+        (Ok(_), _) => Ok(Ran {
+            completed: false,
+            row_bytes: rows.len(),
+        }),
     }
 }
 

@@ -8,9 +8,12 @@
 //! `TIDEMARK_ROBUSTNESS_CASES=N` runs N cases of each kind instead of the
 //! default; `TIDEMARK_ROBUSTNESS_SEED=S` starts from another seed.
 
+// The fuzz targets' judgement of an outcome, shared.
+#[path = "../../../fuzz/src/checks.rs"]
+#[allow(dead_code)]
+mod checks;
+
 use std::path::{Path, PathBuf};
-use tidemark::{Output, Session};
-use tidemark_common::Error;
 
 /// splitmix64: a small deterministic generator, so failures replay.
 struct Rng(u64);
@@ -203,30 +206,10 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 /// internal error or a panic, showing the input. Returns whether the
 /// script ran to its end, and how many bytes of output it wrote.
 fn check(dir: &Path, sql: &str, run: bool, what: &str) -> (bool, usize) {
-    let mut session = Session::new(dir);
-    session.explain_only = !run;
-    let (mut rows, mut summary) = (Vec::new(), Vec::new());
-    let result = session.execute_script(
-        sql,
-        &mut Output {
-            rows: &mut rows,
-            summary: &mut summary,
-            timing: false,
-        },
-    );
-    if let Err(e) = result {
-        let shown =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| e.render("case.sql", sql)));
-        match shown {
-            Err(_) => panic!("{what}: rendering the error panicked: {e:?}\n--- input\n{sql}"),
-            Ok(_) if matches!(e, Error::Internal(_)) => {
-                panic!("{what}: internal error: {e:?}\n--- input\n{sql}")
-            }
-            Ok(_) => {}
-        }
-        return (false, rows.len());
+    match checks::judge_script(dir, sql, !run) {
+        Ok(ran) => (ran.completed, ran.row_bytes),
+        Err(failure) => panic!("{what}: {failure}\n--- input\n{sql}"),
     }
-    (true, rows.len())
 }
 
 /// How many cases ran through and how many failed cleanly: a harness
