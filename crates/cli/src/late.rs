@@ -22,19 +22,25 @@ pub struct LateRouting {
 }
 
 impl LateRouting {
-    /// Reads the options for `plan`; opens the sinks it names.
+    /// Reads the options for `plan`; opens the sinks it names (`staged`:
+    /// for a checkpointed run, see [`TableSink::open_staged`]).
     pub fn new(
         options: &SessionOptions,
         catalog: &Catalog,
         plan: &LogicalPlan,
         span: Span,
+        staged: Option<bool>,
     ) -> Result<Self> {
+        let open = |sink: &tidemark_common::catalog::TableDef| match staged {
+            None => TableSink::open(sink),
+            Some(resuming) => TableSink::open_staged(sink, resuming),
+        };
         let display = options.flag("tidemark.display.late-records")?;
         let bad = match options.get("table.exec.bad-records.sink") {
             None => None,
             Some(name) => {
                 let sink = writable(catalog, name, span, "bad-records")?;
-                Some((BadLayout::new(&sink, span)?, TableSink::open(&sink)?))
+                Some((BadLayout::new(&sink, span)?, open(&sink)?))
             }
         };
         let mut sinks = Vec::new();
@@ -48,11 +54,7 @@ impl LateRouting {
             };
             let sink = writable(catalog, name, span, "late-records")?;
             let layout = LateLayout::new(&sink, source, span)?;
-            sinks.push((
-                source.name.to_ascii_lowercase(),
-                layout,
-                TableSink::open(&sink)?,
-            ));
+            sinks.push((source.name.to_ascii_lowercase(), layout, open(&sink)?));
         }
         Ok(LateRouting {
             display,
@@ -136,6 +138,34 @@ impl LateRouting {
             }
         }
         Ok(())
+    }
+
+    /// Why the routing cannot take part in a checkpoint, if it cannot:
+    /// late rows shown inline or printed cannot be taken back.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        if self.display {
+            return Some(Error::plan(
+                "checkpointing needs outputs that can be taken back to the last checkpoint: 'tidemark.display.late-records' shows late rows on standard output",
+                Span::default(),
+            ).with_hint("route late rows to a filesystem table with 'table.exec.late-records.sink'"));
+        }
+        self.sinks_mut_ref()
+            .find_map(|(name, sink)| sink.checkpoint_blocker(name))
+    }
+
+    fn sinks_mut_ref(&self) -> impl Iterator<Item = (&str, &TableSink)> {
+        self.sinks
+            .iter()
+            .map(|(name, _, sink)| (name.as_str(), sink))
+            .chain(self.bad.iter().map(|(_, sink)| ("bad-records", sink)))
+    }
+
+    /// The sinks, in a fixed order (for checkpoints).
+    pub fn sinks_mut(&mut self) -> impl Iterator<Item = &mut TableSink> {
+        self.sinks
+            .iter_mut()
+            .map(|(_, _, sink)| sink)
+            .chain(self.bad.iter_mut().map(|(_, sink)| sink))
     }
 
     /// Completes the sinks (files move into place).

@@ -3,6 +3,7 @@
 //! ([`repl`]), and the golden-file test runner ([`golden`]) that `tidemark
 //! test` and `cargo test` share.
 
+mod checkpoint;
 pub mod golden;
 mod late;
 mod progress;

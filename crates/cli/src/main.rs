@@ -76,6 +76,11 @@ enum Command {
         /// without it they are dropped, as when Flink cancels a job.
         #[arg(long)]
         drain: bool,
+        /// Go on from the job's last checkpoint (after a crash or a stop)
+        /// instead of starting from the beginning; the job must set
+        /// 'execution.checkpointing.dir'.
+        #[arg(long)]
+        resume: bool,
     },
     /// Print the plan of every query and INSERT of a script, with when its
     /// windows fire and where late rows go, without running anything.
@@ -145,6 +150,7 @@ fn run_cli() -> ExitCode {
             batch_size,
             parallelism,
             drain,
+            resume,
         } => {
             if let Some(n) = parallelism {
                 set.push(format!("parallelism.default={n}"));
@@ -158,16 +164,16 @@ fn run_cli() -> ExitCode {
             if let Some(n) = batch_size {
                 set.push(format!("tidemark.batch-size={n}"));
             }
-            run(script, set, false)
+            run(script, set, false, resume)
         }
-        Command::Explain { script, set } => run(script, set, true),
+        Command::Explain { script, set } => run(script, set, true, false),
         Command::Test { paths, bless } => test(paths, bless),
     }
 }
 
 /// Runs (or, with `explain_only`, explains) a script after the `--set`
 /// options.
-fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
+fn run(script: PathBuf, set: Vec<String>, explain_only: bool, resume: bool) -> ExitCode {
     let sql = match std::fs::read_to_string(&script) {
         Ok(s) => s,
         Err(e) => {
@@ -181,6 +187,7 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool) -> ExitCode {
         session.progress = std::io::stderr().is_terminal() && !std::io::stdout().is_terminal();
     }
     session.explain_only = explain_only;
+    session.resume = resume;
     if let Err(code) = apply_sets(&mut session, set) {
         return code;
     }

@@ -2,6 +2,7 @@
 //! script's statements in order. `run`, the golden-file tests and the
 //! benchmarks all go through [`Session::execute_script`].
 
+use crate::checkpoint::{Checkpoint, CheckpointStore};
 use crate::late::LateRouting;
 use crate::show;
 use crate::summary::{render_summary, render_summary_line};
@@ -11,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
-use tidemark_common::{Error, Result, ResultMode, SessionOptions};
+use tidemark_common::{Error, Result, ResultMode, SessionOptions, CHECKPOINT_DIR};
 use tidemark_engine::format::write_changelog;
 use tidemark_engine::sink::TableSink;
+use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
 use tidemark_planner::{explain, plan_query};
 use tidemark_sql::{insert_plan, parse_script, Catalog, LogicalPlan, QueryBinder, Statement};
@@ -39,6 +41,31 @@ pub struct Session {
     /// Set (by an interrupt) to stop the running query before its next
     /// batch.
     pub cancel: Arc<AtomicBool>,
+    /// Go on from the job's last checkpoint (`tidemark run --resume`).
+    pub resume: bool,
+    /// Queries and INSERTs run so far: a checkpoint names its statement
+    /// by this count.
+    statements_run: u64,
+    /// The checkpoint folder the script used, removed when the script
+    /// completes.
+    checkpoint_store: Option<PathBuf>,
+}
+
+/// How a statement runs with regard to checkpoints.
+enum Checkpointing {
+    Off,
+    /// It finished before the run was resumed: it is not run again.
+    Finished,
+    On(CheckpointedRun),
+}
+
+/// A statement run with checkpoints.
+struct CheckpointedRun {
+    store: CheckpointStore,
+    statement: u64,
+    fingerprint: u32,
+    /// The checkpoint it goes on from.
+    resume_from: Option<Checkpoint>,
 }
 
 /// Where a script's output goes.
@@ -62,6 +89,9 @@ impl Session {
             interactive: false,
             progress: false,
             cancel: Arc::new(AtomicBool::new(false)),
+            resume: false,
+            statements_run: 0,
+            checkpoint_store: None,
         }
     }
 
@@ -98,11 +128,16 @@ impl Session {
             if let Some(summary) = self.execute(statement, out)? {
                 let stopped = summary.cancelled;
                 summaries.push(summary);
-                // A stopped script runs nothing more.
+                // A stopped script runs nothing more (and keeps its
+                // checkpoint, to be resumed).
                 if stopped {
-                    break;
+                    return Ok(summaries);
                 }
             }
+        }
+        // The job finished: its checkpoint has nothing more to give.
+        if let Some(dir) = self.checkpoint_store.take() {
+            CheckpointStore::new(dir).remove()?;
         }
         Ok(summaries)
     }
@@ -222,16 +257,113 @@ impl Session {
             }
             Statement::Query { query, span } => {
                 let plan = QueryBinder::new(&self.catalog).bind_query(query, *span)?;
-                self.run_query(&plan, *span, None, out).map(Some)
+                if self.options.get(CHECKPOINT_DIR).is_some() {
+                    return Err(Error::plan(
+                        "checkpointing covers INSERT INTO jobs: a query's rows go to standard output, which a resumed run could only show again",
+                        *span,
+                    )
+                    .with_hint("INSERT INTO a filesystem table, or RESET 'execution.checkpointing.dir' before the query"));
+                }
+                self.run_query(&plan, *span, None, Checkpointing::Off, out)
+                    .map(Some)
             }
             Statement::Insert { table, query, span } => {
                 let (sink, plan) = self.bind_insert(table, query, *span)?;
                 let updating = plan.has_window_aggregate()
                     && (self.options.allow_lateness()? > 0 || self.options.early_fire()?.is_some());
-                let target = InsertTarget::open(&sink, updating, *span)?;
-                self.run_query(&plan, *span, Some(target), out).map(Some)
+                let checkpointing = self.checkpointing(&plan, *span, out)?;
+                let staged = match &checkpointing {
+                    Checkpointing::Off => None,
+                    Checkpointing::On(run) => Some(run.resume_from.is_some()),
+                    Checkpointing::Finished => {
+                        writeln!(
+                            out.summary,
+                            "INSERT INTO {}: finished before the restart, not run again",
+                            sink.name
+                        )
+                        .map_err(io)?;
+                        return Ok(None);
+                    }
+                };
+                let target = InsertTarget::open(&sink, updating, *span, staged)?;
+                self.run_query(&plan, *span, Some(target), checkpointing, out)
+                    .map(Some)
             }
         }
+    }
+
+    /// Whether and how a statement runs with checkpoints: on when
+    /// `execution.checkpointing.dir` is set; with `--resume`, a statement
+    /// that finished before is skipped and the one the checkpoint was
+    /// taken in goes on from it.
+    fn checkpointing(
+        &mut self,
+        plan: &LogicalPlan,
+        span: tidemark_common::Span,
+        out: &mut Output<'_>,
+    ) -> Result<Checkpointing> {
+        let Some(dir) = self.options.get(CHECKPOINT_DIR) else {
+            return Ok(Checkpointing::Off);
+        };
+        let dir = self.base_dir.join(dir);
+        let statement = self.statements_run;
+        self.statements_run += 1;
+        let store = CheckpointStore::new(dir.clone());
+        self.checkpoint_store = Some(dir.clone());
+        let plan_text = explain(plan, &self.options).map_err(|e| e.or_span(span))?;
+        let fingerprint = crate::checkpoint::fingerprint(&plan_text, &self.options);
+        let run = |resume_from| {
+            Ok(Checkpointing::On(CheckpointedRun {
+                store: CheckpointStore::new(dir.clone()),
+                statement,
+                fingerprint,
+                resume_from,
+            }))
+        };
+        if !self.resume {
+            if statement == 0 && matches!(store.read(), Ok(Some(_)) | Err(_)) {
+                writeln!(
+                    out.summary,
+                    "starting from the beginning: the checkpoint in {} is replaced (`tidemark run --resume` goes on from it)",
+                    store.path().display()
+                )
+                .map_err(|e| Error::io("cannot write output", e))?;
+            }
+            return run(None);
+        }
+        let Some(saved) = store.read()? else {
+            if statement == 0 {
+                writeln!(
+                    out.summary,
+                    "no checkpoint in {}: starting from the beginning",
+                    store.path().display()
+                )
+                .map_err(|e| Error::io("cannot write output", e))?;
+            }
+            return run(None);
+        };
+        // Finished statements' output goes in place, if a crash came
+        // between their commit's two phases.
+        for rename in &saved.commits {
+            rename.commit()?;
+        }
+        if saved.statement > statement {
+            return Ok(Checkpointing::Finished);
+        }
+        if saved.statement < statement || saved.state.is_none() {
+            return run(None);
+        }
+        if saved.fingerprint != fingerprint {
+            return Err(Error::plan(
+                format!(
+                    "the checkpoint in {} was taken by another version of this statement (its query, tables or options changed since)",
+                    store.path().display()
+                ),
+                span,
+            )
+            .with_hint("run without --resume to start from the beginning"));
+        }
+        run(Some(saved))
     }
 
     /// Says that a statement took effect, at a prompt only: scripts and
@@ -327,6 +459,7 @@ impl Session {
         plan: &LogicalPlan,
         span: tidemark_common::Span,
         mut target: Option<InsertTarget>,
+        checkpointing: Checkpointing,
         out: &mut Output<'_>,
     ) -> Result<RunSummary> {
         let io = |e: std::io::Error| Error::io("cannot write output", e);
@@ -353,12 +486,53 @@ impl Session {
             ));
         }
         let mut physical = plan_query(plan, &self.options).map_err(|e| e.or_span(span))?;
-        let mut late = LateRouting::new(&self.options, &self.catalog, plan, span)?;
+        let mut checkpoints = match checkpointing {
+            Checkpointing::On(run) => Some(run),
+            _ => None,
+        };
+        let staged = checkpoints.as_ref().map(|c| c.resume_from.is_some());
+        let mut late = LateRouting::new(&self.options, &self.catalog, plan, span, staged)?;
         if late.enabled() {
             physical.pipeline.source.keep_origin();
         }
         if late.keeps_bad_rows() {
             physical.pipeline.source.keep_bad_rows();
+        }
+        if let Some(run) = checkpoints.as_mut() {
+            let blocker = physical
+                .pipeline
+                .checkpoint_blocker()
+                .or_else(|| late.checkpoint_blocker())
+                .or_else(|| {
+                    target
+                        .as_ref()
+                        .and_then(|t| t.sink.checkpoint_blocker(&t.name))
+                });
+            if let Some(e) = blocker {
+                return Err(e.or_span(span));
+            }
+            if let Some(saved) = &run.resume_from {
+                let Some((pipeline, sinks)) = &saved.state else {
+                    return Err(Error::Internal(
+                        "resuming from a checkpoint without state".into(),
+                    ));
+                };
+                physical.pipeline.load_state(pipeline)?;
+                let mut r = StateReader::new(sinks);
+                if let Some(t) = target.as_mut() {
+                    t.sink.load_state(&mut r.section()?)?;
+                }
+                for sink in late.sinks_mut() {
+                    sink.load_state(&mut r.section()?)?;
+                }
+                r.finish()?;
+                writeln!(
+                    out.summary,
+                    "resuming from checkpoint {} ({} rows read before it)",
+                    saved.number, saved.rows_read
+                )
+                .map_err(io)?;
+            }
         }
         let types = physical.output_types.clone();
         let tz = physical.eval.time_zone;
@@ -417,6 +591,34 @@ impl Session {
                 RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
                 RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
                 RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
+                RunOutput::Checkpoint { state, rows_read } => {
+                    let Some(run) = checkpoints.as_mut() else {
+                        return Ok(());
+                    };
+                    let mut sinks = StateWriter::new();
+                    if let Some(t) = target.as_mut() {
+                        sinks.section(|w| t.sink.save_state(w))?;
+                    }
+                    for sink in late.sinks_mut() {
+                        sinks.section(|w| sink.save_state(w))?;
+                    }
+                    let number = run.resume_from.as_ref().map_or(0, |c| c.number) + 1;
+                    let checkpoint = Checkpoint {
+                        statement: run.statement,
+                        fingerprint: run.fingerprint,
+                        number,
+                        rows_read,
+                        state: Some((state.to_vec(), sinks.into_bytes())),
+                        commits: Vec::new(),
+                    };
+                    run.store.write(&checkpoint)?;
+                    // Later checkpoints count on from this one.
+                    run.resume_from = Some(Checkpoint {
+                        state: None,
+                        ..checkpoint
+                    });
+                    Ok(())
+                }
             },
         );
         if let Some(t) = &tableau {
@@ -433,9 +635,34 @@ impl Session {
             line.clear();
         }
         let summary = result?;
-        late.finish()?;
-        if let Some(t) = target {
-            t.sink.finish()?;
+        match checkpoints {
+            None => {
+                late.finish()?;
+                if let Some(t) = target {
+                    t.sink.finish()?;
+                }
+            }
+            // Stopped: the staged output stays for `--resume`.
+            Some(_) if summary.cancelled => {}
+            Some(run) => {
+                // Two-phase commit: stage everything, record the renames
+                // with the statement finished, then make them.
+                let mut commits = Vec::new();
+                if let Some(t) = target.as_mut() {
+                    commits.extend(t.sink.prepare_commit()?);
+                }
+                for sink in late.sinks_mut() {
+                    commits.extend(sink.prepare_commit()?);
+                }
+                run.store.write(&Checkpoint {
+                    statement: run.statement + 1,
+                    commits: commits.clone(),
+                    ..Checkpoint::default()
+                })?;
+                for rename in &commits {
+                    rename.commit()?;
+                }
+            }
         }
         let text = if self.interactive {
             render_summary_line(&summary, out.timing)
@@ -449,6 +676,7 @@ impl Session {
 
 /// Where an INSERT INTO writes: the sink table, opened, and its types.
 struct InsertTarget {
+    name: String,
     sink: TableSink,
     types: Vec<tidemark_common::SqlType>,
 }
@@ -456,7 +684,13 @@ struct InsertTarget {
 impl InsertTarget {
     /// Opens `sink` for a query that emits updates or not: a file can
     /// only take updates as upserts on the key it declares.
-    fn open(sink: &TableDef, updating: bool, span: tidemark_common::Span) -> Result<Self> {
+    /// `staged`: for a checkpointed run (see [`TableSink::open_staged`]).
+    fn open(
+        sink: &TableDef,
+        updating: bool,
+        span: tidemark_common::Span,
+        staged: Option<bool>,
+    ) -> Result<Self> {
         let connector = sink.option("connector").unwrap_or_default();
         if !matches!(connector, "print" | "blackhole" | "filesystem") {
             return Err(Error::plan(
@@ -482,11 +716,15 @@ impl InsertTarget {
                 sink.name
             )));
         }
-        let mut opened = TableSink::open(sink)?;
+        let mut opened = match staged {
+            None => TableSink::open(sink)?,
+            Some(resuming) => TableSink::open_staged(sink, resuming)?,
+        };
         if updating && !key.is_empty() {
             opened.upsert_on(key);
         }
         Ok(InsertTarget {
+            name: sink.name.clone(),
             sink: opened,
             types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
         })

@@ -26,9 +26,26 @@ pub struct KnownOption {
 /// are shown.
 pub const RESULT_MODE: &str = "sql-client.execution.result-mode";
 
+/// `execution.checkpointing.dir`: where checkpoints are kept; setting it
+/// turns checkpointing on.
+pub const CHECKPOINT_DIR: &str = "execution.checkpointing.dir";
+
+/// `execution.checkpointing.interval`.
+pub const CHECKPOINT_INTERVAL: &str = "execution.checkpointing.interval";
+
 /// Every option read somewhere, sorted by key. A key ending in `.` is a
 /// prefix: `table.exec.late-records.sink.<source table>`.
 pub const KNOWN_OPTIONS: &[KnownOption] = &[
+    KnownOption {
+        key: CHECKPOINT_DIR,
+        default: None,
+        help: "folder where INSERT INTO jobs keep checkpoints; `tidemark run --resume` goes on from the last",
+    },
+    KnownOption {
+        key: CHECKPOINT_INTERVAL,
+        default: Some("100000 rows"),
+        help: "how often a checkpoint is taken: 'N rows' read, or a duration of event time such as '1 h event time'",
+    },
     KnownOption {
         key: "parallelism.default",
         default: Some("1"),
@@ -126,6 +143,20 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
     },
 ];
 
+/// How often a checkpoint is taken: at points of the input, not of the
+/// clock, so that the same run checkpoints at the same rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckpointEvery {
+    /// After the batch in which the rows read pass a multiple of this.
+    Rows(u64),
+    /// After the batch in which the watermark passes a multiple of this
+    /// many milliseconds.
+    EventTime(i64),
+}
+
+/// Rows between checkpoints when only the folder is set.
+pub const DEFAULT_CHECKPOINT_ROWS: u64 = 100_000;
+
 /// Bytes per piece of a file read on several threads.
 pub const DEFAULT_PIECE_BYTES: usize = 1 << 20;
 
@@ -180,6 +211,7 @@ impl SessionOptions {
         self.piece_bytes()?;
         self.split_by_key()?;
         self.state_limit()?;
+        self.checkpoint_every()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.trace()?;
@@ -263,6 +295,41 @@ impl SessionOptions {
                 format!("'{KEY}' must be a size such as '512 mb' or '2 gb', got '{value}'"),
                 Span::default(),
             )),
+        }
+    }
+
+    /// `execution.checkpointing.interval`: `'N rows'` or `'<duration>
+    /// event time'`; 100,000 rows when unset.
+    pub fn checkpoint_every(&self) -> Result<CheckpointEvery> {
+        let Some(value) = self.get(CHECKPOINT_INTERVAL) else {
+            return Ok(CheckpointEvery::Rows(DEFAULT_CHECKPOINT_ROWS));
+        };
+        let text = value.trim().to_ascii_lowercase();
+        let rows = text
+            .strip_suffix("rows")
+            .or_else(|| text.strip_suffix("row"))
+            .map(|n| n.trim().replace('_', "").parse::<u64>());
+        let event_time = text
+            .strip_suffix("event time")
+            .or_else(|| text.strip_suffix("event-time"))
+            .map(|d| crate::time::parse_duration_ms(d.trim()));
+        match (rows, event_time) {
+            (Some(Ok(n)), _) if n > 0 => Ok(CheckpointEvery::Rows(n)),
+            (_, Some(Ok(ms))) if ms > 0 => Ok(CheckpointEvery::EventTime(ms)),
+            _ => {
+                let mut error = Error::plan(
+                    format!(
+                        "'{CHECKPOINT_INTERVAL}' must be a number of rows such as '100000 rows' or a duration of event time such as '1 h event time', got '{value}'"
+                    ),
+                    Span::default(),
+                );
+                if crate::time::parse_duration_ms(&text).is_ok() {
+                    error = error.with_hint(format!(
+                        "tidemark checkpoints at points of the input, so that a resumed run writes the same output: write '{value} event time' for a checkpoint each time the watermark passes a multiple of {value}"
+                    ));
+                }
+                Err(error)
+            }
         }
     }
 

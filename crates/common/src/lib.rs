@@ -29,8 +29,8 @@ pub mod window;
 
 pub use changelog::RowKind;
 pub use config::{
-    parse_memory_size, show_bytes, KnownOption, ResultMode, SessionOptions, DEFAULT_PIECE_BYTES,
-    KNOWN_OPTIONS, RESULT_MODE,
+    parse_memory_size, show_bytes, CheckpointEvery, KnownOption, ResultMode, SessionOptions,
+    CHECKPOINT_DIR, CHECKPOINT_INTERVAL, DEFAULT_PIECE_BYTES, KNOWN_OPTIONS, RESULT_MODE,
 };
 pub use error::{Error, Result};
 pub use schema::{Field, Schema};

@@ -8,6 +8,7 @@
 //! max(6, s), rounded half up.
 
 use crate::eval::rescale;
+use crate::snapshot::{Persist, StateReader, StateWriter};
 use arrow::array::{
     Array, ArrayRef, ArrowPrimitiveType, AsArray, Int64Array, PrimitiveArray, StringBuilder,
 };
@@ -53,6 +54,13 @@ pub trait Accumulator: Send {
 
     /// The bytes the accumulator's groups hold (for state limits).
     fn state_bytes(&self) -> u64;
+
+    /// Writes every group's state for a checkpoint.
+    fn save(&self, w: &mut StateWriter);
+
+    /// Reads what [`Accumulator::save`] wrote into this fresh accumulator
+    /// (made for the same aggregate).
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()>;
 
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -189,6 +197,15 @@ impl Accumulator for Count {
         crate::operator::vec_bytes(&self.counts)
     }
 
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.counts);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.counts = r.get()?;
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -259,6 +276,34 @@ impl Accumulator for CountDistinct {
         (self.bytes + self.seen.capacity() * std::mem::size_of::<HashSet<Box<[u8]>>>()) as u64
     }
 
+    fn save(&self, w: &mut StateWriter) {
+        w.u64(self.seen.len() as u64);
+        for set in &self.seen {
+            // Sorted, so that equal state writes equal bytes.
+            let mut values: Vec<&Box<[u8]>> = set.iter().collect();
+            values.sort();
+            w.u64(values.len() as u64);
+            for v in values {
+                w.put(v);
+            }
+        }
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let sets = r.len()?;
+        for _ in 0..sets {
+            let n = r.len()?;
+            let mut set = HashSet::with_capacity(n);
+            for _ in 0..n {
+                let v: Box<[u8]> = r.get()?;
+                self.bytes += v.len() + 16;
+                set.insert(v);
+            }
+            self.seen.push(set);
+        }
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -271,7 +316,7 @@ impl Accumulator for CountDistinct {
 }
 
 /// Addition as Flink does it for each type: integers wrap.
-trait SumNative: Copy + Default + Send + 'static {
+trait SumNative: Copy + Default + Send + Persist + 'static {
     fn add(self, other: Self) -> Self;
 }
 impl SumNative for i32 {
@@ -353,6 +398,17 @@ where
 
     fn state_bytes(&self) -> u64 {
         crate::operator::vec_bytes(&self.sums) + crate::operator::vec_bytes(&self.seen)
+    }
+
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.sums);
+        w.put(&self.seen);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.sums = r.get()?;
+        self.seen = r.get()?;
+        Ok(())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -461,6 +517,21 @@ impl Accumulator for DoubleSum {
             + crate::operator::vec_bytes(&self.pending)
             + crate::operator::vec_bytes(&self.stored)
             + crate::operator::vec_bytes(&self.counts)
+    }
+
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.local);
+        w.put(&self.pending);
+        w.put(&self.stored);
+        w.put(&self.counts);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.local = r.get()?;
+        self.pending = r.get()?;
+        self.stored = r.get()?;
+        self.counts = r.get()?;
+        Ok(())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -588,6 +659,17 @@ impl Accumulator for Avg {
         crate::operator::vec_bytes(&self.exact) + crate::operator::vec_bytes(&self.counts)
     }
 
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.exact);
+        w.put(&self.counts);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.exact = r.get()?;
+        self.counts = r.get()?;
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -654,7 +736,7 @@ impl<T: ArrowPrimitiveType> MinMax<T> {
 
 impl<T: ArrowPrimitiveType> Accumulator for MinMax<T>
 where
-    T::Native: PartialOrd,
+    T::Native: PartialOrd + Persist,
 {
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
         let v = argument(values, "MIN/MAX")?;
@@ -689,6 +771,15 @@ where
 
     fn state_bytes(&self) -> u64 {
         crate::operator::vec_bytes(&self.values)
+    }
+
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.values);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.values = r.get()?;
+        Ok(())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -820,6 +911,15 @@ impl Accumulator for RowValue {
                 .sum::<u64>()
     }
 
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.values);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.values = r.get()?;
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -905,6 +1005,15 @@ impl Accumulator for ListAgg {
                 .flatten()
                 .map(|v| v.capacity() as u64)
                 .sum::<u64>()
+    }
+
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.values);
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.values = r.get()?;
+        Ok(())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

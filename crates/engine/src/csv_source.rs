@@ -31,6 +31,7 @@
 //!   under ignore-parse-errors drops the row (Flink fails either way).
 //! - `csv.null-literal = ''` makes an empty field NULL for every type.
 
+use crate::snapshot::{Persist, StateReader, StateWriter};
 use crate::stream::BadRow;
 use arrow::array::{
     ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
@@ -207,6 +208,44 @@ fn unescape_java(text: &str) -> String {
     out
 }
 
+/// Where a file source stands between two batches, for a checkpoint: the
+/// byte and line the next record starts at, and the counts so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadPosition {
+    pub offset: u64,
+    /// Line of the byte at `offset`, 1-based.
+    pub line: u64,
+    pub stats: CsvStats,
+}
+
+impl Persist for ReadPosition {
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.offset);
+        w.put(&self.line);
+        for n in [
+            self.stats.rows_read,
+            self.stats.fields_nulled,
+            self.stats.rows_padded,
+            self.stats.rows_skipped,
+        ] {
+            w.u64(n);
+        }
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(ReadPosition {
+            offset: r.get()?,
+            line: r.get()?,
+            stats: CsvStats {
+                rows_read: r.get()?,
+                fields_nulled: r.get()?,
+                rows_padded: r.get()?,
+                rows_skipped: r.get()?,
+            },
+        })
+    }
+}
+
 /// Rows read, and the repairs that `csv.ignore-parse-errors` made.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CsvStats {
@@ -256,6 +295,8 @@ struct Input {
     ended_by_cr: bool,
     cr_record: Vec<u8>,
     buf: Vec<u8>,
+    /// The offset in the file of `buf[0]`.
+    base: u64,
     /// First byte not yet consumed.
     pos: usize,
     /// First byte of the record being read; bytes from here on are kept
@@ -296,6 +337,7 @@ impl Input {
             return Ok(false);
         }
         if self.rec_start > 0 {
+            self.base += self.rec_start as u64;
             self.buf.copy_within(self.rec_start..self.end, 0);
             self.pos -= self.rec_start;
             self.end -= self.rec_start;
@@ -1111,6 +1153,7 @@ impl CsvSource {
         let input = Input {
             file,
             buf: vec![0; READ_CHUNK],
+            base: 0,
             pos: 0,
             rec_start: 0,
             end: 0,
@@ -1171,6 +1214,34 @@ impl CsvSource {
     /// Lines consumed so far (after the end: the lines of the input).
     pub fn lines_read(&self) -> u64 {
         self.input.line - 1
+    }
+
+    /// Where the next record starts, between two batches; None when the
+    /// source cannot go on from a position (an error waits to be
+    /// reported, the input ended, or a line is half read).
+    pub fn position(&self) -> Option<ReadPosition> {
+        let between = self.pending_error.is_none()
+            && !self.done
+            && self.raw.is_empty()
+            && self.skipped.is_empty();
+        between.then(|| ReadPosition {
+            offset: self.input.base + self.input.pos as u64,
+            line: self.input.line,
+            stats: self.stats.clone(),
+        })
+    }
+
+    /// Goes on from `at` in `file`, which must already stand at
+    /// `at.offset` (a restart from a checkpoint).
+    pub fn resume(&mut self, file: Box<dyn Read + Send>, at: &ReadPosition) {
+        let input = &mut self.input;
+        input.file = file;
+        input.base = at.offset;
+        (input.pos, input.rec_start, input.end) = (0, 0, 0);
+        input.eof = false;
+        input.line = at.line;
+        self.header_skipped = true;
+        self.stats = at.stats.clone();
     }
 
     /// Whether the input ended inside a quoted field: for a piece of a

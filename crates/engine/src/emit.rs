@@ -4,7 +4,8 @@
 //! something follows those results downstream. Window aggregation, session
 //! aggregation and the SESSION TVF are each a `Windowed` of their state.
 
-use crate::operator::{Operator, OperatorMetrics, StateSize};
+use crate::operator::{not_checkpointable, Operator, OperatorMetrics, StateSize};
+use crate::snapshot::{StateReader, StateWriter};
 use crate::stream::{Chunk, LateRows, SideItem, StreamItem};
 use crate::time_service::{EventTime, TimerHandler};
 use arrow::array::RecordBatch;
@@ -104,6 +105,17 @@ pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
     fn metrics_mut(&mut self) -> &mut OperatorMetrics;
     /// The state held, timers aside.
     fn state(&self) -> StateSize;
+
+    /// Writes the state (timers aside) for a checkpoint; see
+    /// [`Operator::save_state`].
+    fn save(&self, _w: &mut StateWriter) -> Result<()> {
+        Err(not_checkpointable(Self::NAME))
+    }
+
+    /// Reads what [`WindowedState::save`] wrote into this fresh state.
+    fn load(&mut self, _r: &mut StateReader<'_>) -> Result<()> {
+        Err(not_checkpointable(Self::NAME))
+    }
 }
 
 /// A windowed operator: its state on the event-time service, and the
@@ -156,6 +168,26 @@ where
         size.bytes +=
             (self.time.timer_count() * (std::mem::size_of::<(i64, S::Key)>() + 16)) as u64;
         size
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        // Between items nothing waits in the emitter: every item flushes.
+        if !self.emitter.pending.is_empty() || !self.emitter.out.is_empty() {
+            return Err(tidemark_common::Error::Internal(
+                "a checkpoint with fired results still waiting".into(),
+            ));
+        }
+        self.state.save(w)?;
+        self.time.save(w);
+        w.put(&self.emitter.forwarded);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.state.load(r)?;
+        self.time = EventTime::load(r)?;
+        self.emitter.forwarded = r.get()?;
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@
 //! one. Results are compared in arrow's row format and the changelog is
 //! built with one `interleave` per emission, not row by row.
 
+use crate::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
 use arrow::array::{Array, ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use arrow::row::{RowConverter, Rows, SortField};
@@ -54,6 +55,48 @@ impl Emitted {
             .sum();
         let keys: usize = self.by_key.keys().map(|k| k.len() + 32).sum();
         (parts + keys) as u64
+    }
+
+    /// Writes the emitted rows and the key index for a checkpoint.
+    pub fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.parts.len() as u64);
+        for (batch, _) in &self.parts {
+            put_batch(w, batch)?;
+        }
+        // In key order, so that equal state writes equal bytes.
+        let mut keys: Vec<(&Box<[u8]>, &(u32, u32))> = self.by_key.iter().collect();
+        keys.sort();
+        w.u64(keys.len() as u64);
+        for (key, place) in keys {
+            w.put(key);
+            w.put(place);
+        }
+        Ok(())
+    }
+
+    /// Reads what [`Emitted::save`] wrote.
+    pub fn load(r: &mut StateReader<'_>, compare: &ResultRows) -> Result<Self> {
+        let n = r.len()?;
+        let mut parts = Vec::with_capacity(n);
+        for _ in 0..n {
+            let batch = get_batch(r)?;
+            let rows = compare.rows(&batch)?;
+            parts.push((batch, rows));
+        }
+        let keys = r.len()?;
+        let mut by_key = HashMap::with_capacity(keys);
+        for _ in 0..keys {
+            let key: Box<[u8]> = r.get()?;
+            let (part, row): (u32, u32) = r.get()?;
+            if parts
+                .get(part as usize)
+                .is_none_or(|(b, _): &(RecordBatch, Rows)| row as usize >= b.num_rows())
+            {
+                return Err(corrupt("an emitted row is missing"));
+            }
+            by_key.insert(key, (part, row));
+        }
+        Ok(Emitted { parts, by_key })
     }
 
     /// A first emission: every row of `batch` (key `keys[i]`) as `+I`.

@@ -20,6 +20,7 @@
 //! JSON) is taken apart line by line with serde_json. Blank lines are
 //! skipped.
 
+use crate::csv_source::ReadPosition;
 use crate::csv_source::{
     option_error, parse_bool_option, shorten, ColumnBuilder, CsvBatch, CsvStats, Parser,
 };
@@ -128,6 +129,8 @@ pub struct JsonSource {
     idle: bool,
     /// Number of the last line read, 1-based.
     line: u64,
+    /// Bytes read from the input, `partial` included.
+    bytes_read: u64,
     stats: CsvStats,
     done: bool,
     /// An error met after some rows of a batch: reported by the next call,
@@ -199,6 +202,7 @@ impl JsonSource {
             follow: None,
             idle: false,
             line: 0,
+            bytes_read: 0,
             stats: CsvStats::default(),
             done: false,
             pending_error: None,
@@ -237,6 +241,27 @@ impl JsonSource {
     /// wall-clock time there.
     pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         self.parser = Parser::new(tz);
+    }
+
+    /// Where the next line starts, between two batches; None when the
+    /// source cannot go on from a position (an error waits to be
+    /// reported, the input ended, or a line is half read).
+    pub fn position(&self) -> Option<ReadPosition> {
+        let between = self.pending_error.is_none() && !self.done && self.partial.is_empty();
+        between.then(|| ReadPosition {
+            offset: self.bytes_read,
+            line: self.line + 1,
+            stats: self.stats.clone(),
+        })
+    }
+
+    /// Goes on from `at` in `file`, which must already stand at
+    /// `at.offset` (a restart from a checkpoint).
+    pub fn resume(&mut self, file: Box<dyn Read + Send>, at: &ReadPosition) {
+        self.input = BufReader::with_capacity(self.input.capacity(), file);
+        self.bytes_read = at.offset;
+        self.line = at.line - 1;
+        self.stats = at.stats.clone();
     }
 
     pub fn stats(&self) -> CsvStats {
@@ -362,7 +387,10 @@ impl JsonSource {
                 break;
             }
             let n = match self.input.read_until(b'\n', &mut self.partial) {
-                Ok(n) => n,
+                Ok(n) => {
+                    self.bytes_read += n as u64;
+                    n
+                }
                 // A pipe with nothing for now (the read has already waited
                 // a little): lines so far go out; inside a line, wait on.
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {

@@ -38,6 +38,7 @@ pub mod session_agg;
 pub mod session_rows;
 pub mod sink;
 pub mod slicing;
+pub mod snapshot;
 pub mod source;
 pub mod stateless;
 pub mod stream;

@@ -1,8 +1,9 @@
 //! The operator interface: every stage of a pipeline takes stream items and
 //! pushes the items it produces.
 
+use crate::snapshot::{Persist, StateReader, StateWriter};
 use crate::stream::StreamItem;
-use tidemark_common::Result;
+use tidemark_common::{Error, Result, Span};
 
 /// What an operator reports for the run summary.
 #[derive(Clone, Debug, Default)]
@@ -155,6 +156,76 @@ pub trait Operator: Send {
     /// is stopped before its end, so that nothing made is lost.
     fn release_held(&mut self, _out: &mut Vec<StreamItem>) -> Result<()> {
         Ok(())
+    }
+
+    /// Writes what a checkpoint keeps of the operator, between two items:
+    /// enough for a fresh operator of the same plan to go on, after a
+    /// restart, exactly as this one would. One that cannot says so.
+    fn save_state(&self, _w: &mut StateWriter) -> Result<()> {
+        Err(not_checkpointable(&self.name()))
+    }
+
+    /// Reads what [`Operator::save_state`] wrote into this fresh operator.
+    fn load_state(&mut self, _r: &mut StateReader<'_>) -> Result<()> {
+        Err(not_checkpointable(&self.name()))
+    }
+}
+
+/// The error for a query with an operator whose state a checkpoint cannot
+/// keep yet.
+pub fn not_checkpointable(operator: &str) -> Error {
+    Error::plan(
+        format!("checkpointing does not cover {operator} yet: its state cannot be saved"),
+        Span::default(),
+    )
+    .with_hint("run the query without 'execution.checkpointing.dir'")
+}
+
+impl Persist for Lateness {
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.counts);
+        w.put(&self.rows);
+        w.put(&self.max);
+        w.put(&self.coarse);
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(Lateness {
+            counts: r.get()?,
+            rows: r.get()?,
+            max: r.get()?,
+            coarse: r.get()?,
+        })
+    }
+}
+
+impl Persist for OperatorMetrics {
+    fn save(&self, w: &mut StateWriter) {
+        for n in [
+            self.rows_in,
+            self.rows_out,
+            self.late_rows,
+            self.partially_late_rows,
+            self.windows_fired,
+            self.late_rows_accepted,
+            self.windows_fired_before_end,
+        ] {
+            w.u64(n);
+        }
+        w.put(&self.lateness);
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(OperatorMetrics {
+            rows_in: r.get()?,
+            rows_out: r.get()?,
+            late_rows: r.get()?,
+            partially_late_rows: r.get()?,
+            windows_fired: r.get()?,
+            late_rows_accepted: r.get()?,
+            windows_fired_before_end: r.get()?,
+            lateness: r.get()?,
+        })
     }
 }
 

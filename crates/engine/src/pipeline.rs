@@ -2,18 +2,28 @@
 //! receives the changelog, plus the numbers of the run summary.
 
 use crate::operator::{Operator, OperatorMetrics, StateSize};
+use crate::snapshot::{StateReader, StateWriter};
 use crate::source::{SourceMetrics, TableSource};
 use crate::stream::{Chunk, SideItem, StreamItem};
 use crate::union::UnionSource;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tidemark_common::show_bytes;
+use tidemark_common::time::NO_WATERMARK;
+pub use tidemark_common::CheckpointEvery;
 use tidemark_common::{Error, Result};
 
 /// What a run hands its sink.
 pub enum RunOutput<'a> {
     Rows(&'a Chunk),
     Side(&'a SideItem),
+    /// A checkpoint is due: the sources' and operators' state, taken after
+    /// every row handed over so far. The sink stages what it holds and
+    /// writes the checkpoint.
+    Checkpoint {
+        state: &'a [u8],
+        rows_read: u64,
+    },
 }
 
 pub struct Pipeline {
@@ -22,7 +32,45 @@ pub struct Pipeline {
     /// `tidemark.state.max-memory`: the run stops with an error when the
     /// operators' state grows past this many bytes.
     pub state_limit: Option<u64>,
+    /// Take checkpoints this often (`execution.checkpointing.interval`).
+    pub checkpoint_every: Option<CheckpointEvery>,
+    /// Rows emitted and the watermark told the sink before the checkpoint
+    /// a resumed run goes on from: the run summary counts the whole job.
+    pub resumed: (u64, i64),
 }
+
+/// When the next checkpoint is due.
+struct CheckpointClock {
+    every: CheckpointEvery,
+    /// The multiple of the interval last passed.
+    passed: Option<i64>,
+}
+
+impl CheckpointClock {
+    /// Whether a checkpoint is due with `rows` read and the watermark at
+    /// `watermark`; a due checkpoint stays due until taken.
+    fn due(&self, rows: u64, watermark: i64) -> bool {
+        self.step(rows, watermark)
+            .is_some_and(|step| self.passed.is_none_or(|p| step > p))
+    }
+
+    fn step(&self, rows: u64, watermark: i64) -> Option<i64> {
+        match self.every {
+            CheckpointEvery::Rows(n) => Some((rows / n.max(1)) as i64),
+            CheckpointEvery::EventTime(_) if watermark == NO_WATERMARK => None,
+            CheckpointEvery::EventTime(ms) => Some(watermark.div_euclid(ms.max(1))),
+        }
+    }
+
+    fn taken(&mut self, rows: u64, watermark: i64) {
+        self.passed = self.step(rows, watermark);
+    }
+}
+
+/// `TIDEMARK_CRASH_AFTER_BATCHES=n`: a checkpointed run aborts the process
+/// (no cleanup, as a crash would) after reading its n-th batch, so that
+/// tests can resume from wherever that leaves the checkpoint and files.
+const CRASH_AFTER_BATCHES: &str = "TIDEMARK_CRASH_AFTER_BATCHES";
 
 /// Where a pipeline's rows come from: one table, or the `UNION ALL` of
 /// several.
@@ -59,6 +107,41 @@ impl PipelineSource {
         match self {
             PipelineSource::Table(t) => t.keep_origin(),
             PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.keep_origin()),
+        }
+    }
+
+    /// Why the input cannot be checkpointed, if it cannot.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        match self {
+            PipelineSource::Table(t) => t.checkpoint_blocker(),
+            PipelineSource::Union(_) => Some(
+                Error::plan(
+                    "checkpointing does not cover queries over several tables (UNION ALL, joins) yet",
+                    tidemark_common::Span::default(),
+                )
+                .with_hint("run the query without 'execution.checkpointing.dir'"),
+            ),
+        }
+    }
+
+    fn at_checkpoint_point(&self) -> bool {
+        match self {
+            PipelineSource::Table(t) => t.at_checkpoint_point(),
+            PipelineSource::Union(_) => false,
+        }
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        match self {
+            PipelineSource::Table(t) => t.save_state(w),
+            PipelineSource::Union(_) => self.checkpoint_blocker().map_or(Ok(()), Err),
+        }
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        match self {
+            PipelineSource::Table(t) => t.load_state(r),
+            PipelineSource::Union(_) => self.checkpoint_blocker().map_or(Ok(()), Err),
         }
     }
 
@@ -157,8 +240,7 @@ impl Pipeline {
         let mut last_progress = started;
         let mut items = Vec::new();
         let mut next = Vec::new();
-        let mut rows_emitted = 0u64;
-        let mut final_watermark = tidemark_common::time::NO_WATERMARK;
+        let (mut rows_emitted, mut final_watermark) = self.resumed;
         // A failing operator may first have passed on the rows before the
         // failing one (so output does not depend on batching); they travel
         // on to the sink before the error ends the run.
@@ -167,6 +249,21 @@ impl Pipeline {
         let mut peak_state = vec![StateSize::default(); self.operators.len()];
         // Measured after the first batch, then every so often.
         let mut last_state: Option<Instant> = None;
+        let mut checkpoints = self.checkpoint_every.map(|every| {
+            let mut clock = CheckpointClock {
+                every,
+                passed: None,
+            };
+            // A resumed run goes on from where its checkpoint was taken.
+            let (rows, watermark) = self.input_progress();
+            clock.taken(rows, watermark);
+            clock
+        });
+        let crash_after = checkpoints
+            .as_ref()
+            .and_then(|_| std::env::var(CRASH_AFTER_BATCHES).ok())
+            .and_then(|n| n.trim().parse::<u64>().ok());
+        let mut batches = 0u64;
         while failure.is_none() {
             // One relaxed load per batch: cheap next to reading a batch.
             if !cancelled && cancel.load(Ordering::Relaxed) {
@@ -198,6 +295,24 @@ impl Pipeline {
                 std::mem::swap(&mut items, &mut next);
             }
             deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
+            batches += 1;
+            if crash_after == Some(batches) {
+                std::process::abort();
+            }
+            if let Some(clock) = checkpoints.as_mut() {
+                let (rows, watermark) = self.input_progress();
+                if failure.is_none()
+                    && clock.due(rows, watermark)
+                    && self.source.at_checkpoint_point()
+                {
+                    let state = self.save_state(rows_emitted, final_watermark)?;
+                    sink(RunOutput::Checkpoint {
+                        state: &state,
+                        rows_read: rows,
+                    })?;
+                    clock.taken(rows, watermark);
+                }
+            }
             if failure.is_none() && last_state.is_none_or(|t| t.elapsed() >= STATE_EVERY) {
                 last_state = Some(Instant::now());
                 self.measure_state(&mut peak_state)?;
@@ -235,6 +350,73 @@ impl Pipeline {
             drained: cancelled && drain,
             peak_state,
         })
+    }
+
+    /// Rows read and the lowest watermark of the sources.
+    fn input_progress(&self) -> (u64, i64) {
+        let sources = self.source.metrics();
+        (
+            sources.iter().map(|s| s.rows_read).sum(),
+            sources
+                .iter()
+                .map(|s| s.watermark)
+                .min()
+                .unwrap_or(NO_WATERMARK),
+        )
+    }
+
+    /// Why this pipeline cannot be checkpointed, if it cannot: a source or
+    /// an operator whose state cannot be saved yet.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        if let Some(e) = self.source.checkpoint_blocker() {
+            return Some(e);
+        }
+        // A fresh operator holds nothing, so trying costs nothing.
+        self.operators
+            .iter()
+            .find_map(|op| op.save_state(&mut StateWriter::new()).err())
+    }
+
+    /// The state of the sources and operators, between two batches, with
+    /// the rows emitted and the watermark told the sink so far.
+    pub fn save_state(&self, rows_emitted: u64, final_watermark: i64) -> Result<Vec<u8>> {
+        let mut w = StateWriter::new();
+        w.put(&(rows_emitted, final_watermark));
+        w.section(|w| self.source.save_state(w))?;
+        w.u64(self.operators.len() as u64);
+        for op in &self.operators {
+            w.put(&op.name());
+            w.section(|w| op.save_state(w))?;
+        }
+        Ok(w.into_bytes())
+    }
+
+    /// Puts back what [`Pipeline::save_state`] wrote, into this fresh
+    /// pipeline of the same plan.
+    pub fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let mut r = StateReader::new(state);
+        self.resumed = r.get()?;
+        let mut source = r.section()?;
+        self.source.load_state(&mut source)?;
+        source.finish()?;
+        if r.len()? != self.operators.len() {
+            return Err(crate::snapshot::corrupt(
+                "it holds another number of operators",
+            ));
+        }
+        for op in &mut self.operators {
+            let name: String = r.get()?;
+            if name != op.name() {
+                return Err(crate::snapshot::corrupt(&format!(
+                    "it holds the state of {name} where the query has {}",
+                    op.name()
+                )));
+            }
+            let mut section = r.section()?;
+            op.load_state(&mut section)?;
+            section.finish()?;
+        }
+        r.finish()
     }
 
     /// Measures each operator's state, keeping the peaks; fails when the

@@ -40,6 +40,24 @@ pub struct SessionTimer {
     cleanup: bool,
 }
 
+impl crate::snapshot::Persist for SessionTimer {
+    fn save(&self, w: &mut crate::snapshot::StateWriter) {
+        w.put(&self.end);
+        w.put(&self.first_seq);
+        w.put(&self.key);
+        w.put(&self.cleanup);
+    }
+
+    fn load(r: &mut crate::snapshot::StateReader<'_>) -> Result<Self> {
+        Ok(SessionTimer {
+            end: r.get()?,
+            first_seq: r.get()?,
+            key: r.get()?,
+            cleanup: r.get()?,
+        })
+    }
+}
+
 /// One key's open sessions, by start.
 type KeySessions = BTreeMap<i64, Session>;
 

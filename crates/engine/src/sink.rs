@@ -8,10 +8,11 @@
 //! run never leaves a half-written file under the final name.
 
 use crate::format::{format_value, write_changelog};
+use crate::snapshot::{Persist, StateReader, StateWriter};
 use crate::stream::{BadRows, LateRows};
 use arrow::array::{Array, ArrayRef, RecordBatch, StringArray, TimestampMillisecondArray};
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
@@ -34,6 +35,19 @@ pub type PrintLines = String;
 impl TableSink {
     /// Opens the sink table `table`.
     pub fn open(table: &TableDef) -> Result<Self> {
+        Self::open_as(table, None)
+    }
+
+    /// Opens `table` for a checkpointed run: a file is staged under a name
+    /// that does not depend on the process and is kept if the run dies, so
+    /// that a resumed run takes it over. `resuming`: the staged file of
+    /// an earlier run is kept as it is, for [`TableSink::load_state`] to
+    /// cut back to its checkpoint; otherwise it starts empty.
+    pub fn open_staged(table: &TableDef, resuming: bool) -> Result<Self> {
+        Self::open_as(table, Some(resuming))
+    }
+
+    fn open_as(table: &TableDef, staged: Option<bool>) -> Result<Self> {
         match table.option("connector") {
             Some("print") => Ok(TableSink::Print {
                 prefix: table
@@ -63,7 +77,7 @@ impl TableSink {
                     ),
                     _ => LineFormat::Csv(delimiter),
                 };
-                Ok(TableSink::Csv(CsvFileSink::create(&path, format)?))
+                Ok(TableSink::Csv(CsvFileSink::create(&path, format, staged)?))
             }
             other => Err(Error::Internal(format!(
                 "table {} cannot be written (connector {other:?})",
@@ -116,6 +130,82 @@ impl TableSink {
             TableSink::Csv(csv) => csv.finish(),
             _ => Ok(()),
         }
+    }
+
+    /// Why this sink cannot take part in a checkpoint, if it cannot: what
+    /// it has shown cannot be taken back.
+    pub fn checkpoint_blocker(&self, name: &str) -> Option<Error> {
+        match self {
+            TableSink::Print { .. } => Some(Error::plan(
+                format!("checkpointing needs outputs that can be taken back to the last checkpoint: table {name} prints to standard output"),
+                Span::default(),
+            ).with_hint("write to a filesystem table, or run without 'execution.checkpointing.dir'")),
+            _ => None,
+        }
+    }
+
+    /// Stages what was written so far for a checkpoint (flushed and synced
+    /// to disk) and writes where the staged output stands.
+    pub fn save_state(&mut self, w: &mut StateWriter) -> Result<()> {
+        match self {
+            TableSink::Csv(csv) => csv.save_state(w),
+            TableSink::Blackhole => Ok(()),
+            TableSink::Print { .. } => Err(self
+                .checkpoint_blocker("?")
+                .unwrap_or_else(|| Error::Internal("checkpointing a print sink".into()))),
+        }
+    }
+
+    /// Goes on from a checkpoint: the staged file is cut back to what the
+    /// checkpoint staged, and the rows kept per key are put back.
+    pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        match self {
+            TableSink::Csv(csv) => csv.load_state(r),
+            TableSink::Blackhole => Ok(()),
+            TableSink::Print { .. } => Err(Error::Internal("resuming a print sink".into())),
+        }
+    }
+
+    /// The first half of the commit at the end of a checkpointed run:
+    /// everything is staged and synced; returns the renames that complete
+    /// it, for the checkpoint to record before they are made.
+    pub fn prepare_commit(&mut self) -> Result<Option<StagedRename>> {
+        match self {
+            TableSink::Csv(csv) => csv.prepare_commit().map(Some),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// A staged file and the name it is committed under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StagedRename {
+    pub staged: PathBuf,
+    pub target: PathBuf,
+}
+
+impl StagedRename {
+    /// Moves the staged file into place; done already if it is gone and
+    /// the target is there (a commit repeated after a restart).
+    pub fn commit(&self) -> Result<()> {
+        if !self.staged.exists() && self.target.exists() {
+            return Ok(());
+        }
+        std::fs::rename(&self.staged, &self.target).map_err(|e| io_error(&self.target, e))
+    }
+}
+
+impl Persist for StagedRename {
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.staged.to_string_lossy().into_owned());
+        w.put(&self.target.to_string_lossy().into_owned());
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(StagedRename {
+            staged: PathBuf::from(r.get::<String>()?),
+            target: PathBuf::from(r.get::<String>()?),
+        })
     }
 }
 
@@ -349,6 +439,8 @@ pub struct CsvFileSink {
     line: String,
     /// With a key: the last line per key, written at the end.
     upsert: Option<Upsert>,
+    /// A checkpointed run's staged file: kept when the run dies.
+    keep_staged: bool,
 }
 
 /// The rows of an upsert file: the last line per key, in the order keys
@@ -360,7 +452,10 @@ struct Upsert {
 }
 
 impl CsvFileSink {
-    fn create(target: &Path, format: LineFormat) -> Result<Self> {
+    /// `staged`: for a checkpointed run, whether a staged file left by an
+    /// earlier run is kept (resuming) or started afresh; `None` for a run
+    /// without checkpoints.
+    fn create(target: &Path, format: LineFormat, staged: Option<bool>) -> Result<Self> {
         // A folder (as Flink's filesystem sink takes): one part file in it.
         let target = if target.is_dir() || target.to_string_lossy().ends_with('/') {
             std::fs::create_dir_all(target).map_err(|e| io_error(target, e))?;
@@ -375,8 +470,24 @@ impl CsvFileSink {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let hidden = target.with_file_name(format!(".{name}.inprogress.{}", std::process::id()));
-        let file = std::fs::File::create(&hidden).map_err(|e| io_error(&hidden, e))?;
+        let (hidden, file) = match staged {
+            None => {
+                let hidden =
+                    target.with_file_name(format!(".{name}.inprogress.{}", std::process::id()));
+                let file = std::fs::File::create(&hidden).map_err(|e| io_error(&hidden, e))?;
+                (hidden, file)
+            }
+            Some(resuming) => {
+                let hidden = target.with_file_name(format!(".{name}.inprogress"));
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(!resuming)
+                    .open(&hidden)
+                    .map_err(|e| io_error(&hidden, e))?;
+                (hidden, file)
+            }
+        };
         Ok(CsvFileSink {
             target,
             hidden,
@@ -384,7 +495,106 @@ impl CsvFileSink {
             format,
             line: String::new(),
             upsert: None,
+            keep_staged: staged.is_some(),
         })
+    }
+
+    /// Flushes and syncs the staged file; returns its length.
+    fn sync(&mut self) -> Result<u64> {
+        let Some(file) = self.file.as_mut() else {
+            return Err(Error::Internal("checkpointing a finished sink".into()));
+        };
+        file.flush().map_err(|e| io_error(&self.hidden, e))?;
+        let file = file.get_mut();
+        file.sync_data().map_err(|e| io_error(&self.hidden, e))?;
+        file.stream_position()
+            .map_err(|e| io_error(&self.hidden, e))
+    }
+
+    fn save_state(&mut self, w: &mut StateWriter) -> Result<()> {
+        let length = self.sync()?;
+        w.put(&length);
+        match &self.upsert {
+            None => w.put(&false),
+            Some(upsert) => {
+                w.put(&true);
+                w.put(&upsert.rows);
+                let mut index: Vec<(&String, &usize)> = upsert.index.iter().collect();
+                index.sort_by_key(|(_, i)| **i);
+                w.u64(index.len() as u64);
+                for (key, i) in index {
+                    w.put(key);
+                    w.put(i);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let length: u64 = r.get()?;
+        let Some(file) = self.file.as_mut() else {
+            return Err(Error::Internal("resuming a finished sink".into()));
+        };
+        let file = file.get_mut();
+        let staged = file
+            .metadata()
+            .map_err(|e| io_error(&self.hidden, e))?
+            .len();
+        if staged < length {
+            return Err(Error::Execution(format!(
+                "the staged output {} holds {staged} bytes where the checkpoint staged {length}: it was changed or removed since",
+                self.hidden.display()
+            )));
+        }
+        file.set_len(length)
+            .map_err(|e| io_error(&self.hidden, e))?;
+        file.seek(std::io::SeekFrom::Start(length))
+            .map_err(|e| io_error(&self.hidden, e))?;
+        let has_upsert: bool = r.get()?;
+        match (&mut self.upsert, has_upsert) {
+            (Some(upsert), true) => {
+                upsert.rows = r.get()?;
+                let n = r.len()?;
+                for _ in 0..n {
+                    let key: String = r.get()?;
+                    let i: usize = r.get()?;
+                    if i >= upsert.rows.len() {
+                        return Err(crate::snapshot::corrupt("a kept row is missing"));
+                    }
+                    upsert.index.insert(key, i);
+                }
+            }
+            (None, false) => {}
+            _ => {
+                return Err(crate::snapshot::corrupt(
+                    "the sink kept rows per key differently",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the rows kept per key and syncs: what is staged is then the
+    /// whole output.
+    fn prepare_commit(&mut self) -> Result<StagedRename> {
+        self.write_upserts()?;
+        self.sync()?;
+        self.file = None;
+        Ok(StagedRename {
+            staged: self.hidden.clone(),
+            target: self.target.clone(),
+        })
+    }
+
+    fn write_upserts(&mut self) -> Result<()> {
+        if let (Some(file), Some(upsert)) = (self.file.as_mut(), self.upsert.take()) {
+            for line in upsert.rows.into_iter().flatten() {
+                file.write_all(line.as_bytes())
+                    .map_err(|e| io_error(&self.hidden, e))?;
+            }
+        }
+        Ok(())
     }
 
     fn write(
@@ -493,12 +703,7 @@ impl CsvFileSink {
     }
 
     fn finish(mut self) -> Result<()> {
-        if let (Some(file), Some(upsert)) = (self.file.as_mut(), self.upsert.take()) {
-            for line in upsert.rows.into_iter().flatten() {
-                file.write_all(line.as_bytes())
-                    .map_err(|e| io_error(&self.hidden, e))?;
-            }
-        }
+        self.write_upserts()?;
         if let Some(mut file) = self.file.take() {
             file.flush().map_err(|e| io_error(&self.hidden, e))?;
         }
@@ -508,7 +713,7 @@ impl CsvFileSink {
 
 impl Drop for CsvFileSink {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        if self.file.take().is_some() && !self.keep_staged {
             let _ = std::fs::remove_file(&self.hidden);
         }
     }
@@ -572,7 +777,7 @@ mod tests {
             std::sync::Arc::new(arrow::array::Int32Array::from(vec![Some(1), None])) as _,
         )])?;
         let kinds = [RowKind::Insert; 2];
-        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','))?;
+        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), None)?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         assert!(
             !target.exists(),
@@ -580,7 +785,7 @@ mod tests {
         );
         drop(sink);
         assert!(!target.exists(), "an unfinished sink leaves no file");
-        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','))?;
+        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), None)?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         sink.finish()?;
         let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;

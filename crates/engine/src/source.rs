@@ -3,12 +3,13 @@
 //! assigns the watermark row by row.
 
 use crate::clock::Clock;
-use crate::csv_source::{CsvBatch, CsvOptions, CsvSource, CsvStats};
+use crate::csv_source::{CsvBatch, CsvOptions, CsvSource, CsvStats, ReadPosition};
 use crate::datagen::DatagenSource;
 use crate::eval::{evaluate, EvalContext};
 use crate::json_source::{JsonOptions, JsonSource};
 use crate::nexmark::NexmarkSource;
 use crate::parallel_file::{FileSplit, ParallelFile, PieceFormat};
+use crate::snapshot::{StateReader, StateWriter};
 use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -107,6 +108,8 @@ pub struct TableSource {
     /// they hold.
     origin: Option<Arc<SourceTable>>,
     rowtimes: Option<(i64, i64)>,
+    /// The file read, when it is one (a checkpoint reopens it).
+    file: Option<PathBuf>,
 }
 
 impl TableSource {
@@ -174,6 +177,7 @@ impl TableSource {
             })?;
             (Box::new(file), path_text, Some(full))
         };
+        let full_path = full.clone();
         let follow = table.monitor_interval();
         // A file read to its end may be parsed on several threads; it was
         // opened above all the same, so a missing file fails here, at once.
@@ -230,14 +234,10 @@ impl TableSource {
             },
             other => other,
         })?;
-        Ok(Self::with_reader(
-            table,
-            reader,
-            ctx,
-            clock,
-            ignore_parse_errors,
-            path_text,
-        ))
+        let mut source =
+            Self::with_reader(table, reader, ctx, clock, ignore_parse_errors, path_text);
+        source.file = full_path;
+        Ok(source)
     }
 
     fn with_reader(
@@ -264,7 +264,120 @@ impl TableSource {
             clock,
             origin: None,
             rowtimes: None,
+            file: None,
         }
+    }
+
+    /// Why this table cannot be checkpointed, if it cannot: only files
+    /// read on one thread can be read again from a position.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        let what = match (&self.reader, &self.file) {
+            (FileReader::Csv(_) | FileReader::Json(_), Some(_)) => return None,
+            (FileReader::Csv(_) | FileReader::Json(_), None) => {
+                "standard input, which cannot be read again"
+            }
+            (FileReader::Datagen(_), _) => "the datagen connector",
+            (FileReader::Nexmark(_), _) => "the nexmark connector",
+            (FileReader::Parallel(_), _) => "a file on several threads",
+        };
+        Some(
+            Error::plan(
+                format!(
+                    "checkpointing covers tables read from files: table {} reads {what}",
+                    self.table.name
+                ),
+                tidemark_common::Span::default(),
+            )
+            .with_hint("run the query without 'execution.checkpointing.dir'"),
+        )
+    }
+
+    /// Whether the source stands between two batches with nothing waiting
+    /// (no error to report, the input not ended): a checkpoint can be taken.
+    pub fn at_checkpoint_point(&self) -> bool {
+        let position = match &self.reader {
+            FileReader::Csv(r) => r.position(),
+            FileReader::Json(r) => r.position(),
+            _ => None,
+        };
+        position.is_some() && self.pending_error.is_none() && !self.done && !self.stopped
+    }
+
+    /// Writes where the source stands for a checkpoint: its file position
+    /// (with a checksum of the bytes before it, so that a changed file is
+    /// noticed on resume), its watermark and counts.
+    pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        let position = match &self.reader {
+            FileReader::Csv(r) => r.position(),
+            FileReader::Json(r) => r.position(),
+            _ => None,
+        };
+        let (Some(position), Some(file)) = (position, &self.file) else {
+            return Err(self.checkpoint_blocker().unwrap_or_else(|| {
+                Error::Internal("a checkpoint between two batches of a source".into())
+            }));
+        };
+        w.put(&position);
+        w.put(&tail_checksum(file, position.offset, &self.display_path)?);
+        w.put(&self.watermark);
+        w.put(&self.rows_without_rowtime);
+        w.put(&self.rowtimes);
+        w.put(&match self.clock {
+            Clock::Fake { rows, .. } => Some(rows),
+            Clock::System => None,
+        });
+        Ok(())
+    }
+
+    /// Reads what [`TableSource::save_state`] wrote, and reopens the file
+    /// at the position saved.
+    pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        use std::io::Seek;
+        let position: ReadPosition = r.get()?;
+        let checksum: u32 = r.get()?;
+        let Some(path) = self.file.clone() else {
+            return Err(self
+                .checkpoint_blocker()
+                .unwrap_or_else(|| Error::Internal("resuming a source without a file".into())));
+        };
+        if tail_checksum(&path, position.offset, &self.display_path)? != checksum {
+            return Err(Error::Execution(format!(
+                "table {}: '{}' is not the file the checkpoint read: its first {} bytes changed since",
+                self.table.name, self.display_path, position.offset
+            )));
+        }
+        let mut file = std::fs::File::open(&path).map_err(|e| {
+            Error::io(
+                format!(
+                    "table {}: cannot open '{}'",
+                    self.table.name, self.display_path
+                ),
+                e,
+            )
+        })?;
+        file.seek(std::io::SeekFrom::Start(position.offset))
+            .map_err(|e| {
+                Error::io(
+                    format!(
+                        "table {}: cannot read '{}'",
+                        self.table.name, self.display_path
+                    ),
+                    e,
+                )
+            })?;
+        match &mut self.reader {
+            FileReader::Csv(reader) => reader.resume(Box::new(file), &position),
+            FileReader::Json(reader) => reader.resume(Box::new(file), &position),
+            _ => return Err(Error::Internal("resuming a generated table".into())),
+        }
+        self.watermark = r.get()?;
+        self.rows_without_rowtime = r.get()?;
+        self.rowtimes = r.get()?;
+        let clock_rows: Option<i64> = r.get()?;
+        if let (Clock::Fake { rows, .. }, Some(saved)) = (&mut self.clock, clock_rows) {
+            *rows = saved;
+        }
+        Ok(())
     }
 
     pub fn schema(&self) -> &SchemaRef {
@@ -550,6 +663,24 @@ impl TableSource {
             return Ok(true);
         }
     }
+}
+
+/// A checksum of the (up to) 4 KiB of `path` before `offset`, which a
+/// resumed run compares with its checkpoint's; it also fails if the file
+/// has become shorter than `offset`.
+fn tail_checksum(path: &std::path::Path, offset: u64, display: &str) -> Result<u32> {
+    use std::io::{Read, Seek};
+    let io = |e| Error::io(format!("cannot read '{display}'"), e);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let from = offset.saturating_sub(4096);
+    file.seek(std::io::SeekFrom::Start(from)).map_err(io)?;
+    let mut bytes = vec![0; (offset - from) as usize];
+    file.read_exact(&mut bytes).map_err(|e| {
+        Error::Execution(format!(
+            "'{display}' is shorter than where the checkpoint read it to (byte {offset}): {e}"
+        ))
+    })?;
+    Ok(crc32fast::hash(&bytes))
 }
 
 /// `d` when a watermark expression is `rowtime - INTERVAL d` (or the

@@ -4,6 +4,7 @@
 use crate::eval::{evaluate, predicate_mask, EvalContext};
 use crate::operator::{Operator, OperatorMetrics};
 use crate::slicing::Slicing;
+use crate::snapshot::{StateReader, StateWriter};
 use crate::stream::{Chunk, StreamItem};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::compute::filter_record_batch;
@@ -188,6 +189,16 @@ impl Operator for Project {
     fn metrics(&self) -> OperatorMetrics {
         self.metrics.clone()
     }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
+    }
 }
 
 pub struct Filter {
@@ -242,6 +253,16 @@ impl Operator for Filter {
 
     fn metrics(&self) -> OperatorMetrics {
         self.metrics.clone()
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
     }
 }
 
@@ -349,6 +370,16 @@ impl Operator for WindowLabels {
 
     fn metrics(&self) -> OperatorMetrics {
         self.metrics.clone()
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@
 //! watermark in force (an OVER row accepted behind the watermark) waits for
 //! the next advance, as Flink's timer service does.
 
+use crate::snapshot::{Persist, StateReader, StateWriter};
 use crate::stream::Chunk;
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -20,7 +21,7 @@ use tidemark_common::Result;
 
 /// An operator's view of event time: what it does with rows and timers.
 pub trait TimerHandler {
-    type Key: Ord + Clone;
+    type Key: Ord + Clone + Persist;
     /// What the handler emits as it works (e.g. fired results).
     type Output;
 
@@ -76,6 +77,28 @@ impl<K: Ord + Clone> EventTime<K> {
             before_advance: NO_WATERMARK,
             timers: BTreeSet::new(),
         }
+    }
+
+    /// Writes the watermarks and timers for a checkpoint.
+    pub fn save(&self, w: &mut StateWriter)
+    where
+        K: Persist,
+    {
+        w.put(&self.watermark);
+        w.put(&self.before_advance);
+        w.put(&self.timers);
+    }
+
+    /// Reads what [`EventTime::save`] wrote.
+    pub fn load(r: &mut StateReader<'_>) -> Result<Self>
+    where
+        K: Persist,
+    {
+        Ok(EventTime {
+            watermark: r.get()?,
+            before_advance: r.get()?,
+            timers: r.get()?,
+        })
     }
 
     /// The watermark in force.

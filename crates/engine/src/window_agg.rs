@@ -13,6 +13,7 @@ use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed,
 use crate::emitted::{Emitted, ResultRows};
 use crate::operator::{vec_bytes, OperatorMetrics, StateSize};
 use crate::slicing::Slicing;
+use crate::snapshot::{corrupt, Persist, StateReader, StateWriter};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{instant, TraceEvent, TraceLine};
@@ -82,6 +83,33 @@ pub enum WindowTimer {
     Gate,
     /// An early-firing tick; after the fires at the same time.
     Early,
+}
+
+impl Persist for WindowTimer {
+    fn save(&self, w: &mut StateWriter) {
+        match self {
+            WindowTimer::Fire(end) => {
+                w.u8(0);
+                w.put(end);
+            }
+            WindowTimer::Cleanup(end) => {
+                w.u8(1);
+                w.put(end);
+            }
+            WindowTimer::Gate => w.u8(2),
+            WindowTimer::Early => w.u8(3),
+        }
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(match r.u8()? {
+            0 => WindowTimer::Fire(r.get()?),
+            1 => WindowTimer::Cleanup(r.get()?),
+            2 => WindowTimer::Gate,
+            3 => WindowTimer::Early,
+            _ => return Err(corrupt("a window timer has an unknown kind")),
+        })
+    }
 }
 
 /// Where Flink's two-phase window aggregation flushes its buffers, which
@@ -236,6 +264,102 @@ impl WindowedState for WindowState {
         }
         size.bytes += self.fired.values().map(Emitted::state_bytes).sum::<u64>();
         size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.slices.len() as u64);
+        for (end, slice) in &self.slices {
+            w.put(end);
+            w.put(&slice.local_dirty);
+            w.put(&slice.global_dirty);
+            w.put(&slice.groups);
+            if let Some(keys) = &slice.keys {
+                for row in keys.iter() {
+                    w.bytes(row.as_ref());
+                }
+            }
+            w.put(&slice.hashes);
+            w.put(&slice.first_seq);
+            w.put(&slice.group_rows);
+            for acc in &slice.accumulators {
+                acc.save(w);
+            }
+        }
+        w.u64(self.fired.len() as u64);
+        for (end, emitted) in &self.fired {
+            w.put(end);
+            emitted.save(w)?;
+        }
+        w.put(&self.early_tick);
+        w.put(&self.metrics);
+        w.put(&self.rows_seen);
+        w.put(
+            &self
+                .two_phase
+                .as_ref()
+                .map(|t| (t.late_row_buffered, t.checked_at)),
+        );
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.len()?;
+        for _ in 0..n {
+            let end: i64 = r.get()?;
+            let mut slice = self.new_slice()?;
+            slice.local_dirty = r.get()?;
+            slice.global_dirty = r.get()?;
+            slice.groups = r.get()?;
+            if let (Some(keys), Some(conv)) = (slice.keys.as_mut(), &self.key_converter) {
+                let parser = conv.parser();
+                for _ in 0..slice.groups {
+                    keys.push(parser.parse(r.bytes()?));
+                }
+            }
+            slice.hashes = r.get()?;
+            slice.first_seq = r.get()?;
+            slice.group_rows = r.get()?;
+            let groups = slice.groups as usize;
+            if slice.hashes.len() != groups || slice.first_seq.len() != groups {
+                return Err(corrupt("a slice's groups do not add up"));
+            }
+            for acc in &mut slice.accumulators {
+                acc.load(r)?;
+            }
+            let hashes = &slice.hashes;
+            for g in 0..slice.groups {
+                slice
+                    .table
+                    .insert_unique(hashes[g as usize], g, |&x| hashes[x as usize]);
+            }
+            self.slices.insert(end, slice);
+        }
+        let n = r.len()?;
+        for _ in 0..n {
+            let end: i64 = r.get()?;
+            let compare = self
+                .result_rows
+                .as_ref()
+                .ok_or_else(|| corrupt("emitted results of a window that emits once"))?;
+            self.fired.insert(end, Emitted::load(r, compare)?);
+        }
+        self.early_tick = r.get()?;
+        self.metrics = r.get()?;
+        self.rows_seen = r.get()?;
+        let two_phase: Option<(bool, i64)> = r.get()?;
+        match (&mut self.two_phase, two_phase) {
+            (Some(t), Some((late_row_buffered, checked_at))) => {
+                t.late_row_buffered = late_row_buffered;
+                t.checked_at = checked_at;
+            }
+            (None, None) => {}
+            _ => {
+                return Err(corrupt(
+                    "the aggregation's DOUBLE sums were kept differently",
+                ))
+            }
+        }
+        Ok(())
     }
 }
 

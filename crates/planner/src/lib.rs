@@ -35,6 +35,22 @@ pub struct PhysicalQuery {
 }
 
 pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<PhysicalQuery> {
+    // A checkpointed query runs on one thread: a checkpoint is taken
+    // between two batches of one reader, with no work in flight.
+    let one_thread;
+    let checkpoint_every = match options.get(tidemark_common::CHECKPOINT_DIR) {
+        Some(_) => {
+            let mut o = options.clone();
+            o.set("parallelism.default", "1");
+            one_thread = o;
+            Some(options.checkpoint_every()?)
+        }
+        None => {
+            one_thread = options.clone();
+            None
+        }
+    };
+    let options = &one_thread;
     let eval = EvalContext {
         time_zone: options.local_time_zone()?,
     };
@@ -46,6 +62,8 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
             source,
             operators,
             state_limit: options.state_limit()?,
+            checkpoint_every,
+            resumed: (0, tidemark_common::time::NO_WATERMARK),
         },
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
