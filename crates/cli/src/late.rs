@@ -168,6 +168,16 @@ impl LateRouting {
             .chain(self.bad.iter_mut().map(|(_, sink)| sink))
     }
 
+    /// Gives up the sinks: their staged files are removed.
+    pub fn discard(self) {
+        for (_, _, sink) in self.sinks {
+            sink.discard();
+        }
+        if let Some((_, sink)) = self.bad {
+            sink.discard();
+        }
+    }
+
     /// Completes the sinks (files move into place).
     pub fn finish(self) -> Result<()> {
         for (_, _, sink) in self.sinks {

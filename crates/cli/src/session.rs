@@ -509,6 +509,13 @@ impl Session {
                         .and_then(|t| t.sink.checkpoint_blocker(&t.name))
                 });
             if let Some(e) = blocker {
+                // Nothing was written: the files staged for it go.
+                if run.resume_from.is_none() {
+                    late.discard();
+                    if let Some(t) = target {
+                        t.sink.discard();
+                    }
+                }
                 return Err(e.or_span(span));
             }
             if let Some(saved) = &run.resume_from {

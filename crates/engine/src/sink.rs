@@ -132,6 +132,14 @@ impl TableSink {
         }
     }
 
+    /// Gives up a sink that wrote nothing worth keeping: its staged file is
+    /// removed, even a checkpointed run's.
+    pub fn discard(self) {
+        if let TableSink::Csv(mut csv) = self {
+            csv.keep_staged = false;
+        }
+    }
+
     /// Why this sink cannot take part in a checkpoint, if it cannot: what
     /// it has shown cannot be taken back.
     pub fn checkpoint_blocker(&self, name: &str) -> Option<Error> {

@@ -319,18 +319,21 @@ impl WindowedState for WindowState {
             slice.hashes = r.get()?;
             slice.first_seq = r.get()?;
             slice.group_rows = r.get()?;
-            let groups = slice.groups as usize;
-            if slice.hashes.len() != groups || slice.first_seq.len() != groups {
-                return Err(corrupt("a slice's groups do not add up"));
-            }
             for acc in &mut slice.accumulators {
                 acc.load(r)?;
             }
-            let hashes = &slice.hashes;
-            for g in 0..slice.groups {
-                slice
-                    .table
-                    .insert_unique(hashes[g as usize], g, |&x| hashes[x as usize]);
+            // Keyed groups are found by their hash; a keyless slice has
+            // its one group without.
+            if slice.keys.is_some() {
+                if slice.hashes.len() != slice.groups as usize {
+                    return Err(corrupt("a slice's groups do not add up"));
+                }
+                let hashes = &slice.hashes;
+                for g in 0..slice.groups {
+                    slice
+                        .table
+                        .insert_unique(hashes[g as usize], g, |&x| hashes[x as usize]);
+                }
             }
             self.slices.insert(end, slice);
         }

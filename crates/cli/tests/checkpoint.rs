@@ -1,0 +1,446 @@
+//! Checkpoint and resume, end to end: `tidemark run` jobs are crashed at
+//! seeded points (`TIDEMARK_CRASH_AFTER_BATCHES` aborts the process, with
+//! no cleanup) or killed with SIGKILL, then resumed with `--resume`,
+//! perhaps crashing again; once a run completes, every file the job wrote
+//! and every run summary must be the bytes an uninterrupted run without
+//! checkpoints gives, and nothing staged may be left behind.
+//!
+//! `TIDEMARK_CHECKPOINT_CASES` / `TIDEMARK_CHECKPOINT_SEED` run more cases.
+
+mod common;
+
+use common::{env_number, Rng};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// One random job: its input, its script (the checkpoint settings apart)
+/// and the files it writes.
+struct Job {
+    data_file: &'static str,
+    data: String,
+    script: String,
+    outputs: Vec<&'static str>,
+    batch_size: u64,
+    interval: String,
+}
+
+fn data(rng: &mut Rng, json: bool, bad_lines: bool) -> String {
+    let rows = 1500 + rng.below(3000);
+    let keys = 1 + rng.below(12);
+    let disorder = rng.below(4000) as i64;
+    let mut t = 0i64;
+    let mut text = String::new();
+    for _ in 0..rows {
+        t += rng.below(120) as i64;
+        let mut ts = t - rng.below(disorder as u64 + 1) as i64;
+        if rng.below(40) == 0 {
+            // Far behind the watermark: late for every window.
+            ts -= 30_000;
+        }
+        let ts = 1_700_000_000_000 + ts;
+        let item = format!("k{}", rng.below(keys));
+        let price = format!("{}.{:02}", rng.below(500), rng.below(100));
+        let qty = rng.below(20);
+        if bad_lines && rng.below(150) == 0 {
+            text.push_str(if json {
+                "{\"ts_ms\": \"soon\", \"item\": 1}\n"
+            } else {
+                "soon,k1,oops\n"
+            });
+            continue;
+        }
+        if json {
+            text.push_str(&format!(
+                "{{\"ts_ms\": {ts}, \"item\": \"{item}\", \"price\": {price}, \"qty\": {qty}}}\n"
+            ));
+        } else {
+            text.push_str(&format!("{ts},{item},{price},{qty}\n"));
+        }
+    }
+    text
+}
+
+/// The sink of one query and its SQL.
+fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
+    let ws = "window_start TIMESTAMP(3), window_end TIMESTAMP(3)";
+    let (columns, select, keyed_updates) = match rng.below(5) {
+        0 => (
+            format!("item STRING, {ws}, n BIGINT, total DOUBLE, lo INT, hi STRING, mean INT, kinds BIGINT, first_price DOUBLE, last_qty INT, qtys STRING"),
+            "SELECT item, window_start, window_end, COUNT(*), SUM(price), MIN(qty), MAX(item), AVG(qty), \
+             COUNT(DISTINCT qty), FIRST_VALUE(price), LAST_VALUE(qty), LISTAGG(CAST(qty AS STRING)) \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE qty > 2 \
+             GROUP BY item, window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        1 => (
+            format!("item STRING, {ws}, n BIGINT, total BIGINT, hi DOUBLE"),
+            "SELECT item, window_start, window_end, COUNT(*), SUM(CAST(qty AS BIGINT)), MAX(price) \
+             FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) \
+             GROUP BY item, window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        2 => (
+            format!("item STRING, {ws}, n BIGINT, total DOUBLE, items STRING"),
+            "SELECT item, window_start, window_end, COUNT(*), SUM(price), LISTAGG(item, ';') \
+             FROM TABLE(CUMULATE(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) \
+             GROUP BY item, window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        3 => (
+            format!("{ws}, n BIGINT, total DOUBLE, mean DOUBLE"),
+            "SELECT window_start, window_end, COUNT(*), SUM(price), AVG(price) \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '3' SECOND)) \
+             GROUP BY window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        _ => (
+            format!("item STRING, {ws}, n BIGINT, total DOUBLE, PRIMARY KEY (item, window_start) NOT ENFORCED"),
+            "SELECT item, window_start, window_end, COUNT(*), SUM(price) \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '4' SECOND)) \
+             GROUP BY item, window_start, window_end"
+                .to_string(),
+            true,
+        ),
+    };
+    let ddl = format!(
+        "CREATE TABLE {sink} ({columns})\nWITH ('connector' = 'filesystem', 'path' = '{file}', 'format' = 'csv');\n"
+    );
+    (
+        ddl,
+        format!("INSERT INTO {sink}\n{select};\n"),
+        keyed_updates,
+    )
+}
+
+fn job(rng: &mut Rng) -> Job {
+    let json = rng.below(3) == 0;
+    let bad_lines = rng.below(2) == 0;
+    let late_sink = rng.below(2) == 0;
+    let (data_file, format) = if json {
+        ("bids.json", "json")
+    } else {
+        ("bids.csv", "csv")
+    };
+    let mut script = format!(
+        "CREATE TABLE bids (\n  ts_ms BIGINT, item STRING, price DOUBLE, qty INT,\n  \
+         ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),\n  WATERMARK FOR ts AS ts - INTERVAL '{}' SECOND\n\
+         ) WITH ('connector' = 'filesystem', 'path' = '{data_file}', 'format' = '{format}'{});\n",
+        rng.below(4),
+        if bad_lines {
+            format!(", '{format}.ignore-parse-errors' = 'true'")
+        } else {
+            String::new()
+        }
+    );
+    let mut outputs = Vec::new();
+    if late_sink {
+        script.push_str(
+            "CREATE TABLE late_bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, ts TIMESTAMP_LTZ(3), late_reason STRING)\n\
+             WITH ('connector' = 'filesystem', 'path' = 'late.csv', 'format' = 'csv');\n\
+             SET 'table.exec.late-records.sink' = 'late_bids';\n",
+        );
+        outputs.push("late.csv");
+    }
+    if bad_lines {
+        script.push_str(
+            "CREATE TABLE bad (source STRING, file STRING, line BIGINT, raw STRING, error STRING)\n\
+             WITH ('connector' = 'filesystem', 'path' = 'bad.csv', 'format' = 'csv');\n\
+             SET 'table.exec.bad-records.sink' = 'bad';\n",
+        );
+        outputs.push("bad.csv");
+    }
+    // One or two INSERTs: a resumed job skips those that finished.
+    let statements = 1 + rng.below(2);
+    for (i, (sink, file)) in [("out1", "out1.csv"), ("out2", "out2.csv")]
+        .into_iter()
+        .take(statements as usize)
+        .enumerate()
+    {
+        let (ddl, insert, updates) = query(rng, sink, file);
+        script.push_str(&ddl);
+        if updates {
+            script.push_str("SET 'table.exec.emit.allow-lateness' = '3 s';\n");
+        }
+        script.push_str(&insert);
+        if updates {
+            script.push_str("RESET 'table.exec.emit.allow-lateness';\n");
+        }
+        outputs.push(file);
+        // The second statement's late and bad rows would land on the
+        // first's files again: they are written once.
+        if i == 0 && statements == 2 {
+            script.push_str(
+                "RESET 'table.exec.late-records.sink';\nRESET 'table.exec.bad-records.sink';\n",
+            );
+        }
+    }
+    let interval = if rng.below(3) == 0 {
+        format!("{} s event time", 1 + rng.below(20))
+    } else {
+        format!("{} rows", 1 + rng.below(800))
+    };
+    Job {
+        data_file,
+        data: data(rng, json, bad_lines),
+        script,
+        outputs,
+        batch_size: 1 + rng.below(300),
+        interval,
+    }
+}
+
+fn tidemark(dir: &Path, args: &[&str], crash_after: Option<u64>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tidemark"));
+    command
+        .current_dir(dir)
+        .args(args)
+        .env_remove("TIDEMARK_CRASH_AFTER_BATCHES");
+    if let Some(n) = crash_after {
+        command.env("TIDEMARK_CRASH_AFTER_BATCHES", n.to_string());
+    }
+    command.output().expect("tidemark runs")
+}
+
+/// A run summary without what differs between runs of the same job (the
+/// time taken, sampled state) or only says that a run was resumed.
+fn summary(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|l| {
+            !(l.starts_with("elapsed:")
+                || l.starts_with("state:")
+                || l.starts_with("resuming from checkpoint")
+                || l.starts_with("no checkpoint in")
+                || l.contains("finished before the restart"))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tidemark-ckpt-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs `job` without checkpoints in one folder and with them in another;
+/// returns the two folders and the uninterrupted run's summary.
+fn prepare(job: &Job, name: &str) -> (PathBuf, PathBuf, String) {
+    let plain = fresh_dir(&format!("{name}-plain"));
+    let checkpointed = fresh_dir(&format!("{name}-ckpt"));
+    for dir in [&plain, &checkpointed] {
+        std::fs::write(dir.join(job.data_file), &job.data).expect("write data");
+    }
+    std::fs::write(plain.join("job.sql"), &job.script).expect("write job");
+    std::fs::write(
+        checkpointed.join("job.sql"),
+        format!(
+            "SET 'execution.checkpointing.dir' = 'ckpt';\nSET 'execution.checkpointing.interval' = '{}';\n{}",
+            job.interval, job.script
+        ),
+    )
+    .expect("write job");
+    let batch = job.batch_size.to_string();
+    let reference = tidemark(&plain, &["run", "--batch-size", &batch, "job.sql"], None);
+    assert!(
+        reference.status.success(),
+        "the job runs:\n{}\n{}",
+        job.script,
+        String::from_utf8_lossy(&reference.stderr)
+    );
+    (plain, checkpointed, summary(&reference))
+}
+
+/// The files the job wrote must be the uninterrupted run's, with nothing
+/// staged or checkpointed left.
+fn check_outputs(job: &Job, plain: &Path, checkpointed: &Path, context: &str) {
+    for file in &job.outputs {
+        let want = std::fs::read(plain.join(file)).unwrap_or_default();
+        let got = std::fs::read(checkpointed.join(file)).unwrap_or_else(|e| {
+            panic!(
+                "{context}: {file} is missing after the resumed run: {e}\n{}",
+                job.script
+            )
+        });
+        assert!(
+            want == got,
+            "{context}: {file} differs from the uninterrupted run ({} vs {} bytes)\n{}",
+            got.len(),
+            want.len(),
+            job.script
+        );
+    }
+    let leftovers: Vec<String> = std::fs::read_dir(checkpointed)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("inprogress"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "{context}: staged files left: {leftovers:?}"
+    );
+    assert!(
+        !checkpointed.join("ckpt/checkpoint").exists(),
+        "{context}: a finished job leaves no checkpoint"
+    );
+}
+
+#[test]
+fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
+    let cases = env_number("TIDEMARK_CHECKPOINT_CASES", 24);
+    let seed = env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0);
+    let mut resumed_from_a_checkpoint = 0;
+    for case in 0..cases {
+        let mut rng = Rng(seed ^ case.wrapping_mul(0x9E37_79B9));
+        let job = job(&mut rng);
+        let (plain, checkpointed, reference) = prepare(&job, &format!("case{case}"));
+        let batches = job.data.lines().count() as u64 / job.batch_size + 2;
+        let batch = job.batch_size.to_string();
+        let mut summaries = String::new();
+        let mut attempts = Vec::new();
+        let mut resume = false;
+        loop {
+            // Up to three crashes, then a run to the end.
+            let crash = (attempts.len() < 3 && rng.below(4) != 0).then(|| 1 + rng.below(batches));
+            let mut args = vec!["run", "--batch-size", &batch];
+            if resume {
+                args.push("--resume");
+            }
+            args.push("job.sql");
+            let run = tidemark(&checkpointed, &args, crash);
+            let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+            if stderr.contains("resuming from checkpoint") {
+                resumed_from_a_checkpoint += 1;
+            }
+            attempts.push((crash, run.status.code()));
+            summaries.push_str(&summary(&run));
+            if run.status.success() {
+                break;
+            }
+            assert!(
+                crash.is_some() && run.status.code().is_none(),
+                "case {case}: a run failed other than by the injected crash: {attempts:?}\n{stderr}\n{}",
+                job.script
+            );
+            resume = true;
+        }
+        let context = format!("case {case} (seed {seed:#x}, crashes {attempts:?})");
+        check_outputs(&job, &plain, &checkpointed, &context);
+        assert_eq!(
+            summaries, reference,
+            "{context}: the summaries differ\n{}",
+            job.script
+        );
+        for dir in [plain, checkpointed] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    // The cases must exercise resuming from state, not only restarts
+    // before any checkpoint.
+    assert!(
+        cases < 8 || resumed_from_a_checkpoint * 3 >= cases,
+        "only {resumed_from_a_checkpoint} of {cases} cases resumed from a checkpoint"
+    );
+}
+
+/// A real `kill -9` while the job runs, between or during checkpoints:
+/// the resumed run completes with the uninterrupted run's files.
+#[cfg(unix)]
+#[test]
+fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
+    let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0x4B11);
+    let mut text = String::new();
+    let mut t = 0i64;
+    for _ in 0..120_000 {
+        t += rng.below(50) as i64;
+        let ts = 1_700_000_000_000 + t - rng.below(2000) as i64;
+        text.push_str(&format!(
+            "{ts},k{},{}.{:02},{}\n",
+            rng.below(40),
+            rng.below(500),
+            rng.below(100),
+            rng.below(20)
+        ));
+    }
+    let job = Job {
+        data_file: "bids.csv",
+        data: text,
+        script: "CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
+                 ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n\
+                 WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n\
+                 CREATE TABLE out1 (item STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT, total DOUBLE, items STRING)\n\
+                 WITH ('connector' = 'filesystem', 'path' = 'out1.csv', 'format' = 'csv');\n\
+                 INSERT INTO out1 SELECT item, window_start, window_end, COUNT(*), SUM(price), LISTAGG(CAST(qty AS STRING))\n\
+                 FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND))\n\
+                 GROUP BY item, window_start, window_end;\n"
+            .into(),
+        outputs: vec!["out1.csv"],
+        batch_size: 64,
+        interval: "2000 rows".into(),
+    };
+    let (plain, checkpointed, reference) = prepare(&job, "sigkill");
+    let checkpoint = checkpointed.join("ckpt/checkpoint");
+    for round in 0..3 {
+        let mut args = vec!["run", "--batch-size", "64"];
+        if round > 0 {
+            args.push("--resume");
+        }
+        args.push("job.sql");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+            .current_dir(&checkpointed)
+            .args(&args)
+            .env_remove("TIDEMARK_CRASH_AFTER_BATCHES")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("tidemark starts");
+        // Until a checkpoint (a new one, after the first round) is there,
+        // then a little longer: the kill lands anywhere in the work.
+        let before = std::fs::metadata(&checkpoint)
+            .and_then(|m| m.modified())
+            .ok();
+        let started = std::time::Instant::now();
+        while std::fs::metadata(&checkpoint)
+            .and_then(|m| m.modified())
+            .ok()
+            == before
+            && started.elapsed() < std::time::Duration::from_secs(60)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(rng.below(40)));
+        let running = child.try_wait().expect("poll").is_none();
+        assert!(
+            running,
+            "round {round}: the job ended before it could be killed"
+        );
+        child.kill().expect("SIGKILL");
+        let status = child.wait().expect("reaped");
+        assert!(!status.success(), "round {round}: killed, yet {status:?}");
+    }
+    let last = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
+    assert!(
+        last.status.success(),
+        "the resumed run completes: {}",
+        String::from_utf8_lossy(&last.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&last.stderr).contains("resuming from checkpoint"),
+        "it went on from a checkpoint"
+    );
+    check_outputs(&job, &plain, &checkpointed, "after SIGKILL");
+    assert_eq!(
+        summary(&last),
+        reference,
+        "the summary covers the whole job"
+    );
+    for dir in [plain, checkpointed] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
