@@ -15,8 +15,12 @@ use tidemark_sql::{Catalog, LogicalPlan};
 /// The late-row routing of one query.
 pub struct LateRouting {
     display: bool,
-    /// Per source table (by name, lower case): its sink and column layout.
-    sinks: Vec<(String, LateLayout, TableSink)>,
+    /// Per source table (by name, lower case): its column layout and its
+    /// sink in `tables`.
+    sinks: Vec<(String, LateLayout, usize)>,
+    /// The late-row sink tables, each opened once however many sources
+    /// write to it: (name, sink).
+    tables: Vec<(String, TableSink)>,
     /// The bad-records sink, if one is set.
     bad: Option<(BadLayout, TableSink)>,
 }
@@ -43,8 +47,14 @@ impl LateRouting {
                 Some((BadLayout::new(&sink, span)?, open(&sink)?))
             }
         };
-        let mut sinks = Vec::new();
+        let mut sinks: Vec<(String, LateLayout, usize)> = Vec::new();
+        let mut tables: Vec<(String, TableSink)> = Vec::new();
         for source in plan.scans() {
+            let source_name = source.name.to_ascii_lowercase();
+            // A table read twice (a self-join) routes its late rows once.
+            if sinks.iter().any(|(s, _, _)| *s == source_name) {
+                continue;
+            }
             let per_source = format!("table.exec.late-records.sink.{}", source.name);
             let Some(name) = options
                 .get(&per_source)
@@ -54,11 +64,22 @@ impl LateRouting {
             };
             let sink = writable(catalog, name, span, "late-records")?;
             let layout = LateLayout::new(&sink, source, span)?;
-            sinks.push((source.name.to_ascii_lowercase(), layout, open(&sink)?));
+            let table = match tables
+                .iter()
+                .position(|(n, _)| n.eq_ignore_ascii_case(&sink.name))
+            {
+                Some(i) => i,
+                None => {
+                    tables.push((sink.name.clone(), open(&sink)?));
+                    tables.len() - 1
+                }
+            };
+            sinks.push((source_name, layout, table));
         }
         Ok(LateRouting {
             display,
             sinks,
+            tables,
             bad,
         })
     }
@@ -129,11 +150,13 @@ impl LateRouting {
             }
         }
         let source = late.table.name.to_ascii_lowercase();
-        for (name, layout, sink) in &mut self.sinks {
+        for (name, layout, table) in &self.sinks {
             if *name == source {
                 let batch = layout.batch(late)?;
                 let kinds = vec![RowKind::Insert; batch.num_rows()];
-                let shown = sink.write(&batch, &layout.types, &kinds, tz)?;
+                let shown = self.tables[*table]
+                    .1
+                    .write(&batch, &layout.types, &kinds, tz)?;
                 rows.write_all(shown.as_bytes()).map_err(io)?;
             }
         }
@@ -149,28 +172,24 @@ impl LateRouting {
                 Span::default(),
             ).with_hint("route late rows to a filesystem table with 'table.exec.late-records.sink'"));
         }
-        self.sinks_mut_ref()
-            .find_map(|(name, sink)| sink.checkpoint_blocker(name))
-    }
-
-    fn sinks_mut_ref(&self) -> impl Iterator<Item = (&str, &TableSink)> {
-        self.sinks
+        self.tables
             .iter()
-            .map(|(name, _, sink)| (name.as_str(), sink))
+            .map(|(name, sink)| (name.as_str(), sink))
             .chain(self.bad.iter().map(|(_, sink)| ("bad-records", sink)))
+            .find_map(|(name, sink)| sink.checkpoint_blocker(name))
     }
 
     /// The sinks, in a fixed order (for checkpoints).
     pub fn sinks_mut(&mut self) -> impl Iterator<Item = &mut TableSink> {
-        self.sinks
+        self.tables
             .iter_mut()
-            .map(|(_, _, sink)| sink)
+            .map(|(_, sink)| sink)
             .chain(self.bad.iter_mut().map(|(_, sink)| sink))
     }
 
     /// Gives up the sinks: their staged files are removed.
     pub fn discard(self) {
-        for (_, _, sink) in self.sinks {
+        for (_, sink) in self.tables {
             sink.discard();
         }
         if let Some((_, sink)) = self.bad {
@@ -180,7 +199,7 @@ impl LateRouting {
 
     /// Completes the sinks (files move into place).
     pub fn finish(self) -> Result<()> {
-        for (_, _, sink) in self.sinks {
+        for (_, sink) in self.tables {
             sink.finish()?;
         }
         if let Some((_, sink)) = self.bad {

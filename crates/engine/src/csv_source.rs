@@ -1216,14 +1216,12 @@ impl CsvSource {
         self.input.line - 1
     }
 
-    /// Where the next record starts, between two batches; None when the
-    /// source cannot go on from a position (an error waits to be
-    /// reported, the input ended, or a line is half read).
+    /// Where the next record starts, between two batches (at the end of
+    /// input: the end); None when the source cannot go on from a position
+    /// (an error waits to be reported, or a line is half read).
     pub fn position(&self) -> Option<ReadPosition> {
-        let between = self.pending_error.is_none()
-            && !self.done
-            && self.raw.is_empty()
-            && self.skipped.is_empty();
+        let between =
+            self.pending_error.is_none() && self.raw.is_empty() && self.skipped.is_empty();
         between.then(|| ReadPosition {
             offset: self.input.base + self.input.pos as u64,
             line: self.input.line,

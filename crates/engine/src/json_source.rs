@@ -243,11 +243,11 @@ impl JsonSource {
         self.parser = Parser::new(tz);
     }
 
-    /// Where the next line starts, between two batches; None when the
-    /// source cannot go on from a position (an error waits to be
-    /// reported, the input ended, or a line is half read).
+    /// Where the next line starts, between two batches (at the end of
+    /// input: the end); None when the source cannot go on from a position
+    /// (an error waits to be reported, or a line is half read).
     pub fn position(&self) -> Option<ReadPosition> {
-        let between = self.pending_error.is_none() && !self.done && self.partial.is_empty();
+        let between = self.pending_error.is_none() && self.partial.is_empty();
         between.then(|| ReadPosition {
             offset: self.bytes_read,
             line: self.line + 1,

@@ -114,34 +114,28 @@ impl PipelineSource {
     pub fn checkpoint_blocker(&self) -> Option<Error> {
         match self {
             PipelineSource::Table(t) => t.checkpoint_blocker(),
-            PipelineSource::Union(_) => Some(
-                Error::plan(
-                    "checkpointing does not cover queries over several tables (UNION ALL, joins) yet",
-                    tidemark_common::Span::default(),
-                )
-                .with_hint("run the query without 'execution.checkpointing.dir'"),
-            ),
+            PipelineSource::Union(u) => u.checkpoint_blocker(),
         }
     }
 
     fn at_checkpoint_point(&self) -> bool {
         match self {
             PipelineSource::Table(t) => t.at_checkpoint_point(),
-            PipelineSource::Union(_) => false,
+            PipelineSource::Union(u) => u.at_checkpoint_point(),
         }
     }
 
     fn save_state(&self, w: &mut StateWriter) -> Result<()> {
         match self {
             PipelineSource::Table(t) => t.save_state(w),
-            PipelineSource::Union(_) => self.checkpoint_blocker().map_or(Ok(()), Err),
+            PipelineSource::Union(u) => u.save_state(w),
         }
     }
 
     fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         match self {
             PipelineSource::Table(t) => t.load_state(r),
-            PipelineSource::Union(_) => self.checkpoint_blocker().map_or(Ok(()), Err),
+            PipelineSource::Union(u) => u.load_state(r),
         }
     }
 

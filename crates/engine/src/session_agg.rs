@@ -12,6 +12,7 @@ use crate::accumulators::{new_accumulator, Accumulator};
 use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::{OperatorMetrics, StateSize};
+use crate::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -232,6 +233,85 @@ impl WindowedState for SessionState {
             }
         }
         size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        // Key numbers are kept as they are: timers name keys by them.
+        w.u64(self.keys.entries.len() as u64);
+        for (key, sessions) in &self.keys.entries {
+            w.put(key);
+            w.u64(sessions.len() as u64);
+            for (start, session) in sessions {
+                w.put(start);
+                w.put(&session.end);
+                w.put(&session.first_seq);
+                w.put(&session.rows);
+                for acc in &session.accumulators {
+                    acc.save(w);
+                }
+                match &session.emitted {
+                    None => w.put(&false),
+                    Some(batch) => {
+                        w.put(&true);
+                        put_batch(w, batch)?;
+                    }
+                }
+            }
+        }
+        w.put(&self.keys.free);
+        w.put(&self.rows_seen);
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.len()?;
+        for _ in 0..n {
+            let key: Box<[u8]> = r.get()?;
+            let count = r.len()?;
+            let mut sessions = KeySessions::new();
+            for _ in 0..count {
+                let start: i64 = r.get()?;
+                let end = r.get()?;
+                let first_seq = r.get()?;
+                let rows = r.get()?;
+                let mut accumulators = self.new_accumulators()?;
+                for acc in &mut accumulators {
+                    acc.load(r)?;
+                }
+                let emitted = if r.get::<bool>()? {
+                    Some(get_batch(r)?)
+                } else {
+                    None
+                };
+                sessions.insert(
+                    start,
+                    Session {
+                        end,
+                        first_seq,
+                        accumulators,
+                        rows,
+                        emitted,
+                    },
+                );
+            }
+            self.keys.entries.push((key, sessions));
+        }
+        self.keys.free = r.get()?;
+        let mut free = vec![false; self.keys.entries.len()];
+        for id in &self.keys.free {
+            *free
+                .get_mut(*id as usize)
+                .ok_or_else(|| corrupt("a freed key number is out of range"))? = true;
+        }
+        for (id, (key, _)) in self.keys.entries.iter().enumerate() {
+            if !free[id] {
+                self.keys.ids.insert(key.clone(), id as u32);
+            }
+        }
+        self.rows_seen = r.get()?;
+        self.metrics = r.get()?;
+        Ok(())
     }
 }
 

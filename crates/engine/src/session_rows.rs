@@ -7,6 +7,7 @@
 use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::{OperatorMetrics, StateSize};
+use crate::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -98,6 +99,57 @@ impl WindowedState for RowsState {
             }
         }
         size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        // By key, so that equal state writes equal bytes.
+        let mut keys: Vec<&Vec<u8>> = self.sessions.keys().collect();
+        keys.sort();
+        w.u64(keys.len() as u64);
+        for key in keys {
+            w.put(key);
+            let sessions = &self.sessions[key];
+            w.u64(sessions.len() as u64);
+            for (start, held) in sessions {
+                w.put(start);
+                w.put(&held.end);
+                w.u64(held.rows.len() as u64);
+                if let Some(first) = held.rows.first() {
+                    // The rows as one batch; read back a row at a time.
+                    let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
+                    put_batch(w, &rows)?;
+                }
+            }
+        }
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let keys = r.len()?;
+        for _ in 0..keys {
+            let key: Vec<u8> = r.get()?;
+            let count = r.len()?;
+            let mut sessions = BTreeMap::new();
+            for _ in 0..count {
+                let start: i64 = r.get()?;
+                let end = r.get()?;
+                let n = r.len()?;
+                let rows = if n == 0 {
+                    Vec::new()
+                } else {
+                    let batch = get_batch(r)?;
+                    if batch.num_rows() != n {
+                        return Err(corrupt("a session's rows do not add up"));
+                    }
+                    (0..n).map(|i| batch.slice(i, 1)).collect()
+                };
+                sessions.insert(start, Held { end, rows });
+            }
+            self.sessions.insert(key, sessions);
+        }
+        self.metrics = r.get()?;
+        Ok(())
     }
 }
 

@@ -269,6 +269,34 @@ impl<A: Persist, B: Persist> Persist for (A, B) {
     }
 }
 
+impl<T: Persist> Persist for std::collections::VecDeque<T> {
+    fn save(&self, w: &mut StateWriter) {
+        w.u64(self.len() as u64);
+        for v in self {
+            v.save(w);
+        }
+    }
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        let n = r.len()?;
+        let mut out = Self::with_capacity(n);
+        for _ in 0..n {
+            out.push_back(T::load(r)?);
+        }
+        Ok(out)
+    }
+}
+
+impl<A: Persist, B: Persist, C: Persist> Persist for (A, B, C) {
+    fn save(&self, w: &mut StateWriter) {
+        self.0.save(w);
+        self.1.save(w);
+        self.2.save(w);
+    }
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok((A::load(r)?, B::load(r)?, C::load(r)?))
+    }
+}
+
 impl<K: Persist + Ord, V: Persist> Persist for std::collections::BTreeMap<K, V> {
     fn save(&self, w: &mut StateWriter) {
         w.u64(self.len() as u64);

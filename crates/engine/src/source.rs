@@ -300,7 +300,7 @@ impl TableSource {
             FileReader::Json(r) => r.position(),
             _ => None,
         };
-        position.is_some() && self.pending_error.is_none() && !self.done && !self.stopped
+        position.is_some() && self.pending_error.is_none() && !self.stopped
     }
 
     /// Writes where the source stands for a checkpoint: its file position
@@ -319,6 +319,7 @@ impl TableSource {
         };
         w.put(&position);
         w.put(&tail_checksum(file, position.offset, &self.display_path)?);
+        w.put(&self.done);
         w.put(&self.watermark);
         w.put(&self.rows_without_rowtime);
         w.put(&self.rowtimes);
@@ -370,6 +371,7 @@ impl TableSource {
             FileReader::Json(reader) => reader.resume(Box::new(file), &position),
             _ => return Err(Error::Internal("resuming a generated table".into())),
         }
+        self.done = r.get()?;
         self.watermark = r.get()?;
         self.rows_without_rowtime = r.get()?;
         self.rowtimes = r.get()?;
@@ -510,6 +512,11 @@ impl TableSource {
                 .map(|f| f.ty.clone())
                 .collect(),
         }));
+    }
+
+    /// The table chunks name as their rows' origin, when they do.
+    pub fn origin_table(&self) -> Option<Arc<SourceTable>> {
+        self.origin.clone()
     }
 
     fn with_origin(&self, mut chunk: Chunk) -> Chunk {

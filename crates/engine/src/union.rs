@@ -10,11 +10,13 @@
 //! stateless steps (projection, filter) to the union's columns.
 
 use crate::operator::Operator;
+use crate::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
 use crate::source::{SourceMetrics, TableSource};
-use crate::stream::StreamItem;
+use crate::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use std::collections::VecDeque;
+use std::sync::Arc;
 use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
-use tidemark_common::Result;
+use tidemark_common::{Error, Result};
 
 /// One input of a union: a table and the steps that shape its rows.
 pub struct Branch {
@@ -82,6 +84,41 @@ impl Branch {
         !self.ended || !self.queue.is_empty()
     }
 
+    /// Writes the input's state for a checkpoint: its source, its steps,
+    /// the items read but not yet taken, its watermark.
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.section(|w| self.source.save_state(w))?;
+        for op in &self.operators {
+            w.section(|w| op.save_state(w))?;
+        }
+        w.u64(self.queue.len() as u64);
+        for item in &self.queue {
+            save_item(w, item)?;
+        }
+        w.put(&self.watermark);
+        w.put(&self.ended);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let mut source = r.section()?;
+        self.source.load_state(&mut source)?;
+        source.finish()?;
+        for op in &mut self.operators {
+            let mut section = r.section()?;
+            op.load_state(&mut section)?;
+            section.finish()?;
+        }
+        let n = r.len()?;
+        let table = self.source.origin_table();
+        for _ in 0..n {
+            self.queue.push_back(load_item(r, table.as_ref())?);
+        }
+        self.watermark = r.get()?;
+        self.ended = r.get()?;
+        Ok(())
+    }
+
     /// Runs items through this input's steps.
     fn shape(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
         let mut items = vec![item];
@@ -137,6 +174,44 @@ impl UnionSource {
 
     pub fn metrics(&self) -> Vec<SourceMetrics> {
         self.branches.iter().map(|b| b.source.metrics()).collect()
+    }
+
+    /// Why the union cannot be checkpointed, if it cannot.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        self.branches.iter().find_map(|b| {
+            b.source.checkpoint_blocker().or_else(|| {
+                b.operators
+                    .iter()
+                    .find_map(|op| op.save_state(&mut StateWriter::new()).err())
+            })
+        })
+    }
+
+    /// Whether every input stands between two batches.
+    pub fn at_checkpoint_point(&self) -> bool {
+        self.branches.iter().all(|b| b.source.at_checkpoint_point())
+    }
+
+    pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.branches.len() as u64);
+        for b in &self.branches {
+            b.save_state(w)?;
+        }
+        w.put(&self.told);
+        w.put(&self.done);
+        Ok(())
+    }
+
+    pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        if r.len()? != self.branches.len() {
+            return Err(corrupt("it holds another number of inputs"));
+        }
+        for b in &mut self.branches {
+            b.load_state(r)?;
+        }
+        self.told = r.get()?;
+        self.done = r.get()?;
+        Ok(())
     }
 
     /// The next items: a run of rows from the input with the lowest
@@ -229,6 +304,86 @@ impl UnionSource {
         }
         Ok(true)
     }
+}
+
+/// Writes an item read from a source and not yet taken.
+fn save_item(w: &mut StateWriter, item: &StreamItem) -> Result<()> {
+    match item {
+        StreamItem::Chunk(chunk) if chunk.kinds.is_none() && chunk.input == 0 => {
+            w.u8(0);
+            put_batch(w, &chunk.batch)?;
+            w.put(&chunk.watermarks);
+            match &chunk.origin {
+                None => w.put(&false),
+                Some(origin) => {
+                    w.put(&true);
+                    put_batch(w, &origin.batch)?;
+                    w.put(&origin.rows);
+                }
+            }
+        }
+        StreamItem::Watermark(watermark) => {
+            w.u8(1);
+            w.put(watermark);
+        }
+        StreamItem::Side(SideItem::Bad(bad)) => {
+            w.u8(2);
+            w.put(&bad.source);
+            w.put(&bad.file);
+            w.u64(bad.rows.len() as u64);
+            for row in &bad.rows {
+                w.put(&row.line);
+                w.put(&row.raw);
+                w.put(&row.error);
+            }
+        }
+        other => {
+            return Err(Error::Internal(format!(
+                "a checkpoint of a union holding {other:?}"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Reads what [`save_item`] wrote; `table`: the source table chunks name
+/// as their rows' origin.
+fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Result<StreamItem> {
+    Ok(match r.u8()? {
+        0 => {
+            let batch = get_batch(r)?;
+            let watermarks: Vec<i64> = r.get()?;
+            if watermarks.len() != batch.num_rows() || batch.num_rows() == 0 {
+                return Err(corrupt("queued rows and their watermarks differ"));
+            }
+            let mut chunk = Chunk::new(batch, watermarks);
+            if r.get::<bool>()? {
+                let batch = get_batch(r)?;
+                let rows = r.get()?;
+                let table = table
+                    .cloned()
+                    .ok_or_else(|| corrupt("queued rows name a source that keeps none"))?;
+                chunk.origin = Some(Origin { batch, rows, table });
+            }
+            StreamItem::Chunk(chunk)
+        }
+        1 => StreamItem::Watermark(r.get()?),
+        2 => {
+            let source = r.get()?;
+            let file = r.get()?;
+            let n = r.len()?;
+            let mut rows = Vec::with_capacity(n);
+            for _ in 0..n {
+                rows.push(BadRow {
+                    line: r.get()?,
+                    raw: r.get()?,
+                    error: r.get()?,
+                });
+            }
+            StreamItem::Side(SideItem::Bad(BadRows { source, file, rows }))
+        }
+        _ => return Err(corrupt("a queued item has an unknown kind")),
+    })
 }
 
 fn rest_watermark(queue: &VecDeque<StreamItem>) -> i64 {

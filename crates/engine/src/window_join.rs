@@ -11,6 +11,7 @@
 
 use crate::emit::{row_keys, Emitter, Windowed, WindowedState};
 use crate::operator::{OperatorMetrics, StateSize};
+use crate::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -111,6 +112,38 @@ impl WindowedState for JoinState {
             size.bytes += batch.get_array_memory_size() as u64;
         }
         size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.windows.len() as u64);
+        for (end, inputs) in &self.windows {
+            w.put(end);
+            // Each input's rows of the window in arrival order, as one batch.
+            for (input, parts) in inputs.iter().enumerate() {
+                w.put(&!parts.is_empty());
+                if !parts.is_empty() {
+                    put_batch(w, &self.rows(input, parts)?)?;
+                }
+            }
+        }
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.len()?;
+        for _ in 0..n {
+            let end: i64 = r.get()?;
+            let mut inputs: [Vec<RecordBatch>; 2] = [Vec::new(), Vec::new()];
+            for parts in &mut inputs {
+                if r.get::<bool>()? {
+                    parts.push(get_batch(r)?);
+                }
+            }
+            self.windows.insert(end, inputs);
+        }
+        self.metrics = r.get()?;
+        Ok(())
     }
 }
 

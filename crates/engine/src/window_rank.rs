@@ -10,6 +10,7 @@
 
 use crate::emit::{key_converter, Emitter, Windowed, WindowedState};
 use crate::operator::{OperatorMetrics, StateSize};
+use crate::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::window_buffer::{by_window, drop_late};
@@ -110,6 +111,41 @@ impl WindowedState for RankState {
             size.bytes += batch.get_array_memory_size() as u64;
         }
         size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.windows.len() as u64);
+        for (end, batches) in &self.windows {
+            w.put(end);
+            // A window's rows in arrival order, as one batch.
+            match batches.first() {
+                None => w.put(&false),
+                Some(first) => {
+                    w.put(&true);
+                    put_batch(
+                        w,
+                        &arrow::compute::concat_batches(&first.schema(), batches)?,
+                    )?;
+                }
+            }
+        }
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.len()?;
+        for _ in 0..n {
+            let end: i64 = r.get()?;
+            let rows = if r.get::<bool>()? {
+                vec![get_batch(r)?]
+            } else {
+                Vec::new()
+            };
+            self.windows.insert(end, rows);
+        }
+        self.metrics = r.get()?;
+        Ok(())
     }
 }
 

@@ -28,6 +28,7 @@ use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::{FrameUnits, OverFrame};
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::accumulators::{new_accumulator, Accumulator};
+use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::stream::Chunk;
 
 /// Where emitted rows go out: their key, rowtime, and the watermark they
@@ -356,6 +357,64 @@ impl Frames {
             .map(|a| a.state_bytes())
             .sum();
         deques(&self.history) + running + extremes + ranking + unbounded
+    }
+
+    /// Writes the per-key state for a checkpoint, between two items (when
+    /// no output is under construction).
+    pub fn save(&self, w: &mut StateWriter) -> Result<()> {
+        if !self.rows.is_empty() || !self.leaving.is_empty() {
+            return Err(Error::Internal(
+                "a checkpoint of an OVER aggregation with output being built".into(),
+            ));
+        }
+        for running in self.running.iter().flatten() {
+            w.put(&running.keys);
+            w.put(&running.values);
+        }
+        for extreme in self.extremes.iter().flatten() {
+            w.put(&extreme.keys);
+            w.put(&extreme.added);
+        }
+        w.put(&self.history);
+        for acc in self.unbounded.iter().flatten() {
+            acc.save(w);
+        }
+        for ranking in self.ranking.iter().flatten() {
+            match ranking {
+                Ranking::RowNumber { numbers, .. } => w.put(numbers),
+                Ranking::Rank { counts, .. } => w.put(counts),
+                Ranking::Lag { recent, .. } => w.put(recent),
+            }
+        }
+        w.put(&self.unbounded_group);
+        w.put(&self.unbounded_groups);
+        Ok(())
+    }
+
+    /// Reads what [`Frames::save`] wrote into these fresh frames.
+    pub fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        for running in self.running.iter_mut().flatten() {
+            running.keys = r.get()?;
+            running.values = r.get()?;
+        }
+        for extreme in self.extremes.iter_mut().flatten() {
+            extreme.keys = r.get()?;
+            extreme.added = r.get()?;
+        }
+        self.history = r.get()?;
+        for acc in self.unbounded.iter_mut().flatten() {
+            acc.load(r)?;
+        }
+        for ranking in self.ranking.iter_mut().flatten() {
+            match ranking {
+                Ranking::RowNumber { numbers, .. } => *numbers = r.get()?,
+                Ranking::Rank { counts, .. } => *counts = r.get()?,
+                Ranking::Lag { recent, .. } => *recent = r.get()?,
+            }
+        }
+        self.unbounded_group = r.get()?;
+        self.unbounded_groups = r.get()?;
+        Ok(())
     }
 
     pub fn new(spec: &OverSpec) -> Result<Self> {

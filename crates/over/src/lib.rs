@@ -34,6 +34,7 @@ use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::emit::{key_converter, late_rows, row_keys};
 use tidemark_engine::operator::StateSize;
+use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::stream::{Chunk, SideItem, StreamItem};
 use tidemark_engine::time_service::{due_at, EventTime, TimerHandler};
 use tidemark_engine::trace::{instant, TraceEvent, TraceLine};
@@ -185,6 +186,61 @@ impl Operator for OverAggregate {
                     as u64,
             entries: s.keys.len() as u64 + s.pending.len() as u64,
         }
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        let s = &self.state;
+        if !s.out.is_empty() {
+            return Err(Error::Internal(
+                "a checkpoint of an OVER aggregation with output waiting".into(),
+            ));
+        }
+        self.time.save(w);
+        w.put(&self.forwarded);
+        s.store.save(w)?;
+        w.u64(s.keys.len() as u64);
+        for key in &s.keys {
+            w.put(&key.key);
+            w.put(&key.last_emitted);
+        }
+        // The heap in its (rowtime, arrival) order: equal state, equal bytes.
+        let mut pending: Vec<&(i64, u64, u32, RowRef)> = s.pending.iter().map(|p| &p.0).collect();
+        pending.sort();
+        w.u64(pending.len() as u64);
+        for (rowtime, seq, key, row) in pending {
+            w.put(&(*rowtime, *seq, *key));
+            w.put(row);
+        }
+        w.put(&s.timer);
+        s.frames.save(w)?;
+        w.put(&s.seen);
+        w.put(&s.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.time = EventTime::load(r)?;
+        self.forwarded = r.get()?;
+        let s = &mut self.state;
+        s.store = Store::load(r)?;
+        let keys = r.len()?;
+        for id in 0..keys {
+            let key: Box<[u8]> = r.get()?;
+            let last_emitted = r.get()?;
+            s.key_ids.insert(key.clone(), id as u32);
+            s.keys.push(KeyState { last_emitted, key });
+        }
+        let pending = r.len()?;
+        for _ in 0..pending {
+            let (rowtime, seq, key): (i64, u64, u32) = r.get()?;
+            let row: RowRef = r.get()?;
+            s.pending.push(Reverse((rowtime, seq, key, row)));
+        }
+        s.timer = r.get()?;
+        s.frames.load(r)?;
+        s.seen = r.get()?;
+        s.metrics = r.get()?;
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@ use arrow::datatypes::{
 };
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
+use tidemark_engine::snapshot::{get_batch, put_batch, Persist, StateReader, StateWriter};
 use tidemark_engine::stream::Chunk;
 
 /// A row of a stored batch.
@@ -19,6 +20,20 @@ use tidemark_engine::stream::Chunk;
 pub struct RowRef {
     batch: u32,
     row: u32,
+}
+
+impl Persist for RowRef {
+    fn save(&self, w: &mut StateWriter) {
+        w.put(&self.batch);
+        w.put(&self.row);
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(RowRef {
+            batch: r.get()?,
+            row: r.get()?,
+        })
+    }
 }
 
 /// Rows of stored batches picked for output: the batches by slot, and
@@ -37,6 +52,40 @@ pub struct Store {
 }
 
 impl Store {
+    /// Writes the batches kept, by number, with their reference counts:
+    /// row references stay valid when read back.
+    pub fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.first);
+        w.u64(self.batches.len() as u64);
+        for slot in &self.batches {
+            match slot {
+                None => w.put(&false),
+                Some((batch, refs)) => {
+                    w.put(&true);
+                    w.put(refs);
+                    put_batch(w, batch)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads what [`Store::save`] wrote.
+    pub fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        let first = r.get()?;
+        let n = r.len()?;
+        let mut batches = VecDeque::with_capacity(n);
+        for _ in 0..n {
+            batches.push_back(if r.get::<bool>()? {
+                let refs = r.get()?;
+                Some((get_batch(r)?, refs))
+            } else {
+                None
+            });
+        }
+        Ok(Store { batches, first })
+    }
+
     /// The bytes of the batches kept.
     pub fn state_bytes(&self) -> u64 {
         self.batches
