@@ -650,7 +650,14 @@ impl Session {
                 }
             }
             // Stopped: the staged output stays for `--resume`.
-            Some(_) if summary.cancelled => {}
+            Some(run) if summary.cancelled => {
+                let number = run.resume_from.as_ref().map_or(0, |c| c.number);
+                writeln!(
+                    out.summary,
+                    "stopped at checkpoint {number}: `tidemark run --resume` goes on from it; the files are written when the job completes"
+                )
+                .map_err(io)?;
+            }
             Some(run) => {
                 // Two-phase commit: stage everything, record the renames
                 // with the statement finished, then make them.

@@ -18,6 +18,9 @@ use std::process::{Command, Output};
 struct Job {
     data_file: &'static str,
     data: String,
+    /// The second table's file and rows (for unions and joins).
+    other_file: &'static str,
+    other: String,
     script: String,
     outputs: Vec<&'static str>,
     batch_size: u64,
@@ -63,7 +66,7 @@ fn data(rng: &mut Rng, json: bool, bad_lines: bool) -> String {
 /// The sink of one query and its SQL.
 fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
     let ws = "window_start TIMESTAMP(3), window_end TIMESTAMP(3)";
-    let (columns, select, keyed_updates) = match rng.below(5) {
+    let (columns, select, keyed_updates) = match rng.below(12) {
         0 => (
             format!("item STRING, {ws}, n BIGINT, total DOUBLE, lo INT, hi STRING, mean INT, kinds BIGINT, first_price DOUBLE, last_qty INT, qtys STRING"),
             "SELECT item, window_start, window_end, COUNT(*), SUM(price), MIN(qty), MAX(item), AVG(qty), \
@@ -94,6 +97,67 @@ fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
             "SELECT window_start, window_end, COUNT(*), SUM(price), AVG(price) \
              FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '3' SECOND)) \
              GROUP BY window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        5 => (
+            format!("item STRING, {ws}, n BIGINT, total DOUBLE, hi INT"),
+            "SELECT item, window_start, window_end, COUNT(*), SUM(price), MAX(qty) \
+             FROM TABLE(SESSION(TABLE bids PARTITION BY item, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
+             GROUP BY item, window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        6 => (
+            format!("item STRING, qty INT, {ws}"),
+            "SELECT item, qty, window_start, window_end \
+             FROM TABLE(SESSION(TABLE bids PARTITION BY item, DESCRIPTOR(ts), INTERVAL '1' SECOND))"
+                .to_string(),
+            false,
+        ),
+        7 => (
+            "item STRING, ts_ms BIGINT, total DOUBLE, hi INT, n BIGINT, mean DOUBLE, lo DOUBLE".to_string(),
+            format!(
+                "SELECT item, ts_ms, SUM(price) OVER w, MAX(qty) OVER w, COUNT(*) OVER w, AVG(price) OVER w, MIN(price) OVER w \
+                 FROM bids WINDOW w AS (PARTITION BY item ORDER BY ts {})",
+                if rng.below(2) == 0 {
+                    "ROWS BETWEEN 4 PRECEDING AND CURRENT ROW"
+                } else {
+                    "RANGE BETWEEN INTERVAL '3' SECOND PRECEDING AND CURRENT ROW"
+                }
+            ),
+            false,
+        ),
+        8 => (
+            "item STRING, ts_ms BIGINT, total BIGINT, rn BIGINT, previous DOUBLE".to_string(),
+            "SELECT item, ts_ms, SUM(CAST(qty AS BIGINT)) OVER (PARTITION BY item ORDER BY ts), \
+             ROW_NUMBER() OVER (PARTITION BY item ORDER BY ts), LAG(price, 1) OVER (PARTITION BY item ORDER BY ts) \
+             FROM bids"
+                .to_string(),
+            false,
+        ),
+        9 => (
+            format!("item STRING, price DOUBLE, {ws}, rn BIGINT"),
+            "SELECT item, price, window_start, window_end, rn FROM ( \
+             SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND))) WHERE rn <= 3"
+                .to_string(),
+            false,
+        ),
+        10 => (
+            format!("item STRING, {ws}, n BIGINT, total DOUBLE"),
+            "SELECT item, window_start, window_end, COUNT(*), SUM(price) \
+             FROM TABLE(TUMBLE(TABLE both_sides, DESCRIPTOR(ts), INTERVAL '5' SECOND)) \
+             GROUP BY item, window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        11 => (
+            format!("item STRING, {ws}, bid DOUBLE, ask DOUBLE"),
+            "SELECT b.item, b.window_start, b.window_end, b.price, a.price \
+             FROM (SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND))) b \
+             JOIN (SELECT * FROM TABLE(TUMBLE(TABLE asks, DESCRIPTOR(ts), INTERVAL '5' SECOND))) a \
+             ON b.item = a.item AND b.window_start = a.window_start AND b.window_end = a.window_end"
                 .to_string(),
             false,
         ),
@@ -136,6 +200,18 @@ fn job(rng: &mut Rng) -> Job {
             String::new()
         }
     );
+    script.push_str(&format!(
+        "CREATE TABLE asks (ts_ms BIGINT, item STRING, price DOUBLE, qty INT,\n  \
+         ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),\n  WATERMARK FOR ts AS ts - INTERVAL '{}' SECOND\n\
+         ) WITH ('connector' = 'filesystem', 'path' = 'asks.{format}', 'format' = '{format}'{});\n\
+         CREATE VIEW both_sides AS SELECT ts, item, price FROM bids UNION ALL SELECT ts, item, price FROM asks;\n",
+        rng.below(3),
+        if bad_lines {
+            format!(", '{format}.ignore-parse-errors' = 'true'")
+        } else {
+            String::new()
+        }
+    ));
     let mut outputs = Vec::new();
     if late_sink {
         script.push_str(
@@ -186,6 +262,8 @@ fn job(rng: &mut Rng) -> Job {
     Job {
         data_file,
         data: data(rng, json, bad_lines),
+        other_file: if json { "asks.json" } else { "asks.csv" },
+        other: data(rng, json, bad_lines),
         script,
         outputs,
         batch_size: 1 + rng.below(300),
@@ -235,6 +313,7 @@ fn prepare(job: &Job, name: &str) -> (PathBuf, PathBuf, String) {
     let checkpointed = fresh_dir(&format!("{name}-ckpt"));
     for dir in [&plain, &checkpointed] {
         std::fs::write(dir.join(job.data_file), &job.data).expect("write data");
+        std::fs::write(dir.join(job.other_file), &job.other).expect("write data");
     }
     std::fs::write(plain.join("job.sql"), &job.script).expect("write job");
     std::fs::write(
@@ -300,6 +379,8 @@ fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
         let mut rng = Rng(seed ^ case.wrapping_mul(0x9E37_79B9));
         let job = job(&mut rng);
         let (plain, checkpointed, reference) = prepare(&job, &format!("case{case}"));
+        // (A union takes a run of rows at a time, often less than a batch:
+        // its crashes come earlier in its rows.)
         let batches = job.data.lines().count() as u64 / job.batch_size + 2;
         let batch = job.batch_size.to_string();
         let mut summaries = String::new();
@@ -349,12 +430,9 @@ fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
     );
 }
 
-/// A real `kill -9` while the job runs, between or during checkpoints:
-/// the resumed run completes with the uninterrupted run's files.
-#[cfg(unix)]
-#[test]
-fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
-    let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0x4B11);
+/// A job long enough to be stopped while it runs: a HOP aggregation over
+/// 120,000 rows, in small batches, checkpointing every 2,000 rows.
+fn long_job(rng: &mut Rng) -> Job {
     let mut text = String::new();
     let mut t = 0i64;
     for _ in 0..120_000 {
@@ -368,9 +446,11 @@ fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
             rng.below(20)
         ));
     }
-    let job = Job {
+    Job {
         data_file: "bids.csv",
         data: text,
+        other_file: "asks.csv",
+        other: String::new(),
         script: "CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
                  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n\
                  WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n\
@@ -383,7 +463,16 @@ fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
         outputs: vec!["out1.csv"],
         batch_size: 64,
         interval: "2000 rows".into(),
-    };
+    }
+}
+
+/// A real `kill -9` while the job runs, between or during checkpoints:
+/// the resumed run completes with the uninterrupted run's files.
+#[cfg(unix)]
+#[test]
+fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
+    let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0x4B11);
+    let job = long_job(&mut rng);
     let (plain, checkpointed, reference) = prepare(&job, "sigkill");
     let checkpoint = checkpointed.join("ckpt/checkpoint");
     for round in 0..3 {
@@ -437,6 +526,58 @@ fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
     check_outputs(&job, &plain, &checkpointed, "after SIGKILL");
     assert_eq!(
         summary(&last),
+        reference,
+        "the summary covers the whole job"
+    );
+    for dir in [plain, checkpointed] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Ctrl-C (SIGINT) stops a checkpointed job with a checkpoint where it
+/// is, its files unwritten; `--resume` goes on from there.
+#[cfg(unix)]
+#[test]
+fn a_job_stopped_with_ctrl_c_resumes_from_where_it_stopped() {
+    let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0x5161);
+    let job = long_job(&mut rng);
+    let (plain, checkpointed, reference) = prepare(&job, "sigint");
+    let checkpoint = checkpointed.join("ckpt/checkpoint");
+    let child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .current_dir(&checkpointed)
+        .args(["run", "--batch-size", "64", "job.sql"])
+        .env_remove("TIDEMARK_CRASH_AFTER_BATCHES")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tidemark starts");
+    let started = std::time::Instant::now();
+    while !checkpoint.exists() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let stopped = child.wait_with_output().expect("reaped");
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("stopped at checkpoint"), "{stderr}");
+    assert!(
+        !checkpointed.join("out1.csv").exists(),
+        "a stopped job's files wait for its end"
+    );
+    let resumed = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
+    let resumed_err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{resumed_err}");
+    assert!(
+        resumed_err.contains("resuming from checkpoint"),
+        "{resumed_err}"
+    );
+    check_outputs(&job, &plain, &checkpointed, "after Ctrl-C");
+    assert_eq!(
+        summary(&resumed),
         reference,
         "the summary covers the whole job"
     );

@@ -263,6 +263,17 @@ impl Pipeline {
             if !cancelled && cancel.load(Ordering::Relaxed) {
                 cancelled = true;
                 if !drain {
+                    // A checkpointed run stops with a checkpoint where it
+                    // is, as Flink's stop with a savepoint: a resumed run
+                    // goes on from here.
+                    if checkpoints.is_some() && self.source.at_checkpoint_point() {
+                        let (rows, _) = self.input_progress();
+                        let state = self.save_state(rows_emitted, final_watermark)?;
+                        sink(RunOutput::Checkpoint {
+                            state: &state,
+                            rows_read: rows,
+                        })?;
+                    }
                     break;
                 }
                 self.source.stop_input();
