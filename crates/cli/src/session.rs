@@ -408,9 +408,26 @@ impl Session {
             Statement::Insert { table, query, span } => {
                 let (sink, plan) = self.bind_insert(table, query, *span)?;
                 let connector = sink.options.get("connector").map_or("?", String::as_str);
+                let checkpoints = match self.options.get(CHECKPOINT_DIR) {
+                    Some(dir) => {
+                        let every = match self.options.checkpoint_every()? {
+                            tidemark_common::CheckpointEvery::Rows(n) => format!("{n} rows read"),
+                            tidemark_common::CheckpointEvery::EventTime(ms) => {
+                                format!("{} of event time", tidemark_common::window::ms(ms))
+                            }
+                        };
+                        format!(
+                            "| checkpoints: every {every}, into '{dir}'; the query runs on one thread\n"
+                        )
+                    }
+                    None => String::new(),
+                };
                 let text = explain(&plan, &self.options).map(|t| {
                     let body: String = t.lines().map(|l| format!("  {l}\n")).collect();
-                    format!("Sink: {} (connector {connector})\n{body}", sink.name)
+                    format!(
+                        "Sink: {} (connector {connector})\n{checkpoints}{body}",
+                        sink.name
+                    )
                 });
                 (text, *span)
             }

@@ -11,6 +11,7 @@ use tidemark_sql::{JoinType, LogicalPlan};
 
 /// The plan as `EXPLAIN` prints it, with the session's options applied.
 pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
+    let options = &crate::as_run(options);
     let mut out = String::new();
     let lateness = options.allow_lateness()?;
     let early = options.early_fire()?;

@@ -35,22 +35,11 @@ pub struct PhysicalQuery {
 }
 
 pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<PhysicalQuery> {
-    // A checkpointed query runs on one thread: a checkpoint is taken
-    // between two batches of one reader, with no work in flight.
-    let one_thread;
     let checkpoint_every = match options.get(tidemark_common::CHECKPOINT_DIR) {
-        Some(_) => {
-            let mut o = options.clone();
-            o.set("parallelism.default", "1");
-            one_thread = o;
-            Some(options.checkpoint_every()?)
-        }
-        None => {
-            one_thread = options.clone();
-            None
-        }
+        Some(_) => Some(options.checkpoint_every()?),
+        None => None,
     };
-    let options = &one_thread;
+    let options = &as_run(options);
     let eval = EvalContext {
         time_zone: options.local_time_zone()?,
     };
@@ -68,6 +57,18 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
     })
+}
+
+/// The options a query runs with: a checkpointed query runs on one thread,
+/// since a checkpoint is taken between two batches of one reader with no
+/// work in flight.
+pub(crate) fn as_run(options: &SessionOptions) -> std::borrow::Cow<'_, SessionOptions> {
+    if options.get(tidemark_common::CHECKPOINT_DIR).is_none() {
+        return std::borrow::Cow::Borrowed(options);
+    }
+    let mut one_thread = options.clone();
+    one_thread.set("parallelism.default", "1");
+    std::borrow::Cow::Owned(one_thread)
 }
 
 /// Whether Flink would run this aggregation in two phases (local
