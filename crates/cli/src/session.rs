@@ -636,6 +636,13 @@ impl Session {
                         commits: Vec::new(),
                     };
                     run.store.write(&checkpoint)?;
+                    // Written: what it closed of the output goes in place.
+                    if let Some(t) = target.as_mut() {
+                        t.sink.commit_checkpoint()?;
+                    }
+                    for sink in late.sinks_mut() {
+                        sink.commit_checkpoint()?;
+                    }
                     // Later checkpoints count on from this one.
                     run.resume_from = Some(Checkpoint {
                         state: None,

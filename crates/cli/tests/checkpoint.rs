@@ -231,11 +231,14 @@ fn job(rng: &mut Rng) -> Job {
     }
     // One or two INSERTs: a resumed job skips those that finished.
     let statements = 1 + rng.below(2);
-    for (i, (sink, file)) in [("out1", "out1.csv"), ("out2", "out2.csv")]
-        .into_iter()
-        .take(statements as usize)
-        .enumerate()
-    {
+    // A folder sink's output is cut into parts at checkpoints.
+    let folders = rng.below(3) == 0;
+    let sinks = if folders {
+        [("out1", "out1/"), ("out2", "out2/")]
+    } else {
+        [("out1", "out1.csv"), ("out2", "out2.csv")]
+    };
+    for (i, (sink, file)) in sinks.into_iter().take(statements as usize).enumerate() {
         let (ddl, insert, updates) = query(rng, sink, file);
         script.push_str(&ddl);
         if updates {
@@ -335,12 +338,43 @@ fn prepare(job: &Job, name: &str) -> (PathBuf, PathBuf, String) {
     (plain, checkpointed, summary(&reference))
 }
 
+/// What a sink wrote: a file, or a folder's part files in order.
+fn output(path: &Path) -> std::io::Result<Vec<u8>> {
+    if !path.is_dir() {
+        return std::fs::read(path);
+    }
+    let mut parts: Vec<(u64, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(path)? {
+        let path = entry?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let number = name
+            .as_deref()
+            .and_then(|n| n.strip_prefix("part-"))
+            .and_then(|n| n.split('.').next())
+            .and_then(|n| n.parse().ok());
+        match number {
+            Some(n) => parts.push((n, path)),
+            None => panic!("{} holds more than part files: {name:?}", path.display()),
+        }
+    }
+    parts.sort();
+    assert!(
+        parts.iter().enumerate().all(|(i, (n, _))| *n == i as u64),
+        "parts numbered from 0 without gaps: {parts:?}"
+    );
+    let mut all = Vec::new();
+    for (_, part) in parts {
+        all.extend(std::fs::read(part)?);
+    }
+    Ok(all)
+}
+
 /// The files the job wrote must be the uninterrupted run's, with nothing
 /// staged or checkpointed left.
 fn check_outputs(job: &Job, plain: &Path, checkpointed: &Path, context: &str) {
     for file in &job.outputs {
-        let want = std::fs::read(plain.join(file)).unwrap_or_default();
-        let got = std::fs::read(checkpointed.join(file)).unwrap_or_else(|e| {
+        let want = output(&plain.join(file)).unwrap_or_default();
+        let got = output(&checkpointed.join(file)).unwrap_or_else(|e| {
             panic!(
                 "{context}: {file} is missing after the resumed run: {e}\n{}",
                 job.script
@@ -354,12 +388,21 @@ fn check_outputs(job: &Job, plain: &Path, checkpointed: &Path, context: &str) {
             job.script
         );
     }
-    let leftovers: Vec<String> = std::fs::read_dir(checkpointed)
-        .expect("list")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains("inprogress"))
-        .collect();
+    let mut leftovers: Vec<String> = Vec::new();
+    let folders = job
+        .outputs
+        .iter()
+        .map(|f| checkpointed.join(f))
+        .filter(|p| p.is_dir());
+    for dir in std::iter::once(checkpointed.to_path_buf()).chain(folders) {
+        leftovers.extend(
+            std::fs::read_dir(&dir)
+                .expect("list")
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains("inprogress")),
+        );
+    }
     assert!(
         leftovers.is_empty(),
         "{context}: staged files left: {leftovers:?}"
@@ -431,8 +474,9 @@ fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
 }
 
 /// A job long enough to be stopped while it runs: a HOP aggregation over
-/// 120,000 rows, in small batches, checkpointing every 2,000 rows.
-fn long_job(rng: &mut Rng) -> Job {
+/// 120,000 rows, in small batches, checkpointing every 2,000 rows, into
+/// the file or folder `out`.
+fn long_job(rng: &mut Rng, out: &'static str) -> Job {
     let mut text = String::new();
     let mut t = 0i64;
     for _ in 0..120_000 {
@@ -451,16 +495,15 @@ fn long_job(rng: &mut Rng) -> Job {
         data: text,
         other_file: "asks.csv",
         other: String::new(),
-        script: "CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
+        script: format!("CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
                  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n\
                  WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n\
                  CREATE TABLE out1 (item STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT, total DOUBLE, items STRING)\n\
-                 WITH ('connector' = 'filesystem', 'path' = 'out1.csv', 'format' = 'csv');\n\
+                 WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'csv');\n\
                  INSERT INTO out1 SELECT item, window_start, window_end, COUNT(*), SUM(price), LISTAGG(CAST(qty AS STRING))\n\
                  FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND))\n\
-                 GROUP BY item, window_start, window_end;\n"
-            .into(),
-        outputs: vec!["out1.csv"],
+                 GROUP BY item, window_start, window_end;\n"),
+        outputs: vec![out],
         batch_size: 64,
         interval: "2000 rows".into(),
     }
@@ -472,7 +515,7 @@ fn long_job(rng: &mut Rng) -> Job {
 #[test]
 fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
     let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0x4B11);
-    let job = long_job(&mut rng);
+    let job = long_job(&mut rng, "out1.csv");
     let (plain, checkpointed, reference) = prepare(&job, "sigkill");
     let checkpoint = checkpointed.join("ckpt/checkpoint");
     for round in 0..3 {
@@ -535,12 +578,13 @@ fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
 }
 
 /// Ctrl-C (SIGINT) stops a checkpointed job with a checkpoint where it
-/// is, its files unwritten; `--resume` goes on from there.
+/// is, the output so far committed as part files of its folder; `--resume`
+/// goes on from there.
 #[cfg(unix)]
 #[test]
 fn a_job_stopped_with_ctrl_c_resumes_from_where_it_stopped() {
     let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0x5161);
-    let job = long_job(&mut rng);
+    let job = long_job(&mut rng, "out1/");
     let (plain, checkpointed, reference) = prepare(&job, "sigint");
     let checkpoint = checkpointed.join("ckpt/checkpoint");
     let child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
@@ -564,9 +608,10 @@ fn a_job_stopped_with_ctrl_c_resumes_from_where_it_stopped() {
     let stderr = String::from_utf8_lossy(&stopped.stderr);
     assert_eq!(stopped.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("stopped at checkpoint"), "{stderr}");
+    // The folder's parts closed at checkpoints are in place already.
     assert!(
-        !checkpointed.join("out1.csv").exists(),
-        "a stopped job's files wait for its end"
+        checkpointed.join("out1/part-0.csv").exists(),
+        "a stopped job's output so far is committed"
     );
     let resumed = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
     let resumed_err = String::from_utf8_lossy(&resumed.stderr);

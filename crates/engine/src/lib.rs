@@ -23,6 +23,7 @@ pub mod emit;
 mod emitted;
 pub mod eval;
 mod excerpt;
+pub mod file_sink;
 pub mod format;
 mod functions;
 mod json_source;
