@@ -66,6 +66,8 @@ struct CheckpointedRun {
     fingerprint: u32,
     /// The checkpoint it goes on from.
     resume_from: Option<Checkpoint>,
+    /// The number of the last checkpoint taken (or resumed from).
+    taken: u64,
 }
 
 /// Where a script's output goes.
@@ -312,11 +314,12 @@ impl Session {
         self.checkpoint_store = Some(dir.clone());
         let plan_text = explain(plan, &self.options).map_err(|e| e.or_span(span))?;
         let fingerprint = crate::checkpoint::fingerprint(&plan_text, &self.options);
-        let run = |resume_from| {
+        let run = |resume_from: Option<Checkpoint>| {
             Ok(Checkpointing::On(CheckpointedRun {
                 store: CheckpointStore::new(dir.clone()),
                 statement,
                 fingerprint,
+                taken: resume_from.as_ref().map_or(0, |c| c.number),
                 resume_from,
             }))
         };
@@ -626,11 +629,11 @@ impl Session {
                     for sink in late.sinks_mut() {
                         sinks.section(|w| sink.save_state(w))?;
                     }
-                    let number = run.resume_from.as_ref().map_or(0, |c| c.number) + 1;
+                    run.taken += 1;
                     let checkpoint = Checkpoint {
                         statement: run.statement,
                         fingerprint: run.fingerprint,
-                        number,
+                        number: run.taken,
                         rows_read,
                         state: Some((state.to_vec(), sinks.into_bytes())),
                         commits: Vec::new(),
@@ -643,11 +646,6 @@ impl Session {
                     for sink in late.sinks_mut() {
                         sink.commit_checkpoint()?;
                     }
-                    // Later checkpoints count on from this one.
-                    run.resume_from = Some(Checkpoint {
-                        state: None,
-                        ..checkpoint
-                    });
                     Ok(())
                 }
             },
@@ -675,10 +673,10 @@ impl Session {
             }
             // Stopped: the staged output stays for `--resume`.
             Some(run) if summary.cancelled => {
-                let number = run.resume_from.as_ref().map_or(0, |c| c.number);
+                let number = run.taken;
                 writeln!(
                     out.summary,
-                    "stopped at checkpoint {number}: `tidemark run --resume` goes on from it; the files are written when the job completes"
+                    "stopped at checkpoint {number}: `tidemark run --resume` goes on from it (files, and folder parts since the last checkpoint, are committed when the job completes)"
                 )
                 .map_err(io)?;
             }
