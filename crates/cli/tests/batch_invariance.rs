@@ -2,26 +2,12 @@
 //! threads: the output must be the same bytes as at batch size 1 on one
 //! thread, which is the row-at-a-time engine the semantics are defined by.
 
+mod common;
+
+use common::Rng;
 use std::fmt::Write as _;
 use std::path::Path;
 use tidemark::{Output, Session};
-
-/// splitmix64: a small deterministic generator, so failures replay.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A CSV of `rows` rows: key, ts (ms, drifting forward with disorder and
 /// occasional far-late rows, some before 1970), value (sometimes NULL).

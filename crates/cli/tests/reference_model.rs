@@ -8,33 +8,12 @@
 //! `TIDEMARK_REFERENCE_CASES=N` runs N cases instead of the default;
 //! `TIDEMARK_REFERENCE_SEED=S` starts from another seed.
 
+mod common;
+
+use common::{env_number, Rng};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tidemark::{Output, Session};
-
-/// splitmix64: a small deterministic generator, so failures replay.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One input row.
 #[derive(Clone, Debug)]
