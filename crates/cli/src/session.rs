@@ -676,7 +676,7 @@ impl Session {
                 let number = run.taken;
                 writeln!(
                     out.summary,
-                    "stopped at checkpoint {number}: `tidemark run --resume` goes on from it (files, and folder parts since the last checkpoint, are committed when the job completes)"
+                    "stopped at checkpoint {number}: `tidemark run --resume` goes on from it"
                 )
                 .map_err(io)?;
             }
