@@ -630,3 +630,46 @@ fn a_job_stopped_with_ctrl_c_resumes_from_where_it_stopped() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// A resumed run reads on only from the file its checkpoint read: an
+/// input changed since (here one byte near its start) is refused, and the
+/// staged output waits for a resume from the right file.
+#[test]
+fn a_changed_input_is_refused_on_resume() {
+    let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0xC4A6);
+    let job = long_job(&mut rng, "out1.csv");
+    let (plain, checkpointed, reference) = prepare(&job, "changed");
+    let crashed = tidemark(
+        &checkpointed,
+        &["run", "--batch-size", "64", "job.sql"],
+        Some(100),
+    );
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "the injected crash ends the run"
+    );
+    let data = checkpointed.join(job.data_file);
+    let original = std::fs::read(&data).expect("read data");
+    let mut changed = original.clone();
+    changed[3] = if changed[3] == b'9' { b'8' } else { b'9' };
+    std::fs::write(&data, &changed).expect("write data");
+    let refused = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && message.contains("is not the file the checkpoint read"),
+        "{message}"
+    );
+    std::fs::write(&data, &original).expect("write data");
+    let resumed = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    check_outputs(&job, &plain, &checkpointed, "after a refused resume");
+    assert_eq!(summary(&resumed), reference);
+    for dir in [plain, checkpointed] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -216,12 +216,16 @@ pub struct ReadPosition {
     /// Line of the byte at `offset`, 1-based.
     pub line: u64,
     pub stats: CsvStats,
+    /// CRC-32 of the bytes before `offset`: a resumed run checks that the
+    /// file it reads on from is the one the checkpoint read.
+    pub prefix_crc: u32,
 }
 
 impl Persist for ReadPosition {
     fn save(&self, w: &mut StateWriter) {
         w.put(&self.offset);
         w.put(&self.line);
+        w.put(&self.prefix_crc);
         for n in [
             self.stats.rows_read,
             self.stats.fields_nulled,
@@ -236,6 +240,7 @@ impl Persist for ReadPosition {
         Ok(ReadPosition {
             offset: r.get()?,
             line: r.get()?,
+            prefix_crc: r.get()?,
             stats: CsvStats {
                 rows_read: r.get()?,
                 fields_nulled: r.get()?,
@@ -297,6 +302,10 @@ struct Input {
     buf: Vec<u8>,
     /// The offset in the file of `buf[0]`.
     base: u64,
+    /// For checkpoints: the CRC-32 of the bytes read, up to `hashed`
+    /// (bytes are hashed before the buffer lets them go).
+    prefix: Option<crc32fast::Hasher>,
+    hashed: u64,
     /// First byte not yet consumed.
     pos: usize,
     /// First byte of the record being read; bytes from here on are kept
@@ -337,6 +346,11 @@ impl Input {
             return Ok(false);
         }
         if self.rec_start > 0 {
+            if let Some(prefix) = self.prefix.as_mut() {
+                let from = (self.hashed - self.base) as usize;
+                prefix.update(&self.buf[from..self.rec_start]);
+                self.hashed = self.base + self.rec_start as u64;
+            }
             self.base += self.rec_start as u64;
             self.buf.copy_within(self.rec_start..self.end, 0);
             self.pos -= self.rec_start;
@@ -1154,6 +1168,8 @@ impl CsvSource {
             file,
             buf: vec![0; READ_CHUNK],
             base: 0,
+            prefix: None,
+            hashed: 0,
             pos: 0,
             rec_start: 0,
             end: 0,
@@ -1216,16 +1232,29 @@ impl CsvSource {
         self.input.line - 1
     }
 
+    /// Keeps a CRC-32 of the bytes read, for [`CsvSource::position`]: called
+    /// before the first read (a resumed source has one already).
+    pub fn hash_prefix(&mut self) {
+        if self.input.prefix.is_none() {
+            self.input.prefix = Some(crc32fast::Hasher::new());
+        }
+    }
+
     /// Where the next record starts, between two batches (at the end of
     /// input: the end); None when the source cannot go on from a position
-    /// (an error waits to be reported, or a line is half read).
+    /// (an error waits to be reported, a line is half read, or the bytes
+    /// read are not hashed).
     pub fn position(&self) -> Option<ReadPosition> {
         let between =
             self.pending_error.is_none() && self.raw.is_empty() && self.skipped.is_empty();
-        between.then(|| ReadPosition {
-            offset: self.input.base + self.input.pos as u64,
-            line: self.input.line,
+        let input = &self.input;
+        let mut prefix = input.prefix.clone().filter(|_| between)?;
+        prefix.update(&input.buf[(input.hashed - input.base) as usize..input.pos]);
+        Some(ReadPosition {
+            offset: input.base + input.pos as u64,
+            line: input.line,
             stats: self.stats.clone(),
+            prefix_crc: prefix.finalize(),
         })
     }
 
@@ -1235,6 +1264,11 @@ impl CsvSource {
         let input = &mut self.input;
         input.file = file;
         input.base = at.offset;
+        input.hashed = at.offset;
+        input.prefix = Some(crc32fast::Hasher::new_with_initial_len(
+            at.prefix_crc,
+            at.offset,
+        ));
         (input.pos, input.rec_start, input.end) = (0, 0, 0);
         input.eof = false;
         input.line = at.line;

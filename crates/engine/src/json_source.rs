@@ -131,6 +131,8 @@ pub struct JsonSource {
     line: u64,
     /// Bytes read from the input, `partial` included.
     bytes_read: u64,
+    /// For checkpoints: the CRC-32 of the lines taken so far.
+    prefix: Option<crc32fast::Hasher>,
     stats: CsvStats,
     done: bool,
     /// An error met after some rows of a batch: reported by the next call,
@@ -203,6 +205,7 @@ impl JsonSource {
             idle: false,
             line: 0,
             bytes_read: 0,
+            prefix: None,
             stats: CsvStats::default(),
             done: false,
             pending_error: None,
@@ -243,15 +246,26 @@ impl JsonSource {
         self.parser = Parser::new(tz);
     }
 
+    /// Keeps a CRC-32 of the bytes read, for [`JsonSource::position`]:
+    /// called before the first read (a resumed source has one already).
+    pub fn hash_prefix(&mut self) {
+        if self.prefix.is_none() {
+            self.prefix = Some(crc32fast::Hasher::new());
+        }
+    }
+
     /// Where the next line starts, between two batches (at the end of
     /// input: the end); None when the source cannot go on from a position
-    /// (an error waits to be reported, or a line is half read).
+    /// (an error waits to be reported, a line is half read, or the bytes
+    /// read are not hashed).
     pub fn position(&self) -> Option<ReadPosition> {
         let between = self.pending_error.is_none() && self.partial.is_empty();
-        between.then(|| ReadPosition {
+        let prefix = self.prefix.clone().filter(|_| between)?;
+        Some(ReadPosition {
             offset: self.bytes_read,
             line: self.line + 1,
             stats: self.stats.clone(),
+            prefix_crc: prefix.finalize(),
         })
     }
 
@@ -260,6 +274,10 @@ impl JsonSource {
     pub fn resume(&mut self, file: Box<dyn Read + Send>, at: &ReadPosition) {
         self.input = BufReader::with_capacity(self.input.capacity(), file);
         self.bytes_read = at.offset;
+        self.prefix = Some(crc32fast::Hasher::new_with_initial_len(
+            at.prefix_crc,
+            at.offset,
+        ));
         self.line = at.line - 1;
         self.stats = at.stats.clone();
     }
@@ -421,6 +439,9 @@ impl JsonSource {
                 }
             }
             let mut buf = std::mem::take(&mut self.partial);
+            if let Some(prefix) = self.prefix.as_mut() {
+                prefix.update(&buf);
+            }
             self.line += 1;
             while matches!(buf.last(), Some(b'\n' | b'\r')) {
                 buf.pop();

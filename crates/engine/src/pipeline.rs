@@ -139,6 +139,14 @@ impl PipelineSource {
         }
     }
 
+    /// Sources keep what checkpoints need (a checksum of the bytes read).
+    pub fn track_positions(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.track_position(),
+            PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.track_position()),
+        }
+    }
+
     /// Sources keep the rows they skip (for a bad-records sink).
     pub fn keep_bad_rows(&mut self) {
         match self {

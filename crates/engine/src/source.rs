@@ -292,6 +292,16 @@ impl TableSource {
         )
     }
 
+    /// Keeps what checkpoints need of the reading: a checksum of the bytes
+    /// read (called before the first read).
+    pub fn track_position(&mut self) {
+        match &mut self.reader {
+            FileReader::Csv(r) => r.hash_prefix(),
+            FileReader::Json(r) => r.hash_prefix(),
+            _ => {}
+        }
+    }
+
     /// Whether the source stands between two batches with nothing waiting
     /// (no error to report, the input not ended): a checkpoint can be taken.
     pub fn at_checkpoint_point(&self) -> bool {
@@ -312,13 +322,12 @@ impl TableSource {
             FileReader::Json(r) => r.position(),
             _ => None,
         };
-        let (Some(position), Some(file)) = (position, &self.file) else {
+        let (Some(position), Some(_)) = (position, &self.file) else {
             return Err(self.checkpoint_blocker().unwrap_or_else(|| {
                 Error::Internal("a checkpoint between two batches of a source".into())
             }));
         };
         w.put(&position);
-        w.put(&tail_checksum(file, position.offset, &self.display_path)?);
         w.put(&self.done);
         w.put(&self.watermark);
         w.put(&self.rows_without_rowtime);
@@ -335,13 +344,12 @@ impl TableSource {
     pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         use std::io::Seek;
         let position: ReadPosition = r.get()?;
-        let checksum: u32 = r.get()?;
         let Some(path) = self.file.clone() else {
             return Err(self
                 .checkpoint_blocker()
                 .unwrap_or_else(|| Error::Internal("resuming a source without a file".into())));
         };
-        if tail_checksum(&path, position.offset, &self.display_path)? != checksum {
+        if prefix_checksum(&path, position.offset, &self.display_path)? != position.prefix_crc {
             return Err(Error::Execution(format!(
                 "table {}: '{}' is not the file the checkpoint read: its first {} bytes changed since",
                 self.table.name, self.display_path, position.offset
@@ -672,22 +680,33 @@ impl TableSource {
     }
 }
 
-/// A checksum of the (up to) 4 KiB of `path` before `offset`, which a
-/// resumed run compares with its checkpoint's; it also fails if the file
-/// has become shorter than `offset`.
-fn tail_checksum(path: &std::path::Path, offset: u64, display: &str) -> Result<u32> {
-    use std::io::{Read, Seek};
-    let io = |e| Error::io(format!("cannot read '{display}'"), e);
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let from = offset.saturating_sub(4096);
-    file.seek(std::io::SeekFrom::Start(from)).map_err(io)?;
-    let mut bytes = vec![0; (offset - from) as usize];
-    file.read_exact(&mut bytes).map_err(|e| {
-        Error::Execution(format!(
-            "'{display}' is shorter than where the checkpoint read it to (byte {offset}): {e}"
-        ))
-    })?;
-    Ok(crc32fast::hash(&bytes))
+/// The CRC-32 of the first `offset` bytes of `path`, read once when a run
+/// resumes, to compare with the checkpoint's; fails if the file has
+/// become shorter.
+fn prefix_checksum(path: &std::path::Path, offset: u64, display: &str) -> Result<u32> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::io(format!("cannot read '{display}'"), e))?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(offset));
+    let mut buf = vec![0; 1 << 20];
+    let mut read = 0u64;
+    loop {
+        let n = reader
+            .read(&mut buf)
+            .map_err(|e| Error::io(format!("cannot read '{display}'"), e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        read += n as u64;
+    }
+    if read < offset {
+        return Err(Error::Execution(format!(
+            "'{display}' is shorter ({read} bytes) than where the checkpoint read it to (byte {offset}): it is not the file the checkpoint read"
+        )));
+    }
+    Ok(hasher.finalize())
 }
 
 /// `d` when a watermark expression is `rowtime - INTERVAL d` (or the

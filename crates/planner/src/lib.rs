@@ -45,7 +45,10 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
     };
     let batch_size = options.batch_size()?;
     let mut operators: Vec<Box<dyn Operator>> = Vec::new();
-    let source = build(plan, &mut operators, options, batch_size, eval)?;
+    let mut source = build(plan, &mut operators, options, batch_size, eval)?;
+    if checkpoint_every.is_some() {
+        source.track_positions();
+    }
     Ok(PhysicalQuery {
         pipeline: Pipeline {
             source,
