@@ -413,6 +413,28 @@ fn check_outputs(job: &Job, plain: &Path, checkpointed: &Path, context: &str) {
     );
 }
 
+/// Resumes `job` to its end and checks it against the uninterrupted
+/// run: it went on from a checkpoint, its files and summary are the
+/// uninterrupted run's. Removes both folders.
+fn resume_to_end(job: &Job, plain: PathBuf, checkpointed: PathBuf, reference: &str, context: &str) {
+    let resumed = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{context}: {stderr}");
+    assert!(
+        stderr.contains("resuming from checkpoint"),
+        "{context}: it went on from a checkpoint: {stderr}"
+    );
+    check_outputs(job, &plain, &checkpointed, context);
+    assert_eq!(
+        summary(&resumed),
+        reference,
+        "{context}: the summary covers the whole job"
+    );
+    for dir in [plain, checkpointed] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 #[test]
 fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
     let cases = env_number("TIDEMARK_CHECKPOINT_CASES", 24);
@@ -556,25 +578,7 @@ fn a_job_killed_with_sigkill_resumes_to_the_uninterrupted_output() {
         let status = child.wait().expect("reaped");
         assert!(!status.success(), "round {round}: killed, yet {status:?}");
     }
-    let last = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
-    assert!(
-        last.status.success(),
-        "the resumed run completes: {}",
-        String::from_utf8_lossy(&last.stderr)
-    );
-    assert!(
-        String::from_utf8_lossy(&last.stderr).contains("resuming from checkpoint"),
-        "it went on from a checkpoint"
-    );
-    check_outputs(&job, &plain, &checkpointed, "after SIGKILL");
-    assert_eq!(
-        summary(&last),
-        reference,
-        "the summary covers the whole job"
-    );
-    for dir in [plain, checkpointed] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    resume_to_end(&job, plain, checkpointed, &reference, "after SIGKILL");
 }
 
 /// Ctrl-C (SIGINT) stops a checkpointed job with a checkpoint where it
@@ -613,22 +617,7 @@ fn a_job_stopped_with_ctrl_c_resumes_from_where_it_stopped() {
         checkpointed.join("out1/part-0.csv").exists(),
         "a stopped job's output so far is committed"
     );
-    let resumed = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
-    let resumed_err = String::from_utf8_lossy(&resumed.stderr);
-    assert!(resumed.status.success(), "{resumed_err}");
-    assert!(
-        resumed_err.contains("resuming from checkpoint"),
-        "{resumed_err}"
-    );
-    check_outputs(&job, &plain, &checkpointed, "after Ctrl-C");
-    assert_eq!(
-        summary(&resumed),
-        reference,
-        "the summary covers the whole job"
-    );
-    for dir in [plain, checkpointed] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    resume_to_end(&job, plain, checkpointed, &reference, "after Ctrl-C");
 }
 
 /// A resumed run reads on only from the file its checkpoint read: an
@@ -661,15 +650,11 @@ fn a_changed_input_is_refused_on_resume() {
         "{message}"
     );
     std::fs::write(&data, &original).expect("write data");
-    let resumed = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
+    resume_to_end(
+        &job,
+        plain,
+        checkpointed,
+        &reference,
+        "after a refused resume",
     );
-    check_outputs(&job, &plain, &checkpointed, "after a refused resume");
-    assert_eq!(summary(&resumed), reference);
-    for dir in [plain, checkpointed] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }

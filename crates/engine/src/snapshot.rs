@@ -242,20 +242,35 @@ impl<T: Persist> Persist for Option<T> {
     }
 }
 
+/// Writes a collection: its length, then each item.
+fn save_all<'a, T: Persist + 'a>(w: &mut StateWriter, items: impl ExactSizeIterator<Item = &'a T>) {
+    w.u64(items.len() as u64);
+    for item in items {
+        item.save(w);
+    }
+}
+
+/// Reads a collection written by [`save_all`].
+fn load_all<T: Persist, C: FromIterator<T>>(r: &mut StateReader<'_>) -> Result<C> {
+    let n = r.len()?;
+    (0..n).map(|_| T::load(r)).collect()
+}
+
 impl<T: Persist> Persist for Vec<T> {
     fn save(&self, w: &mut StateWriter) {
-        w.u64(self.len() as u64);
-        for v in self {
-            v.save(w);
-        }
+        save_all(w, self.iter());
     }
     fn load(r: &mut StateReader<'_>) -> Result<Self> {
-        let n = r.len()?;
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            out.push(T::load(r)?);
-        }
-        Ok(out)
+        load_all(r)
+    }
+}
+
+impl<T: Persist> Persist for std::collections::VecDeque<T> {
+    fn save(&self, w: &mut StateWriter) {
+        save_all(w, self.iter());
+    }
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        load_all(r)
     }
 }
 
@@ -266,23 +281,6 @@ impl<A: Persist, B: Persist> Persist for (A, B) {
     }
     fn load(r: &mut StateReader<'_>) -> Result<Self> {
         Ok((A::load(r)?, B::load(r)?))
-    }
-}
-
-impl<T: Persist> Persist for std::collections::VecDeque<T> {
-    fn save(&self, w: &mut StateWriter) {
-        w.u64(self.len() as u64);
-        for v in self {
-            v.save(w);
-        }
-    }
-    fn load(r: &mut StateReader<'_>) -> Result<Self> {
-        let n = r.len()?;
-        let mut out = Self::with_capacity(n);
-        for _ in 0..n {
-            out.push_back(T::load(r)?);
-        }
-        Ok(out)
     }
 }
 
@@ -318,18 +316,10 @@ impl<K: Persist + Ord, V: Persist> Persist for std::collections::BTreeMap<K, V> 
 
 impl<K: Persist + Ord> Persist for std::collections::BTreeSet<K> {
     fn save(&self, w: &mut StateWriter) {
-        w.u64(self.len() as u64);
-        for k in self {
-            k.save(w);
-        }
+        save_all(w, self.iter());
     }
     fn load(r: &mut StateReader<'_>) -> Result<Self> {
-        let n = r.len()?;
-        let mut out = Self::new();
-        for _ in 0..n {
-            out.insert(K::load(r)?);
-        }
-        Ok(out)
+        load_all(r)
     }
 }
 
