@@ -287,7 +287,8 @@ impl Session {
                         return Ok(None);
                     }
                 };
-                let target = InsertTarget::open(&sink, updating, *span, staged)?;
+                let target = InsertTarget::open(&sink, updating, *span, staged)
+                    .map_err(|e| e.or_span(*span))?;
                 self.run_query(&plan, *span, Some(target), checkpointing, out)
                     .map(Some)
             }
@@ -664,6 +665,9 @@ impl Session {
             line.clear();
         }
         let summary = result?;
+        if let Some(note) = target.as_ref().and_then(|t| t.sink.note()) {
+            writeln!(out.summary, "{note}").map_err(io)?;
+        }
         match checkpoints {
             None => {
                 late.finish()?;
@@ -728,7 +732,7 @@ impl InsertTarget {
         staged: Option<bool>,
     ) -> Result<Self> {
         let connector = sink.option("connector").unwrap_or_default();
-        if !matches!(connector, "print" | "blackhole" | "filesystem") {
+        if !matches!(connector, "print" | "blackhole" | "filesystem" | "jdbc") {
             return Err(Error::plan(
                 format!("table '{}' cannot be written", sink.name),
                 span,
@@ -739,11 +743,16 @@ impl InsertTarget {
             .iter()
             .filter_map(|k| sink.schema.index_of(k))
             .collect();
-        if updating && connector == "filesystem" && key.is_empty() {
+        if updating && matches!(connector, "filesystem" | "jdbc") && key.is_empty() {
             return Err(Error::plan(
                 format!(
-                    "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and a file cannot take a written row back",
-                    sink.name
+                    "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and {} cannot take a written row back",
+                    sink.name,
+                    if connector == "jdbc" {
+                        "a table without key"
+                    } else {
+                        "a file"
+                    }
                 ),
                 span,
             )

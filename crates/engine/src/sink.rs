@@ -28,6 +28,8 @@ pub enum TableSink {
     },
     Blackhole,
     Csv(CsvFileSink),
+    /// A PostgreSQL table (`'connector' = 'jdbc'`).
+    Postgres(Box<crate::pg_sink::PgSink>),
 }
 
 /// What a sink produced that the caller must show (print sinks).
@@ -80,6 +82,10 @@ impl TableSink {
                 };
                 Ok(TableSink::Csv(CsvFileSink::create(&path, format, staged)?))
             }
+            Some("jdbc") => Ok(TableSink::Postgres(Box::new(crate::pg_sink::PgSink::open(
+                table,
+                Span::default(),
+            )?))),
             other => Err(Error::Internal(format!(
                 "table {} cannot be written (connector {other:?})",
                 table.name
@@ -118,6 +124,18 @@ impl TableSink {
                 csv.write(batch, types, kinds, tz)?;
                 Ok(String::new())
             }
+            TableSink::Postgres(pg) => {
+                pg.write(batch, types, kinds, tz)?;
+                Ok(String::new())
+            }
+        }
+    }
+
+    /// What the run summary says of the sink, if anything.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            TableSink::Postgres(pg) => pg.note(),
+            _ => None,
         }
     }
 
@@ -145,6 +163,10 @@ impl TableSink {
                 format!("checkpointing needs outputs that can be taken back to the last checkpoint: table {name} prints to standard output"),
                 Span::default(),
             ).with_hint("write to a filesystem table, or run without 'execution.checkpointing.dir'")),
+            TableSink::Postgres(pg) if !pg.has_key() => Some(Error::plan(
+                format!("checkpointing needs outputs that can be taken back to the last checkpoint: table {name} appends to a database table"),
+                Span::default(),
+            ).with_hint(format!("declare PRIMARY KEY (...) NOT ENFORCED on {name}: upserts written again after a resume change nothing"))),
             _ => None,
         }
     }
@@ -154,7 +176,9 @@ impl TableSink {
     pub fn save_state(&mut self, w: &mut StateWriter) -> Result<()> {
         match self {
             TableSink::Csv(csv) => csv.save_state(w),
-            TableSink::Blackhole => Ok(()),
+            // Each batch is committed as it comes; the upserts a resumed
+            // run sends again leave the same rows.
+            TableSink::Blackhole | TableSink::Postgres(_) => Ok(()),
             TableSink::Print { .. } => Err(self
                 .checkpoint_blocker("?")
                 .unwrap_or_else(|| Error::Internal("checkpointing a print sink".into()))),
@@ -166,7 +190,7 @@ impl TableSink {
     pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         match self {
             TableSink::Csv(csv) => csv.load_state(r),
-            TableSink::Blackhole => Ok(()),
+            TableSink::Blackhole | TableSink::Postgres(_) => Ok(()),
             TableSink::Print { .. } => Err(Error::Internal("resuming a print sink".into())),
         }
     }

@@ -195,7 +195,7 @@ fn build(
 ) -> Result<PipelineSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
-            if let Some(connector @ ("print" | "blackhole")) = table.option("connector") {
+            if let Some(connector @ ("print" | "blackhole" | "jdbc")) = table.option("connector") {
                 return Err(Error::plan(
                     format!(
                         "table '{}' cannot be read: connector '{connector}' only writes",

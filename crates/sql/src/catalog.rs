@@ -273,12 +273,24 @@ fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) 
         },
         // Sink-only connectors: written (late rows), never read.
         "print" | "blackhole" => {}
+        // A PostgreSQL table, written by INSERT INTO.
+        "jdbc" => {
+            for key in ["url", "table-name"] {
+                if !options.contains_key(key) {
+                    return Err(Error::plan(
+                        format!("the jdbc connector needs a '{key}' option"),
+                        option_span("connector"),
+                    )
+                    .with_hint("e.g. WITH ('connector' = 'jdbc', 'url' = 'postgresql://localhost:5432/db', 'table-name' = 'totals')"));
+                }
+            }
+        }
         other => return Err(Error::plan(
             format!("connector '{other}' is not supported"),
             option_span("connector"),
         )
         .with_hint(
-            "use 'filesystem', 'stdin', 'datagen' or 'nexmark', or 'print' / 'blackhole' for a sink table",
+            "use 'filesystem', 'stdin', 'datagen' or 'nexmark', or 'print' / 'blackhole' / 'jdbc' for a sink table",
         )),
     }
     Ok(())
