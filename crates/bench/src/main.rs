@@ -6,6 +6,7 @@ mod data;
 mod driver;
 mod measure;
 mod numbers;
+mod postgres;
 mod queries;
 mod report;
 mod soak;
@@ -93,6 +94,11 @@ enum Command {
     /// tenth) and PASS when it is at most 1.10. `--rows` makes it shorter.
     #[command(verbatim_doc_comment)]
     Soak(soak::SoakArgs),
+    /// 100,000 windows upserted into a PostgreSQL table by the jdbc sink,
+    /// against the same query into a blackhole table, and a check that the
+    /// table holds one row per window and key. Needs a server: --url, or
+    /// TIDEMARK_TEST_POSTGRES (`.ci/postgres start` makes one).
+    Postgres(postgres::PostgresArgs),
     /// Runs a command with stdout on /dev/null and reports its wall time
     /// and peak resident memory on stdout.
     #[command(hide = true)]
@@ -119,6 +125,7 @@ fn main() -> ExitCode {
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => driver::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
+        Command::Postgres(args) => postgres::postgres(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };
