@@ -70,6 +70,17 @@ fn rows(db: &mut postgres::Client, query: &str) -> Vec<String> {
     out
 }
 
+/// A file's lines, sorted.
+fn sorted_lines(path: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .expect("read file")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
+}
+
 const BIDS: &str = "CREATE TABLE bids (k STRING, ts TIMESTAMP(3), v INT, \
     WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) \
     WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n";
@@ -191,12 +202,7 @@ fn the_database_holds_what_an_upsert_file_holds() {
          to_char(window_end, 'YYYY-MM-DD HH24:MI:SS.MS'), n::text, total::text, hi::text \
          FROM random_totals",
     );
-    let mut in_file: Vec<String> = std::fs::read_to_string(dir.join("totals.csv"))
-        .expect("read file")
-        .lines()
-        .map(str::to_string)
-        .collect();
-    in_file.sort();
+    let in_file = sorted_lines(&dir.join("totals.csv"));
     assert!(in_file.len() > 1000, "{} rows", in_file.len());
     assert_eq!(in_db, in_file);
     let _ = std::fs::remove_dir_all(dir);
@@ -280,12 +286,7 @@ fn a_checkpointed_job_resumed_after_a_crash_leaves_the_same_rows() {
         &mut db,
         "SELECT k, to_char(window_start, 'YYYY-MM-DD HH24:MI:SS.MS'), n::text FROM resumed_totals",
     );
-    let mut in_file: Vec<String> = std::fs::read_to_string(dir.join("totals.csv"))
-        .expect("read file")
-        .lines()
-        .map(str::to_string)
-        .collect();
-    in_file.sort();
+    let in_file = sorted_lines(&dir.join("totals.csv"));
     assert!(in_file.len() > 100, "{} rows", in_file.len());
     assert_eq!(in_db, in_file);
     let _ = std::fs::remove_dir_all(dir);

@@ -1245,10 +1245,8 @@ impl CsvSource {
     /// (an error waits to be reported, a line is half read, or the bytes
     /// read are not hashed).
     pub fn position(&self) -> Option<ReadPosition> {
-        let between =
-            self.pending_error.is_none() && self.raw.is_empty() && self.skipped.is_empty();
         let input = &self.input;
-        let mut prefix = input.prefix.clone().filter(|_| between)?;
+        let mut prefix = input.prefix.clone().filter(|_| self.between_batches())?;
         prefix.update(&input.buf[(input.hashed - input.base) as usize..input.pos]);
         Some(ReadPosition {
             offset: input.base + input.pos as u64,
@@ -1256,6 +1254,15 @@ impl CsvSource {
             stats: self.stats.clone(),
             prefix_crc: prefix.finalize(),
         })
+    }
+
+    /// Whether [`CsvSource::position`] has a position to give (cheaply,
+    /// without hashing).
+    pub fn between_batches(&self) -> bool {
+        self.pending_error.is_none()
+            && self.raw.is_empty()
+            && self.skipped.is_empty()
+            && self.input.prefix.is_some()
     }
 
     /// Goes on from `at` in `file`, which must already stand at

@@ -259,14 +259,18 @@ impl JsonSource {
     /// (an error waits to be reported, a line is half read, or the bytes
     /// read are not hashed).
     pub fn position(&self) -> Option<ReadPosition> {
-        let between = self.pending_error.is_none() && self.partial.is_empty();
-        let prefix = self.prefix.clone().filter(|_| between)?;
+        let prefix = self.prefix.clone().filter(|_| self.between_batches())?;
         Some(ReadPosition {
             offset: self.bytes_read,
             line: self.line + 1,
             stats: self.stats.clone(),
             prefix_crc: prefix.finalize(),
         })
+    }
+
+    /// Whether [`JsonSource::position`] has a position to give.
+    pub fn between_batches(&self) -> bool {
+        self.pending_error.is_none() && self.partial.is_empty() && self.prefix.is_some()
     }
 
     /// Goes on from `at` in `file`, which must already stand at

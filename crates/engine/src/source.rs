@@ -305,12 +305,12 @@ impl TableSource {
     /// Whether the source stands between two batches with nothing waiting
     /// (no error to report, the input not ended): a checkpoint can be taken.
     pub fn at_checkpoint_point(&self) -> bool {
-        let position = match &self.reader {
-            FileReader::Csv(r) => r.position(),
-            FileReader::Json(r) => r.position(),
-            _ => None,
+        let between = match &self.reader {
+            FileReader::Csv(r) => r.between_batches(),
+            FileReader::Json(r) => r.between_batches(),
+            _ => false,
         };
-        position.is_some() && self.pending_error.is_none() && !self.stopped
+        between && self.pending_error.is_none() && !self.stopped
     }
 
     /// Writes where the source stands for a checkpoint: its file position
