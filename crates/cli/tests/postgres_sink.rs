@@ -21,7 +21,12 @@ static SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// is then skipped, saying so).
 fn server(test: &str) -> Option<(String, std::sync::MutexGuard<'static, ()>)> {
     let Ok(url) = std::env::var("TIDEMARK_TEST_POSTGRES") else {
-        eprintln!("{test}: skipped, TIDEMARK_TEST_POSTGRES is not set (see .ci/postgres)");
+        // Straight to stderr, past the test harness's capture: a skipped
+        // test must be seen to be skipped.
+        let _ = writeln!(
+            std::io::stderr(),
+            "postgres_sink: {test}: skipped, TIDEMARK_TEST_POSTGRES is not set (see .ci/postgres)"
+        );
         return None;
     };
     let turn = SERVER
