@@ -426,10 +426,17 @@ impl Session {
                     }
                     None => String::new(),
                 };
+                let writes = match connector {
+                    "jdbc" => format!(
+                        "| writes: {}\n",
+                        tidemark_engine::pg_sink::explain_writes(&sink)
+                    ),
+                    _ => String::new(),
+                };
                 let text = explain(&plan, &self.options).map(|t| {
                     let body: String = t.lines().map(|l| format!("  {l}\n")).collect();
                     format!(
-                        "Sink: {} (connector {connector})\n{checkpoints}{body}",
+                        "Sink: {} (connector {connector})\n{writes}{checkpoints}{body}",
                         sink.name
                     )
                 });

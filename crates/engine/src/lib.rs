@@ -33,7 +33,7 @@ pub mod operator;
 mod ordered_pool;
 pub mod parallel_file;
 pub mod partitioned;
-mod pg_sink;
+pub mod pg_sink;
 mod pipe_reader;
 pub mod pipeline;
 pub mod session_agg;

@@ -394,16 +394,28 @@ fn describe(config: &Config) -> String {
     format!("postgresql://{host}:{port}/{db}")
 }
 
-/// A URL with any password taken out.
+/// What EXPLAIN says a jdbc table does with the changelog.
+pub fn explain_writes(table: &TableDef) -> String {
+    let url = table.option("url").unwrap_or_default();
+    let url = url.strip_prefix("jdbc:").unwrap_or(url);
+    let name = table.option("table-name").unwrap_or_default();
+    let where_to = format!("'{name}' at {}", redact(url));
+    if table.primary_key.is_empty() {
+        return format!("appends to {where_to}, one transaction per window fire");
+    }
+    format!(
+        "upserts by ({}) into {where_to}: +I/+U as INSERT ... ON CONFLICT DO UPDATE, -D as DELETE, -U left out; one transaction per window fire",
+        table.primary_key.join(", ")
+    )
+}
+
+/// A URL with its credentials (user and password) taken out.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
     match rest.split_once('@') {
-        Some((credentials, host)) => {
-            let user = credentials.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}@{host}")
-        }
+        Some((_, host)) => format!("{scheme}://{host}"),
         None => url.to_string(),
     }
 }
@@ -563,7 +575,7 @@ mod tests {
     fn passwords_never_reach_messages() {
         assert_eq!(
             redact("postgresql://ann:secret@db:5432/x"),
-            "postgresql://ann@db:5432/x"
+            "postgresql://db:5432/x"
         );
         let config: Config = "postgresql://ann:secret@db:5433/x".parse().expect("url");
         assert_eq!(describe(&config), "postgresql://db:5433/x");
