@@ -430,4 +430,12 @@ impl Operator for ProcTimeWatermarks {
         }
         Ok(())
     }
+
+    fn save_state(&self, _w: &mut StateWriter) -> Result<()> {
+        Err(tidemark_common::Error::plan(
+            "checkpointing does not cover windows over processing time: their results depend on the clock, so a resumed run could not repeat them",
+            tidemark_common::Span::default(),
+        )
+        .with_hint("run the query without 'execution.checkpointing.dir'"))
+    }
 }
