@@ -658,3 +658,94 @@ fn a_changed_input_is_refused_on_resume() {
         "after a refused resume",
     );
 }
+
+/// A checkpoint damaged in ways its checksum cannot see (the checksum is
+/// recomputed after each edit, as a deliberate edit would) must end in a
+/// result or an error that renders — never a crash or an internal error.
+#[test]
+fn a_damaged_checkpoint_is_an_error_not_a_crash() {
+    let cases = env_number("TIDEMARK_CHECKPOINT_CASES", 24) * 3;
+    let mut rng = Rng(env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0) ^ 0xDA3A);
+    // Keys of several types, strings among the accumulators, a re-fired
+    // window's emitted rows: the state that decodes the most.
+    let job = Job {
+        data_file: "bids.csv",
+        data: data(&mut rng, false, false),
+        other_file: "asks.csv",
+        other: String::new(),
+        script: "CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
+                 ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n\
+                 WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n\
+                 CREATE TABLE out1 (item STRING, qty INT, window_start TIMESTAMP(3), n BIGINT, \
+                 hi STRING, items STRING, PRIMARY KEY (item, qty, window_start) NOT ENFORCED)\n\
+                 WITH ('connector' = 'filesystem', 'path' = 'out1.csv', 'format' = 'csv');\n\
+                 SET 'table.exec.emit.allow-lateness' = '2 s';\n\
+                 INSERT INTO out1 SELECT item, qty, window_start, COUNT(*), MAX(item), LISTAGG(item)\n\
+                 FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND))\n\
+                 GROUP BY item, qty, window_start, window_end;\n"
+            .into(),
+        outputs: vec!["out1.csv"],
+        batch_size: 100,
+        interval: "300 rows".into(),
+    };
+    let (plain, checkpointed, _) = prepare(&job, "damaged");
+    let batch = job.batch_size.to_string();
+    // Halfway through, a few checkpoints in.
+    let halfway = job.data.lines().count() as u64 / job.batch_size / 2;
+    let crashed = tidemark(
+        &checkpointed,
+        &["run", "--batch-size", &batch, "job.sql"],
+        Some(halfway),
+    );
+    assert_eq!(
+        crashed.status.code(),
+        None,
+        "the injected crash ends the run"
+    );
+    let checkpoint = checkpointed.join("ckpt/checkpoint");
+    let staged = checkpointed.join(".out1.csv.inprogress");
+    let original = std::fs::read(&checkpoint).expect("a checkpoint was taken");
+    let staged_bytes = std::fs::read(&staged).expect("staged output");
+    const MAGIC: &[u8] = b"tidemark checkpoint 1\n";
+    let body = &original[MAGIC.len() + 4..];
+    let mut outcomes = [0u32; 2];
+    for case in 0..cases {
+        let mut damaged = body.to_vec();
+        match rng.below(3) {
+            0 => {
+                for _ in 0..1 + rng.below(4) {
+                    let at = rng.below(damaged.len() as u64) as usize;
+                    damaged[at] = rng.below(256) as u8;
+                }
+            }
+            1 => damaged.truncate(rng.below(damaged.len() as u64) as usize),
+            _ => {
+                let at = rng.below(damaged.len() as u64) as usize;
+                let extra: Vec<u8> = (0..1 + rng.below(8))
+                    .map(|_| rng.below(256) as u8)
+                    .collect();
+                damaged.splice(at..at, extra);
+            }
+        }
+        let mut file = MAGIC.to_vec();
+        file.extend_from_slice(&crc32fast::hash(&damaged).to_le_bytes());
+        file.extend_from_slice(&damaged);
+        std::fs::create_dir_all(checkpoint.parent().expect("folder")).expect("folder");
+        std::fs::write(&checkpoint, &file).expect("write checkpoint");
+        std::fs::write(&staged, &staged_bytes).expect("write staged output");
+        let run = tidemark(&checkpointed, &["run", "--resume", "job.sql"], None);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            matches!(run.status.code(), Some(0 | 1)) && !stderr.contains("internal error"),
+            "case {case}: {:?}\n{stderr}",
+            run.status
+        );
+        outcomes[usize::from(!run.status.success())] += 1;
+        let _ = std::fs::remove_file(checkpointed.join("out1.csv"));
+    }
+    // Most damage is noticed.
+    assert!(outcomes[1] > outcomes[0], "{outcomes:?}");
+    for dir in [plain, checkpointed] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -56,7 +56,7 @@ pub trait Accumulator: Send {
     fn state_bytes(&self) -> u64;
 
     /// Writes every group's state for a checkpoint.
-    fn save(&self, w: &mut StateWriter);
+    fn save(&self, w: &mut StateWriter) -> Result<()>;
 
     /// Reads what [`Accumulator::save`] wrote into this fresh accumulator
     /// (made for the same aggregate).
@@ -197,8 +197,9 @@ impl Accumulator for Count {
         crate::operator::vec_bytes(&self.counts)
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.put(&self.counts);
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
@@ -276,7 +277,7 @@ impl Accumulator for CountDistinct {
         (self.bytes + self.seen.capacity() * std::mem::size_of::<HashSet<Box<[u8]>>>()) as u64
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.u64(self.seen.len() as u64);
         for set in &self.seen {
             // Sorted, so that equal state writes equal bytes.
@@ -287,6 +288,7 @@ impl Accumulator for CountDistinct {
                 w.put(v);
             }
         }
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
@@ -400,9 +402,10 @@ where
         crate::operator::vec_bytes(&self.sums) + crate::operator::vec_bytes(&self.seen)
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.put(&self.sums);
         w.put(&self.seen);
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
@@ -519,11 +522,12 @@ impl Accumulator for DoubleSum {
             + crate::operator::vec_bytes(&self.counts)
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.put(&self.local);
         w.put(&self.pending);
         w.put(&self.stored);
         w.put(&self.counts);
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
@@ -659,9 +663,10 @@ impl Accumulator for Avg {
         crate::operator::vec_bytes(&self.exact) + crate::operator::vec_bytes(&self.counts)
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.put(&self.exact);
         w.put(&self.counts);
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
@@ -773,8 +778,9 @@ where
         crate::operator::vec_bytes(&self.values)
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.put(&self.values);
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
@@ -911,12 +917,34 @@ impl Accumulator for RowValue {
                 .sum::<u64>()
     }
 
-    fn save(&self, w: &mut StateWriter) {
-        w.put(&self.values);
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        // The values as the column they encode, so that reading them back
+        // re-encodes valid rows (see `put_keys`); which groups have one.
+        w.put(
+            &self
+                .values
+                .iter()
+                .map(Option::is_some)
+                .collect::<Vec<bool>>(),
+        );
+        let present = self.values.iter().flatten().map(Vec::as_slice);
+        crate::snapshot::put_keys(w, &self.converter, present)
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        self.values = r.get()?;
+        let has: Vec<bool> = r.get()?;
+        let rows = crate::snapshot::get_keys(r, &self.converter)?;
+        let mut rows = rows.iter();
+        self.values = has
+            .into_iter()
+            .map(|h| match h {
+                false => Ok(None),
+                true => rows
+                    .next()
+                    .map(|row| Some(row.as_ref().to_vec()))
+                    .ok_or_else(|| crate::snapshot::corrupt("a value is missing")),
+            })
+            .collect::<Result<_>>()?;
         Ok(())
     }
 
@@ -1007,8 +1035,9 @@ impl Accumulator for ListAgg {
                 .sum::<u64>()
     }
 
-    fn save(&self, w: &mut StateWriter) {
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
         w.put(&self.values);
+        Ok(())
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {

@@ -12,7 +12,9 @@ use crate::accumulators::{new_accumulator, Accumulator};
 use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::{OperatorMetrics, StateSize};
-use crate::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
+use crate::snapshot::{
+    corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
+};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -238,8 +240,13 @@ impl WindowedState for SessionState {
     fn save(&self, w: &mut StateWriter) -> Result<()> {
         // Key numbers are kept as they are: timers name keys by them.
         w.u64(self.keys.entries.len() as u64);
-        for (key, sessions) in &self.keys.entries {
-            w.put(key);
+        w.put(&self.keys.free);
+        if let Some(conv) = &self.key_converter {
+            let free: std::collections::HashSet<u32> = self.keys.free.iter().copied().collect();
+            let live = (0..self.keys.entries.len() as u32).filter(|id| !free.contains(id));
+            put_keys(w, conv, live.map(|id| self.keys.key(id)))?;
+        }
+        for (_, sessions) in &self.keys.entries {
             w.u64(sessions.len() as u64);
             for (start, session) in sessions {
                 w.put(start);
@@ -247,7 +254,7 @@ impl WindowedState for SessionState {
                 w.put(&session.first_seq);
                 w.put(&session.rows);
                 for acc in &session.accumulators {
-                    acc.save(w);
+                    acc.save(w)?;
                 }
                 match &session.emitted {
                     None => w.put(&false),
@@ -258,7 +265,6 @@ impl WindowedState for SessionState {
                 }
             }
         }
-        w.put(&self.keys.free);
         w.put(&self.rows_seen);
         w.put(&self.metrics);
         Ok(())
@@ -266,8 +272,35 @@ impl WindowedState for SessionState {
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         let n = r.len()?;
-        for _ in 0..n {
-            let key: Box<[u8]> = r.get()?;
+        let free: Vec<u32> = r.get()?;
+        let mut is_free = vec![false; n];
+        for id in &free {
+            *is_free
+                .get_mut(*id as usize)
+                .ok_or_else(|| corrupt("a freed key number is out of range"))? = true;
+        }
+        // A keyless aggregation's one key is empty.
+        let mut live_keys = match &self.key_converter {
+            Some(conv) => {
+                let keys = get_keys(r, conv)?;
+                if keys.num_rows() != is_free.iter().filter(|f| !**f).count() {
+                    return Err(corrupt("the keys do not add up"));
+                }
+                keys.iter()
+                    .map(|k| Box::from(k.as_ref()))
+                    .collect::<Vec<Box<[u8]>>>()
+            }
+            None => vec![Box::default(); is_free.iter().filter(|f| !**f).count()],
+        }
+        .into_iter();
+        for id in 0..n {
+            let key: Box<[u8]> = if is_free[id] {
+                Box::default()
+            } else {
+                live_keys
+                    .next()
+                    .ok_or_else(|| corrupt("the keys do not add up"))?
+            };
             let count = r.len()?;
             let mut sessions = KeySessions::new();
             for _ in 0..count {
@@ -297,18 +330,12 @@ impl WindowedState for SessionState {
             }
             self.keys.entries.push((key, sessions));
         }
-        self.keys.free = r.get()?;
-        let mut free = vec![false; self.keys.entries.len()];
-        for id in &self.keys.free {
-            *free
-                .get_mut(*id as usize)
-                .ok_or_else(|| corrupt("a freed key number is out of range"))? = true;
-        }
         for (id, (key, _)) in self.keys.entries.iter().enumerate() {
-            if !free[id] {
+            if !is_free[id] {
                 self.keys.ids.insert(key.clone(), id as u32);
             }
         }
+        self.keys.free = free;
         self.rows_seen = r.get()?;
         self.metrics = r.get()?;
         Ok(())

@@ -7,7 +7,9 @@
 use crate::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
 use crate::merging::{merge_into, Interval, Merge};
 use crate::operator::{OperatorMetrics, StateSize};
-use crate::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
+use crate::snapshot::{
+    corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
+};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{TraceEvent, TraceLine};
@@ -106,8 +108,10 @@ impl WindowedState for RowsState {
         let mut keys: Vec<&Vec<u8>> = self.sessions.keys().collect();
         keys.sort();
         w.u64(keys.len() as u64);
+        if let Some(conv) = &self.key_converter {
+            put_keys(w, conv, keys.iter().map(|k| k.as_slice()))?;
+        }
         for key in keys {
-            w.put(key);
             let sessions = &self.sessions[key];
             w.u64(sessions.len() as u64);
             for (start, held) in sessions {
@@ -126,9 +130,19 @@ impl WindowedState for RowsState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let keys = r.len()?;
-        for _ in 0..keys {
-            let key: Vec<u8> = r.get()?;
+        let n = r.len()?;
+        // A SESSION without PARTITION BY has one key, empty.
+        let keys: Vec<Vec<u8>> = match &self.key_converter {
+            Some(conv) => get_keys(r, conv)?
+                .iter()
+                .map(|k| k.as_ref().to_vec())
+                .collect(),
+            None => vec![Vec::new(); n],
+        };
+        if keys.len() != n {
+            return Err(corrupt("the keys do not add up"));
+        }
+        for key in keys {
             let count = r.len()?;
             let mut sessions = BTreeMap::new();
             for _ in 0..count {

@@ -142,11 +142,95 @@ pub fn put_batch(w: &mut StateWriter, batch: &arrow::array::RecordBatch) -> Resu
 /// Reads a batch written by [`put_batch`].
 pub fn get_batch(r: &mut StateReader<'_>) -> Result<arrow::array::RecordBatch> {
     let bytes = r.bytes()?;
-    let mut reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)?;
-    match reader.next() {
-        Some(batch) => Ok(batch?),
-        None => Err(corrupt("a batch of rows is missing")),
+    check_ipc_framing(bytes)?;
+    let read = || -> Result<arrow::array::RecordBatch> {
+        let unreadable = |e: arrow::error::ArrowError| {
+            corrupt(&format!("a batch of rows does not read back ({e})"))
+        };
+        let mut reader =
+            arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+                .map_err(unreadable)?;
+        match reader.next() {
+            Some(batch) => batch.map_err(unreadable),
+            None => Err(corrupt("a batch of rows is missing")),
+        }
+    };
+    // Arrow's IPC reader panics on some malformed buffers (an offset past
+    // the end) instead of failing, and a damaged checkpoint must be an
+    // error. The panic is caught here, its message kept quiet (it would
+    // read as a crash); this runs only while a run resumes.
+    let loud = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    std::panic::set_hook(loud);
+    result.unwrap_or_else(|_| Err(corrupt("a batch of rows does not read back")))
+}
+
+/// Checks that every message of an Arrow IPC stream fits in `bytes`
+/// before the reader sees it: the reader allocates what a message header
+/// claims, and a damaged length would ask for terabytes.
+fn check_ipc_framing(bytes: &[u8]) -> Result<()> {
+    let bad = || corrupt("a batch of rows is cut short or damaged");
+    let word = |at: usize| -> Result<u32> {
+        let four = bytes.get(at..at + 4).ok_or_else(bad)?;
+        Ok(u32::from_le_bytes(four.try_into().map_err(|_| bad())?))
+    };
+    let mut at = 0usize;
+    loop {
+        let mut length = word(at)?;
+        at += 4;
+        if length == 0xFFFF_FFFF {
+            length = word(at)?;
+            at += 4;
+        }
+        if length == 0 {
+            return Ok(());
+        }
+        let end = at.checked_add(length as usize).ok_or_else(bad)?;
+        let meta = bytes.get(at..end).ok_or_else(bad)?;
+        let message = arrow_ipc::root_as_message(meta).map_err(|_| bad())?;
+        let body = usize::try_from(message.bodyLength()).map_err(|_| bad())?;
+        at = end.checked_add(body).ok_or_else(bad)?;
+        if at > bytes.len() {
+            return Err(bad());
+        }
     }
+}
+
+/// Writes keys in `converter`'s row format as the columns they encode
+/// (Arrow IPC), so that reading them back re-encodes rows that are valid
+/// whatever the file holds: row bytes themselves cannot be checked, and
+/// decoding bad ones would panic later.
+pub fn put_keys<'a>(
+    w: &mut StateWriter,
+    converter: &arrow::row::RowConverter,
+    keys: impl Iterator<Item = &'a [u8]>,
+) -> Result<()> {
+    let parser = converter.parser();
+    let columns = converter.convert_rows(keys.map(|k| parser.parse(k)))?;
+    let fields: Vec<arrow::datatypes::Field> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| arrow::datatypes::Field::new(format!("k{i}"), c.data_type().clone(), true))
+        .collect();
+    let rows = columns.first().map_or(0, |c| c.len());
+    let batch = arrow::array::RecordBatch::try_new_with_options(
+        std::sync::Arc::new(arrow::datatypes::Schema::new(fields)),
+        columns,
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(rows)),
+    )?;
+    put_batch(w, &batch)
+}
+
+/// Reads keys written by [`put_keys`], in `converter`'s row format.
+pub fn get_keys(
+    r: &mut StateReader<'_>,
+    converter: &arrow::row::RowConverter,
+) -> Result<arrow::row::Rows> {
+    let batch = get_batch(r)?;
+    converter
+        .convert_columns(batch.columns())
+        .map_err(|_| corrupt("keys are not of the query's key types"))
 }
 
 /// The error for state that cannot be read back.

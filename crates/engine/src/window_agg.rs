@@ -13,7 +13,7 @@ use crate::emit::{key_converter, late_rows, window_time_zone, Emitter, Windowed,
 use crate::emitted::{Emitted, ResultRows};
 use crate::operator::{vec_bytes, OperatorMetrics, StateSize};
 use crate::slicing::Slicing;
-use crate::snapshot::{corrupt, Persist, StateReader, StateWriter};
+use crate::snapshot::{corrupt, get_keys, put_keys, Persist, StateReader, StateWriter};
 use crate::stream::Chunk;
 use crate::time_service::{EventTime, TimerHandler};
 use crate::trace::{instant, TraceEvent, TraceLine};
@@ -273,16 +273,13 @@ impl WindowedState for WindowState {
             w.put(&slice.local_dirty);
             w.put(&slice.global_dirty);
             w.put(&slice.groups);
-            if let Some(keys) = &slice.keys {
-                for row in keys.iter() {
-                    w.bytes(row.as_ref());
-                }
+            if let (Some(keys), Some(conv)) = (&slice.keys, &self.key_converter) {
+                put_keys(w, conv, keys.iter().map(|row| row.data()))?;
             }
-            w.put(&slice.hashes);
             w.put(&slice.first_seq);
             w.put(&slice.group_rows);
             for acc in &slice.accumulators {
-                acc.save(w);
+                acc.save(w)?;
             }
         }
         w.u64(self.fired.len() as u64);
@@ -310,30 +307,37 @@ impl WindowedState for WindowState {
             slice.local_dirty = r.get()?;
             slice.global_dirty = r.get()?;
             slice.groups = r.get()?;
-            if let (Some(keys), Some(conv)) = (slice.keys.as_mut(), &self.key_converter) {
-                let parser = conv.parser();
-                for _ in 0..slice.groups {
-                    keys.push(parser.parse(r.bytes()?));
-                }
-            }
-            slice.hashes = r.get()?;
-            slice.first_seq = r.get()?;
-            slice.group_rows = r.get()?;
-            for acc in &mut slice.accumulators {
-                acc.load(r)?;
-            }
-            // Keyed groups are found by their hash; a keyless slice has
-            // its one group without.
-            if slice.keys.is_some() {
-                if slice.hashes.len() != slice.groups as usize {
+            if let Some(conv) = &self.key_converter {
+                let keys = get_keys(r, conv)?;
+                if keys.num_rows() != slice.groups as usize {
                     return Err(corrupt("a slice's groups do not add up"));
                 }
+                // Keyed groups are found by their hash (a keyless slice
+                // has its one group without).
+                slice.hashes = keys
+                    .iter()
+                    .map(|row| self.hasher.hash_one(row.as_ref()))
+                    .collect();
                 let hashes = &slice.hashes;
                 for g in 0..slice.groups {
                     slice
                         .table
                         .insert_unique(hashes[g as usize], g, |&x| hashes[x as usize]);
                 }
+                slice.keys = Some(keys);
+            }
+            slice.first_seq = r.get()?;
+            slice.group_rows = r.get()?;
+            let groups = slice.groups as usize;
+            // Rows per group are only counted for the trace.
+            if slice.first_seq.len() != groups || slice.group_rows.len() > groups {
+                return Err(corrupt("a slice's groups do not add up"));
+            }
+            if self.trace {
+                slice.group_rows.resize(groups, 0);
+            }
+            for acc in &mut slice.accumulators {
+                acc.load(r)?;
             }
             self.slices.insert(end, slice);
         }

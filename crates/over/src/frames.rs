@@ -377,7 +377,7 @@ impl Frames {
         }
         w.put(&self.history);
         for acc in self.unbounded.iter().flatten() {
-            acc.save(w);
+            acc.save(w)?;
         }
         for ranking in self.ranking.iter().flatten() {
             match ranking {

@@ -34,7 +34,7 @@ use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::emit::{key_converter, late_rows, row_keys};
 use tidemark_engine::operator::StateSize;
-use tidemark_engine::snapshot::{StateReader, StateWriter};
+use tidemark_engine::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
 use tidemark_engine::stream::{Chunk, SideItem, StreamItem};
 use tidemark_engine::time_service::{due_at, EventTime, TimerHandler};
 use tidemark_engine::trace::{instant, TraceEvent, TraceLine};
@@ -199,8 +199,10 @@ impl Operator for OverAggregate {
         w.put(&self.forwarded);
         s.store.save(w)?;
         w.u64(s.keys.len() as u64);
+        if let Some(conv) = &s.key_converter {
+            put_keys(w, conv, s.keys.iter().map(|k| k.key.as_ref()))?;
+        }
         for key in &s.keys {
-            w.put(&key.key);
             w.put(&key.last_emitted);
         }
         // The heap in its (rowtime, arrival) order: equal state, equal bytes.
@@ -223,9 +225,19 @@ impl Operator for OverAggregate {
         self.forwarded = r.get()?;
         let s = &mut self.state;
         s.store = Store::load(r)?;
-        let keys = r.len()?;
-        for id in 0..keys {
-            let key: Box<[u8]> = r.get()?;
+        let n = r.len()?;
+        // Without PARTITION BY the one key is empty.
+        let keys: Vec<Box<[u8]>> = match &s.key_converter {
+            Some(conv) => get_keys(r, conv)?
+                .iter()
+                .map(|k| k.as_ref().into())
+                .collect(),
+            None => vec![Box::default(); n],
+        };
+        if keys.len() != n {
+            return Err(corrupt("the keys do not add up"));
+        }
+        for (id, key) in keys.into_iter().enumerate() {
             let last_emitted = r.get()?;
             s.key_ids.insert(key.clone(), id as u32);
             s.keys.push(KeyState { last_emitted, key });
