@@ -141,6 +141,18 @@ fn same<T: 'static>(other: &dyn Accumulator) -> Result<&T> {
         .ok_or_else(|| Error::Internal("merging accumulators of different aggregates".into()))
 }
 
+/// Checks that an accumulator's per-group vectors read from a checkpoint
+/// hold the same groups.
+fn same_groups(lengths: &[usize]) -> Result<()> {
+    if lengths.windows(2).all(|w| w[0] == w[1]) {
+        Ok(())
+    } else {
+        Err(crate::snapshot::corrupt(
+            "an aggregate's groups do not add up",
+        ))
+    }
+}
+
 /// Makes room for group `g` in `v`.
 fn ensure<T: Clone>(v: &mut Vec<T>, g: u32, fill: T) {
     if g as usize >= v.len() {
@@ -411,7 +423,7 @@ where
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         self.sums = r.get()?;
         self.seen = r.get()?;
-        Ok(())
+        same_groups(&[self.sums.len(), self.seen.len()])
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -535,7 +547,14 @@ impl Accumulator for DoubleSum {
         self.pending = r.get()?;
         self.stored = r.get()?;
         self.counts = r.get()?;
-        Ok(())
+        // The levels grow as groups are added to them; the counts cover
+        // every group any level has.
+        let most = self
+            .local
+            .len()
+            .max(self.pending.len())
+            .max(self.stored.len());
+        same_groups(&[most.max(self.counts.len()), self.counts.len()])
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -672,7 +691,7 @@ impl Accumulator for Avg {
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         self.exact = r.get()?;
         self.counts = r.get()?;
-        Ok(())
+        same_groups(&[self.exact.len(), self.counts.len()])
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
