@@ -304,9 +304,9 @@ impl Accumulator for CountDistinct {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let sets = r.len()?;
+        let sets = r.count()?;
         for _ in 0..sets {
-            let n = r.len()?;
+            let n = r.count()?;
             let mut set = HashSet::with_capacity(n);
             for _ in 0..n {
                 let v: Box<[u8]> = r.get()?;

@@ -64,7 +64,7 @@ impl Emitted {
             put_batch(w, batch)?;
         }
         // In key order, so that equal state writes equal bytes.
-        let mut keys: Vec<(&Box<[u8]>, &(u32, u32))> = self.by_key.iter().collect();
+        let mut keys: Vec<_> = self.by_key.iter().collect();
         keys.sort();
         w.u64(keys.len() as u64);
         for (key, place) in keys {
@@ -76,14 +76,14 @@ impl Emitted {
 
     /// Reads what [`Emitted::save`] wrote.
     pub fn load(r: &mut StateReader<'_>, compare: &ResultRows) -> Result<Self> {
-        let n = r.len()?;
+        let n = r.count()?;
         let mut parts = Vec::with_capacity(n);
         for _ in 0..n {
             let batch = get_batch(r)?;
             let rows = compare.rows(&batch)?;
             parts.push((batch, rows));
         }
-        let keys = r.len()?;
+        let keys = r.count()?;
         let mut by_key = HashMap::with_capacity(keys);
         for _ in 0..keys {
             let key: Box<[u8]> = r.get()?;

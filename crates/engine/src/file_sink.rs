@@ -308,7 +308,7 @@ impl CsvFileSink {
         match (&mut self.upsert, has_upsert) {
             (Some(upsert), true) => {
                 upsert.rows = r.get()?;
-                let n = r.len()?;
+                let n = r.count()?;
                 for _ in 0..n {
                     let key: String = r.get()?;
                     let i: usize = r.get()?;

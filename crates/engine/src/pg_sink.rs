@@ -51,6 +51,9 @@ pub struct PgSink {
     resent: u64,
 }
 
+/// Values as text, a vector per column: the arrays a statement takes.
+type TextColumns = Vec<Vec<Option<String>>>;
+
 /// A change collapsed for one key: its last row, written or deleted.
 #[derive(Clone, Copy)]
 enum Last {
@@ -232,7 +235,7 @@ impl PgSink {
         types: &[SqlType],
         kinds: &[RowKind],
         tz: chrono_tz::Tz,
-    ) -> Result<(Vec<Vec<Option<String>>>, Vec<Vec<Option<String>>>)> {
+    ) -> Result<(TextColumns, TextColumns)> {
         let n = batch.num_rows();
         let text = |column: usize, row: usize| -> Result<Option<String>> {
             let array = batch.column(column);
@@ -244,8 +247,8 @@ impl PgSink {
             Ok(Some(value))
         };
         let width = batch.num_columns();
-        let mut writes: Vec<Vec<Option<String>>> = vec![Vec::new(); width];
-        let mut deletes: Vec<Vec<Option<String>>> = vec![Vec::new(); self.key.len()];
+        let mut writes: TextColumns = vec![Vec::new(); width];
+        let mut deletes: TextColumns = vec![Vec::new(); self.key.len()];
         if self.key.is_empty() {
             for row in 0..n {
                 if kinds.get(row).copied().unwrap_or(RowKind::Insert) != RowKind::Insert {

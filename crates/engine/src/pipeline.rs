@@ -412,7 +412,7 @@ impl Pipeline {
         let mut source = r.section()?;
         self.source.load_state(&mut source)?;
         source.finish()?;
-        if r.len()? != self.operators.len() {
+        if r.count()? != self.operators.len() {
             return Err(crate::snapshot::corrupt(
                 "it holds another number of operators",
             ));

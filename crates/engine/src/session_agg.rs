@@ -271,7 +271,7 @@ impl WindowedState for SessionState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let n = r.len()?;
+        let n = r.count()?;
         let free: Vec<u32> = r.get()?;
         let mut is_free = vec![false; n];
         for id in &free {
@@ -293,15 +293,15 @@ impl WindowedState for SessionState {
             None => vec![Box::default(); is_free.iter().filter(|f| !**f).count()],
         }
         .into_iter();
-        for id in 0..n {
-            let key: Box<[u8]> = if is_free[id] {
+        for &freed in &is_free {
+            let key: Box<[u8]> = if freed {
                 Box::default()
             } else {
                 live_keys
                     .next()
                     .ok_or_else(|| corrupt("the keys do not add up"))?
             };
-            let count = r.len()?;
+            let count = r.count()?;
             let mut sessions = KeySessions::new();
             for _ in 0..count {
                 let start: i64 = r.get()?;

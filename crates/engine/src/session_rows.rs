@@ -130,7 +130,7 @@ impl WindowedState for RowsState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let n = r.len()?;
+        let n = r.count()?;
         // A SESSION without PARTITION BY has one key, empty.
         let keys: Vec<Vec<u8>> = match &self.key_converter {
             Some(conv) => get_keys(r, conv)?
@@ -143,12 +143,12 @@ impl WindowedState for RowsState {
             return Err(corrupt("the keys do not add up"));
         }
         for key in keys {
-            let count = r.len()?;
+            let count = r.count()?;
             let mut sessions = BTreeMap::new();
             for _ in 0..count {
                 let start: i64 = r.get()?;
                 let end = r.get()?;
-                let n = r.len()?;
+                let n = r.count()?;
                 let rows = if n == 0 {
                     Vec::new()
                 } else {

@@ -27,7 +27,7 @@ pub enum TableSink {
         prefix: String,
     },
     Blackhole,
-    Csv(CsvFileSink),
+    Csv(Box<CsvFileSink>),
     /// A PostgreSQL table (`'connector' = 'jdbc'`).
     Postgres(Box<crate::pg_sink::PgSink>),
 }
@@ -80,7 +80,9 @@ impl TableSink {
                     ),
                     _ => LineFormat::Csv(delimiter),
                 };
-                Ok(TableSink::Csv(CsvFileSink::create(&path, format, staged)?))
+                Ok(TableSink::Csv(Box::new(CsvFileSink::create(
+                    &path, format, staged,
+                )?)))
             }
             Some("jdbc") => Ok(TableSink::Postgres(Box::new(crate::pg_sink::PgSink::open(
                 table,

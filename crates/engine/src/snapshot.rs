@@ -32,7 +32,7 @@ impl StateWriter {
         self.buf.is_empty()
     }
 
-    pub fn put<T: Persist + ?Sized>(&mut self, value: &T) {
+    pub fn put<T: Persist>(&mut self, value: &T) {
         value.save(self);
     }
 
@@ -99,7 +99,7 @@ impl<'a> StateReader<'a> {
     /// A length written by [`StateWriter::bytes`] or a collection's count,
     /// checked against what is left so that a corrupt length cannot ask
     /// for an absurd allocation.
-    pub fn len(&mut self) -> Result<usize> {
+    pub fn count(&mut self) -> Result<usize> {
         let n = self.u64()?;
         usize::try_from(n)
             .ok()
@@ -108,7 +108,7 @@ impl<'a> StateReader<'a> {
     }
 
     pub fn bytes(&mut self) -> Result<&'a [u8]> {
-        let n = self.len()?;
+        let n = self.count()?;
         self.take(n)
     }
 
@@ -336,7 +336,7 @@ fn save_all<'a, T: Persist + 'a>(w: &mut StateWriter, items: impl ExactSizeItera
 
 /// Reads a collection written by [`save_all`].
 fn load_all<T: Persist, C: FromIterator<T>>(r: &mut StateReader<'_>) -> Result<C> {
-    let n = r.len()?;
+    let n = r.count()?;
     (0..n).map(|_| T::load(r)).collect()
 }
 
@@ -388,7 +388,7 @@ impl<K: Persist + Ord, V: Persist> Persist for std::collections::BTreeMap<K, V> 
         }
     }
     fn load(r: &mut StateReader<'_>) -> Result<Self> {
-        let n = r.len()?;
+        let n = r.count()?;
         let mut out = Self::new();
         for _ in 0..n {
             let k = K::load(r)?;
@@ -449,7 +449,7 @@ mod tests {
         huge.extend_from_slice(&[0; 8]);
         assert!(StateReader::new(&huge).get::<Vec<u8>>().is_err());
         assert!(StateReader::new(&[2]).get::<bool>().is_err());
-        let mut r = StateReader::new(&bytes);
+        let r = StateReader::new(&bytes);
         assert!(r.finish().is_err(), "unread state is noticed");
     }
 }

@@ -109,7 +109,7 @@ impl Branch {
             op.load_state(&mut section)?;
             section.finish()?;
         }
-        let n = r.len()?;
+        let n = r.count()?;
         let table = self.source.origin_table();
         for _ in 0..n {
             self.queue.push_back(load_item(r, table.as_ref())?);
@@ -203,7 +203,7 @@ impl UnionSource {
     }
 
     pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        if r.len()? != self.branches.len() {
+        if r.count()? != self.branches.len() {
             return Err(corrupt("it holds another number of inputs"));
         }
         for b in &mut self.branches {
@@ -371,7 +371,7 @@ fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Resul
         2 => {
             let source = r.get()?;
             let file = r.get()?;
-            let n = r.len()?;
+            let n = r.count()?;
             let mut rows = Vec::with_capacity(n);
             for _ in 0..n {
                 rows.push(BadRow {

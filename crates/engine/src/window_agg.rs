@@ -300,7 +300,7 @@ impl WindowedState for WindowState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let n = r.len()?;
+        let n = r.count()?;
         for _ in 0..n {
             let end: i64 = r.get()?;
             let mut slice = self.new_slice()?;
@@ -341,7 +341,7 @@ impl WindowedState for WindowState {
             }
             self.slices.insert(end, slice);
         }
-        let n = r.len()?;
+        let n = r.count()?;
         for _ in 0..n {
             let end: i64 = r.get()?;
             let compare = self

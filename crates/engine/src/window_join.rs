@@ -131,7 +131,7 @@ impl WindowedState for JoinState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let n = r.len()?;
+        let n = r.count()?;
         for _ in 0..n {
             let end: i64 = r.get()?;
             let mut inputs: [Vec<RecordBatch>; 2] = [Vec::new(), Vec::new()];

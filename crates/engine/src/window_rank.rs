@@ -134,7 +134,7 @@ impl WindowedState for RankState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let n = r.len()?;
+        let n = r.count()?;
         for _ in 0..n {
             let end: i64 = r.get()?;
             let rows = if r.get::<bool>()? {

@@ -225,7 +225,7 @@ impl Operator for OverAggregate {
         self.forwarded = r.get()?;
         let s = &mut self.state;
         s.store = Store::load(r)?;
-        let n = r.len()?;
+        let n = r.count()?;
         // Without PARTITION BY the one key is empty.
         let keys: Vec<Box<[u8]>> = match &s.key_converter {
             Some(conv) => get_keys(r, conv)?
@@ -242,7 +242,7 @@ impl Operator for OverAggregate {
             s.key_ids.insert(key.clone(), id as u32);
             s.keys.push(KeyState { last_emitted, key });
         }
-        let pending = r.len()?;
+        let pending = r.count()?;
         for _ in 0..pending {
             let (rowtime, seq, key): (i64, u64, u32) = r.get()?;
             let row: RowRef = r.get()?;

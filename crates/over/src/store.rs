@@ -73,7 +73,7 @@ impl Store {
     /// Reads what [`Store::save`] wrote.
     pub fn load(r: &mut StateReader<'_>) -> Result<Self> {
         let first = r.get()?;
-        let n = r.len()?;
+        let n = r.count()?;
         let mut batches = VecDeque::with_capacity(n);
         for _ in 0..n {
             batches.push_back(if r.get::<bool>()? {
