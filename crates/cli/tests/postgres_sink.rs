@@ -35,6 +35,27 @@ fn server(test: &str) -> Option<(String, std::sync::MutexGuard<'static, ()>)> {
     Some((url, turn))
 }
 
+/// What a test starts from: its turn with the server, a connection, the
+/// tables `ddl` makes afresh, and a folder `name`.
+struct Setup {
+    url: String,
+    _turn: std::sync::MutexGuard<'static, ()>,
+    db: postgres::Client,
+    dir: PathBuf,
+}
+
+fn setup(test: &str, ddl: &str, name: &str) -> Option<Setup> {
+    let (url, turn) = server(test)?;
+    let mut db = client(&url);
+    db.batch_execute(ddl).expect("create the tables");
+    Some(Setup {
+        url,
+        _turn: turn,
+        db,
+        dir: dir(name),
+    })
+}
+
 fn client(url: &str) -> postgres::Client {
     postgres::Client::connect(url, postgres::NoTls).expect("the test server accepts connections")
 }
@@ -94,17 +115,21 @@ const BIDS: &str = "CREATE TABLE bids (k STRING, ts TIMESTAMP(3), v INT, \
 /// row's re-fire overwrites the first result.
 #[test]
 fn upserts_leave_one_row_per_window_and_key_with_the_final_value() {
-    let Some((url, _turn)) = server("upserts") else {
-        return;
-    };
-    let mut db = client(&url);
-    db.batch_execute(
+    let Some(Setup {
+        url,
+        _turn,
+        mut db,
+        dir,
+    }) = setup(
+        "upserts",
         "DROP TABLE IF EXISTS lateness_totals;
          CREATE TABLE lateness_totals (k text, window_start timestamp, n bigint, total bigint,
                                        PRIMARY KEY (window_start, k));",
+        "upsert",
     )
-    .expect("create table");
-    let dir = dir("upsert");
+    else {
+        return;
+    };
     // Window [0 s, 10 s) of key a gets 1 s and 3 s; 13 s moves the
     // watermark to 11 s, which fires it (n = 2, total = 3); 4 s arrives
     // within the 5 s of allowed lateness and re-fires it (n = 3, total =
@@ -152,17 +177,20 @@ fn upserts_leave_one_row_per_window_and_key_with_the_final_value() {
 /// rows, one per key.
 #[test]
 fn the_database_holds_what_an_upsert_file_holds() {
-    let Some((url, _turn)) = server("random upserts") else {
-        return;
-    };
-    let mut db = client(&url);
-    db.batch_execute(
+    let Some(Setup {
+        url,
+        _turn,
+        mut db,
+        dir,
+    }) = setup(
+        "random upserts",
         "DROP TABLE IF EXISTS random_totals;
          CREATE TABLE random_totals (k text, window_start timestamp, window_end timestamp,
                                      n bigint, total bigint, hi integer, PRIMARY KEY (k, window_start));",
-    )
-    .expect("create table");
-    let dir = dir("random");
+        "random",
+    ) else {
+        return;
+    };
     let mut rng = Rng(0x7067);
     let mut data = String::new();
     let mut t = 0i64;
@@ -217,17 +245,21 @@ fn the_database_holds_what_an_upsert_file_holds() {
 /// after the checkpoint leave the rows an uninterrupted run leaves.
 #[test]
 fn a_checkpointed_job_resumed_after_a_crash_leaves_the_same_rows() {
-    let Some((url, _turn)) = server("checkpoints") else {
-        return;
-    };
-    let mut db = client(&url);
-    db.batch_execute(
+    let Some(Setup {
+        url,
+        _turn,
+        mut db,
+        dir,
+    }) = setup(
+        "checkpoints",
         "DROP TABLE IF EXISTS resumed_totals;
          CREATE TABLE resumed_totals (k text, window_start timestamp, n bigint,
                                       PRIMARY KEY (k, window_start));",
+        "resumed",
     )
-    .expect("create table");
-    let dir = dir("resumed");
+    else {
+        return;
+    };
     let mut rng = Rng(0x7068);
     let mut data = String::new();
     let mut t = 0i64;
@@ -301,17 +333,21 @@ fn a_checkpointed_job_resumed_after_a_crash_leaves_the_same_rows() {
 /// the database's, the key an upsert needs, the table itself.
 #[test]
 fn a_table_that_does_not_fit_is_an_error_before_any_row() {
-    let Some((url, _turn)) = server("checks") else {
-        return;
-    };
-    let mut db = client(&url);
-    db.batch_execute(
+    let Some(Setup {
+        url,
+        _turn,
+        mut db,
+        dir,
+    }) = setup(
+        "checks",
         "DROP TABLE IF EXISTS narrow_totals, keyless_totals;
          CREATE TABLE narrow_totals (k text PRIMARY KEY, n integer);
          CREATE TABLE keyless_totals (k text, n bigint);",
+        "checks",
     )
-    .expect("create tables");
-    let dir = dir("checks");
+    else {
+        return;
+    };
     std::fs::write(dir.join("bids.csv"), "a,1970-01-01 00:00:01,1\n").expect("write data");
     let insert = "SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), \
                   INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k";
@@ -354,15 +390,19 @@ fn a_table_that_does_not_fit_is_an_error_before_any_row() {
 /// Without a key, an insert-only query appends its rows.
 #[test]
 fn without_a_key_rows_are_appended() {
-    let Some((url, _turn)) = server("append") else {
+    let Some(Setup {
+        url,
+        _turn,
+        mut db,
+        dir,
+    }) = setup(
+        "append",
+        "DROP TABLE IF EXISTS appended; CREATE TABLE appended (k text, n bigint, at timestamptz);",
+        "append",
+    )
+    else {
         return;
     };
-    let mut db = client(&url);
-    db.batch_execute(
-        "DROP TABLE IF EXISTS appended; CREATE TABLE appended (k text, n bigint, at timestamptz);",
-    )
-    .expect("create table");
-    let dir = dir("append");
     std::fs::write(dir.join("bids.csv"), "a,1000\nb,2000\na,12000\nb,40000\n").expect("write data");
     let run = tidemark(
         &dir,
@@ -405,18 +445,17 @@ fn without_a_key_rows_are_appended() {
 #[cfg(unix)]
 #[test]
 fn a_server_that_goes_down_mid_run_loses_nothing() {
-    let Some((url, _turn)) = server("server down") else {
-        return;
-    };
-    let control = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/postgres");
-    let mut db = client(&url);
-    db.batch_execute(
+    let Some(Setup { url, _turn, db, dir }) = setup(
+        "server down",
         "DROP TABLE IF EXISTS restart_totals;
          CREATE TABLE restart_totals (k text, window_start timestamp, n bigint, PRIMARY KEY (k, window_start));",
-    )
-    .expect("create table");
+        "restart",
+    ) else {
+        return;
+    };
+    // This connection would not survive the stop.
     drop(db);
-    let dir = dir("restart");
+    let control = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/postgres");
     std::fs::write(
         dir.join("job.sql"),
         format!(
