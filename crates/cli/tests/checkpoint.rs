@@ -749,3 +749,47 @@ fn a_damaged_checkpoint_is_an_error_not_a_crash() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// The README's checkpoint example, as it says to run it: crashed after
+/// three batches, resumed, and its parts read in order are what an
+/// uninterrupted run writes.
+#[test]
+fn the_shipped_checkpoint_example_resumes_as_the_readme_says() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let script = std::fs::read_to_string(examples.join("checkpointed.sql")).expect("example");
+    let data = std::fs::read_to_string(examples.join("data/bids.csv")).expect("example data");
+    let mut outputs = Vec::new();
+    for name in ["example-plain", "example-crashed"] {
+        let dir = fresh_dir(name);
+        std::fs::create_dir_all(dir.join("data")).expect("folder");
+        std::fs::write(dir.join("data/bids.csv"), &data).expect("write data");
+        std::fs::write(dir.join("checkpointed.sql"), &script).expect("write job");
+        if name == "example-crashed" {
+            let crashed = tidemark(
+                &dir,
+                &["run", "--batch-size", "4", "checkpointed.sql"],
+                Some(3),
+            );
+            assert_eq!(
+                crashed.status.code(),
+                None,
+                "the injected crash ends the run"
+            );
+            let resumed = tidemark(&dir, &["run", "--resume", "checkpointed.sql"], None);
+            let stderr = String::from_utf8_lossy(&resumed.stderr);
+            assert!(resumed.status.success(), "{stderr}");
+            assert!(stderr.contains("resuming from checkpoint"), "{stderr}");
+        } else {
+            let run = tidemark(&dir, &["run", "checkpointed.sql"], None);
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
+        outputs.push(output(&dir.join("out/totals")).expect("the example's output"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert!(!outputs[0].is_empty());
+    assert_eq!(outputs[0], outputs[1]);
+}
