@@ -554,10 +554,7 @@ impl Session {
                 };
                 physical.pipeline.load_state(pipeline)?;
                 let mut r = StateReader::new(sinks);
-                if let Some(t) = target.as_mut() {
-                    t.sink.load_state(&mut r.section()?)?;
-                }
-                for sink in late.sinks_mut() {
+                for sink in all_sinks(&mut target, &mut late) {
                     sink.load_state(&mut r.section()?)?;
                 }
                 r.finish()?;
@@ -631,10 +628,7 @@ impl Session {
                         return Ok(());
                     };
                     let mut sinks = StateWriter::new();
-                    if let Some(t) = target.as_mut() {
-                        sinks.section(|w| t.sink.save_state(w))?;
-                    }
-                    for sink in late.sinks_mut() {
+                    for sink in all_sinks(&mut target, &mut late) {
                         sinks.section(|w| sink.save_state(w))?;
                     }
                     run.taken += 1;
@@ -648,10 +642,7 @@ impl Session {
                     };
                     run.store.write(&checkpoint)?;
                     // Written: what it closed of the output goes in place.
-                    if let Some(t) = target.as_mut() {
-                        t.sink.commit_checkpoint()?;
-                    }
-                    for sink in late.sinks_mut() {
+                    for sink in all_sinks(&mut target, &mut late) {
                         sink.commit_checkpoint()?;
                     }
                     Ok(())
@@ -695,10 +686,7 @@ impl Session {
                 // Two-phase commit: stage everything, record the renames
                 // with the statement finished, then make them.
                 let mut commits = Vec::new();
-                if let Some(t) = target.as_mut() {
-                    commits.extend(t.sink.prepare_commit()?);
-                }
-                for sink in late.sinks_mut() {
+                for sink in all_sinks(&mut target, &mut late) {
                     commits.extend(sink.prepare_commit()?);
                 }
                 run.store.write(&Checkpoint {
@@ -719,6 +707,18 @@ impl Session {
         out.summary.write_all(text.as_bytes()).map_err(io)?;
         Ok(summary)
     }
+}
+
+/// Every sink a query writes, in the order checkpoints keep them: the
+/// INSERT's table, then the late-row and bad-record tables.
+fn all_sinks<'a>(
+    target: &'a mut Option<InsertTarget>,
+    late: &'a mut LateRouting,
+) -> impl Iterator<Item = &'a mut TableSink> {
+    target
+        .iter_mut()
+        .map(|t| &mut t.sink)
+        .chain(late.sinks_mut())
 }
 
 /// Where an INSERT INTO writes: the sink table, opened, and its types.

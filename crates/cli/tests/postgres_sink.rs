@@ -177,12 +177,7 @@ fn upserts_leave_one_row_per_window_and_key_with_the_final_value() {
 /// rows, one per key.
 #[test]
 fn the_database_holds_what_an_upsert_file_holds() {
-    let Some(Setup {
-        url,
-        _turn,
-        mut db,
-        dir,
-    }) = setup(
+    let Some(Setup { url, _turn, mut db, dir }) = setup(
         "random upserts",
         "DROP TABLE IF EXISTS random_totals;
          CREATE TABLE random_totals (k text, window_start timestamp, window_end timestamp,

@@ -276,11 +276,7 @@ impl Pipeline {
                     // goes on from here.
                     if checkpoints.is_some() && self.source.at_checkpoint_point() {
                         let (rows, _) = self.input_progress();
-                        let state = self.save_state(rows_emitted, final_watermark)?;
-                        sink(RunOutput::Checkpoint {
-                            state: &state,
-                            rows_read: rows,
-                        })?;
+                        self.checkpoint(rows, rows_emitted, final_watermark, sink)?;
                     }
                     break;
                 }
@@ -318,11 +314,7 @@ impl Pipeline {
                     && clock.due(rows, watermark)
                     && self.source.at_checkpoint_point()
                 {
-                    let state = self.save_state(rows_emitted, final_watermark)?;
-                    sink(RunOutput::Checkpoint {
-                        state: &state,
-                        rows_read: rows,
-                    })?;
+                    self.checkpoint(rows, rows_emitted, final_watermark, sink)?;
                     clock.taken(rows, watermark);
                 }
             }
@@ -362,6 +354,22 @@ impl Pipeline {
             cancelled,
             drained: cancelled && drain,
             peak_state,
+        })
+    }
+
+    /// Takes a checkpoint: the state, handed to the sink to write with its
+    /// own.
+    fn checkpoint(
+        &self,
+        rows_read: u64,
+        rows_emitted: u64,
+        final_watermark: i64,
+        sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let state = self.save_state(rows_emitted, final_watermark)?;
+        sink(RunOutput::Checkpoint {
+            state: &state,
+            rows_read,
         })
     }
 

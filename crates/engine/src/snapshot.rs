@@ -24,14 +24,6 @@ impl StateWriter {
         self.buf
     }
 
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
     pub fn put<T: Persist>(&mut self, value: &T) {
         value.save(self);
     }
