@@ -311,7 +311,7 @@ impl TimerHandler for RowsState {
             let line = self.trace_line(TraceEvent::Cleanup, &key, start, end)?;
             out.side(line.watermark(time.watermark()));
         }
-        self.metrics.windows_fired += 1;
+        self.metrics.window_fired(time.watermark());
         Ok(())
     }
 }
