@@ -16,8 +16,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tidemark_common::{Error, Result};
-use tidemark_engine::sink::StagedRename;
 use tidemark_engine::snapshot::{corrupt, StateReader, StateWriter};
+use tidemark_engine::StagedRename;
 
 const MAGIC: &[u8] = b"tidemark checkpoint 1\n";
 

@@ -6,10 +6,10 @@
 
 use std::io::Write;
 use tidemark_common::{Error, Result, RowKind, SessionOptions, Span};
-use tidemark_engine::format::write_changelog;
-use tidemark_engine::sink::{BadLayout, LateLayout, TableSink};
-use tidemark_engine::stream::BadRows;
+use tidemark_engine::write_changelog;
+use tidemark_engine::BadRows;
 use tidemark_engine::LateRows;
+use tidemark_engine::{BadLayout, LateLayout, TableSink};
 use tidemark_sql::{Catalog, LogicalPlan};
 
 /// The late-row routing of one query.

@@ -59,7 +59,7 @@ fn describe(p: &Progress) -> String {
     format!(
         "read {} rows ({rate}), watermark {}, {} late, {} out",
         grouped(p.rows_read),
-        tidemark_engine::trace::instant(p.watermark),
+        tidemark_engine::instant(p.watermark),
         grouped(p.late_rows),
         grouped(p.rows_emitted)
     )

@@ -13,9 +13,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::{Error, Result, ResultMode, SessionOptions, CHECKPOINT_DIR};
-use tidemark_engine::format::write_changelog;
-use tidemark_engine::sink::TableSink;
 use tidemark_engine::snapshot::{StateReader, StateWriter};
+use tidemark_engine::write_changelog;
+use tidemark_engine::TableSink;
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
 use tidemark_planner::{explain, plan_query};
 use tidemark_sql::{insert_plan, parse_script, Catalog, LogicalPlan, QueryBinder, Statement};
@@ -427,10 +427,7 @@ impl Session {
                     None => String::new(),
                 };
                 let writes = match connector {
-                    "jdbc" => format!(
-                        "| writes: {}\n",
-                        tidemark_engine::pg_sink::explain_writes(&sink)
-                    ),
+                    "jdbc" => format!("| writes: {}\n", tidemark_engine::explain_writes(&sink)),
                     _ => String::new(),
                 };
                 let text = explain(&plan, &self.options).map(|t| {

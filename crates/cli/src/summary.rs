@@ -15,7 +15,7 @@ pub fn show_instant(ms: i64) -> String {
     match ms {
         i64::MIN => "none".into(),
         i64::MAX => "+inf (end of input)".into(),
-        ms => tidemark_engine::trace::instant(ms),
+        ms => tidemark_engine::instant(ms),
     }
 }
 

@@ -10,7 +10,7 @@
 
 use arrow::array::RecordBatch;
 use tidemark_common::{Error, Result, RowKind, SqlType};
-use tidemark_engine::format::format_value;
+use tidemark_engine::format_value;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The width a STRING column gets, unless its name is wider.

@@ -1,58 +1,50 @@
 //! tidemark's execution engine: Arrow-batch operators on one shared
-//! event-time service.
+//! event-time core, and the connectors that feed and drain them.
 //!
-//! - [`stream`]: what flows between operators — [`Chunk`]s of rows that
-//!   carry their arrival watermarks, and watermark advances.
-//! - [`time_service`]: the event-time service (watermark, timers, cutting
-//!   chunks at timer crossings) every stateful operator uses.
-//! - [`window_agg`]: window aggregation with per-slice state;
-//!   [`partitioned`]: the same split by key over threads.
-//! - [`stateless`]: projection, filter, window labelling.
-//! - [`source`]: tables as streams (CSV or JSON-lines files), watermark
-//!   assignment.
-//! - [`union`]: several inputs interleaved by the lowest watermark.
-//! - [`window_join`]: window joins on the shared event-time service.
-//! - [`format`]: Flink's print format of changelog rows.
-//! - [`pipeline`]: a runnable chain and its run summary.
+//! - `time`: the event-time core — an operator's watermark and timers
+//!   ([`EventTime`], [`TimerHandler`]), window slicing, merging windows,
+//!   the injectable [`Clock`] and the trace ([`TraceLine`]).
+//! - `ops`: the operators ([`Operator`]): window aggregation
+//!   ([`WindowAggregate`], split by key in [`PartitionedWindowAggregate`]),
+//!   session aggregation and SESSION rows, window Top-N, window join,
+//!   UNION ALL and the stateless steps.
+//! - `expr`: expressions over whole batches ([`EvalContext`]).
+//! - `runtime`: the [`Pipeline`] that runs a query and its
+//!   [`RunSummary`]; the [`StreamItem`]s operators pass; checkpoint state
+//!   encoding ([`snapshot`]).
+//! - `connectors`: tables read ([`TableSource`]) and written
+//!   ([`TableSink`]); `formats`: csv, json and Flink's print format
+//!   ([`write_changelog`]).
 
-pub mod accumulators;
-pub mod clock;
-mod csv_source;
-mod datagen;
-pub mod emit;
-mod emitted;
-pub mod eval;
-mod excerpt;
-pub mod file_sink;
-pub mod format;
-mod functions;
-mod json_source;
-pub mod merging;
-mod nexmark;
-pub mod operator;
-mod ordered_pool;
-pub mod parallel_file;
-pub mod partitioned;
-pub mod pg_sink;
-mod pipe_reader;
-pub mod pipeline;
-pub mod session_agg;
-pub mod session_rows;
-pub mod sink;
-pub mod slicing;
-pub mod snapshot;
-pub mod source;
-pub mod stateless;
-pub mod stream;
-pub mod time_service;
-pub mod trace;
-pub mod union;
-pub mod window_agg;
-mod window_buffer;
-pub mod window_join;
-pub mod window_rank;
+mod connectors;
+mod expr;
+mod formats;
+mod ops;
+mod runtime;
+mod time;
 
-pub use eval::EvalContext;
-pub use operator::{Operator, OperatorMetrics};
-pub use pipeline::{Pipeline, PipelineSource, Progress, RunOutput, RunSummary};
-pub use stream::{Chunk, LateRows, SideItem, StreamItem};
+pub use connectors::filesystem::parallel::FileSplit;
+pub use connectors::jdbc::explain_writes;
+pub use connectors::sink::{BadLayout, LateLayout, StagedRename, TableSink};
+pub use connectors::source::TableSource;
+pub use expr::eval::EvalContext;
+pub use formats::print::{format_value, write_changelog};
+pub use ops::accumulators::{new_accumulator, Accumulator};
+pub use ops::emit::{key_converter, late_rows, row_keys};
+pub use ops::operator::{Operator, OperatorMetrics, StateSize};
+pub use ops::partitioned::{
+    auto_split, cores_to_split, partitionable, why_not_split, PartitionedWindowAggregate,
+};
+pub use ops::session_agg::SessionAggregate;
+pub use ops::session_rows::SessionRows;
+pub use ops::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
+pub use ops::union::{Branch, UnionSource};
+pub use ops::window_agg::{WindowAggregate, WindowAggregateSpec};
+pub use ops::window_join::{JoinSide, WindowJoin, WindowJoinSpec};
+pub use ops::window_rank::{WindowRank, WindowRankSpec};
+pub use runtime::pipeline::{Pipeline, PipelineSource, Progress, RunOutput, RunSummary};
+pub use runtime::snapshot;
+pub use runtime::stream::{BadRows, Chunk, LateRows, SideItem, StreamItem};
+pub use time::clock::Clock;
+pub use time::service::{due_at, EventTime, TimerHandler};
+pub use time::trace::{instant, TraceEvent, TraceLine};

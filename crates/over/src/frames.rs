@@ -27,9 +27,9 @@ use std::sync::Arc;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::{FrameUnits, OverFrame};
 use tidemark_common::{Error, Result, SqlType};
-use tidemark_engine::accumulators::{new_accumulator, Accumulator};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
-use tidemark_engine::stream::Chunk;
+use tidemark_engine::Chunk;
+use tidemark_engine::{new_accumulator, Accumulator};
 
 /// Where emitted rows go out: their key, rowtime, and the watermark they
 /// carry downstream (the one before the advance that let them out).

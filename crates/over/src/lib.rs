@@ -32,12 +32,12 @@ use tidemark_common::expr::AggregateCall;
 use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
-use tidemark_engine::emit::{key_converter, late_rows, row_keys};
-use tidemark_engine::operator::StateSize;
 use tidemark_engine::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
-use tidemark_engine::stream::{Chunk, SideItem, StreamItem};
-use tidemark_engine::time_service::{due_at, EventTime, TimerHandler};
-use tidemark_engine::trace::{instant, TraceEvent, TraceLine};
+use tidemark_engine::StateSize;
+use tidemark_engine::{due_at, EventTime, TimerHandler};
+use tidemark_engine::{instant, TraceEvent, TraceLine};
+use tidemark_engine::{key_converter, late_rows, row_keys};
+use tidemark_engine::{Chunk, SideItem, StreamItem};
 use tidemark_engine::{Operator, OperatorMetrics};
 
 /// What an OVER aggregation computes.

@@ -13,7 +13,7 @@ use arrow::datatypes::{
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{get_batch, put_batch, Persist, StateReader, StateWriter};
-use tidemark_engine::stream::Chunk;
+use tidemark_engine::Chunk;
 
 /// A row of a stored batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

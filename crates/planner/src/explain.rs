@@ -6,7 +6,7 @@
 
 use tidemark_common::window::{ms, WindowKind};
 use tidemark_common::{Result, SessionOptions};
-use tidemark_engine::partitioned::{cores_to_split, why_not_split};
+use tidemark_engine::{cores_to_split, why_not_split};
 use tidemark_sql::{JoinType, LogicalPlan};
 
 /// The plan as `EXPLAIN` prints it, with the session's options applied.

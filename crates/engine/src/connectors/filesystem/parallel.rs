@@ -1,0 +1,727 @@
+//! Reading one CSV or JSON-lines file on several threads, with exactly the
+//! rows, line numbers, skipped rows and errors of reading it on one.
+//!
+//! A splitter thread cuts the file into pieces of about
+//! [`FileSplit::piece_bytes`]
+//! that end at a line end; parser threads turn pieces into batches, each
+//! numbering its lines from 1; the query takes the pieces back in file
+//! order, shifting line numbers by the lines before. Three things make the
+//! result the sequential one:
+//!
+//! - A cut is at a line end, which starts a record unless it is inside a
+//!   quoted field. The piece before such a cut is the one that knows: read
+//!   from a record start (the file's start, or a good cut) it ends inside
+//!   the quote. Then the two pieces are read again as one, here.
+//! - An error message names its line, which a parser thread cannot know:
+//!   a piece that fails is read again here, numbered from its true line, so
+//!   the rows before the error and the error itself are the sequential ones.
+//! - Batches break at piece ends as well as every `batch_size` rows; the
+//!   engine's results never depend on where batches break.
+
+use crate::formats::csv::{CsvBatch, CsvOptions, CsvSource, CsvStats};
+use crate::formats::json::{JsonOptions, JsonSource};
+use std::collections::BTreeMap;
+use std::io::{Cursor, Read};
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+use tidemark_common::{Error, Result, SqlType};
+
+/// How a file is read in parallel: by how many threads, in pieces of
+/// about how many bytes (by default enough rows for several batches, so
+/// the threads' hand-offs cost little next to the parsing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileSplit {
+    pub threads: usize,
+    pub piece_bytes: usize,
+}
+
+/// The file's format, with its options.
+#[derive(Clone)]
+pub enum PieceFormat {
+    Csv(CsvOptions),
+    Json(JsonOptions),
+}
+
+/// How every piece is read.
+#[derive(Clone)]
+struct ReadSpec {
+    format: PieceFormat,
+    display_path: String,
+    columns: Vec<(String, SqlType)>,
+    batch_size: usize,
+    keep_raw: bool,
+    tz: chrono_tz::Tz,
+}
+
+/// A reader of one piece, in either format.
+enum PieceReader {
+    Csv(Box<CsvSource>),
+    Json(Box<JsonSource>),
+}
+
+impl PieceReader {
+    fn open(spec: &ReadSpec, bytes: Arc<Vec<u8>>, first: bool, start_line: u64) -> Result<Self> {
+        let input: Box<dyn Read + Send> = Box::new(Cursor::new(SharedBytes(bytes)));
+        let path = spec.display_path.clone();
+        let columns = spec.columns.clone();
+        let mut reader = match &spec.format {
+            PieceFormat::Csv(options) => {
+                let mut r =
+                    CsvSource::from_reader(input, path, columns, options.clone(), spec.batch_size)?;
+                if !first {
+                    r.continue_after_header();
+                }
+                r.start_at_line(start_line);
+                PieceReader::Csv(Box::new(r))
+            }
+            PieceFormat::Json(options) => {
+                let mut r = JsonSource::from_reader(
+                    input,
+                    path,
+                    columns,
+                    options.clone(),
+                    spec.batch_size,
+                )?;
+                r.start_at_line(start_line);
+                PieceReader::Json(Box::new(r))
+            }
+        };
+        if spec.keep_raw {
+            match &mut reader {
+                PieceReader::Csv(r) => r.keep_raw(),
+                PieceReader::Json(r) => r.keep_raw(),
+            }
+        }
+        match &mut reader {
+            PieceReader::Csv(r) => r.set_time_zone(spec.tz),
+            PieceReader::Json(r) => r.set_time_zone(spec.tz),
+        }
+        Ok(reader)
+    }
+
+    fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+        match self {
+            PieceReader::Csv(r) => r.next_batch(),
+            PieceReader::Json(r) => r.next_batch(),
+        }
+    }
+
+    fn stats(&self) -> CsvStats {
+        match self {
+            PieceReader::Csv(r) => r.stats(),
+            PieceReader::Json(r) => r.stats(),
+        }
+    }
+
+    fn lines_read(&self) -> u64 {
+        match self {
+            PieceReader::Csv(r) => r.lines_read(),
+            PieceReader::Json(r) => r.lines_read(),
+        }
+    }
+
+    fn ended_in_open_quote(&self) -> bool {
+        match self {
+            PieceReader::Csv(r) => r.ended_in_open_quote(),
+            PieceReader::Json(_) => false,
+        }
+    }
+}
+
+/// A piece's bytes, shared between the thread reading it and the query
+/// (which may have to read it again).
+struct SharedBytes(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A piece of the file, cut by the splitter.
+struct Piece {
+    seq: u64,
+    bytes: Arc<Vec<u8>>,
+    first: bool,
+    last: bool,
+}
+
+/// A piece as a parser thread read it.
+struct ReadPiece {
+    piece: Piece,
+    batches: Vec<CsvBatch>,
+    stats: CsvStats,
+    lines: u64,
+    /// Reading it failed: it is read again in place.
+    failed: bool,
+    ended_in_open_quote: bool,
+}
+
+/// What the splitter sends: a piece, or (as the piece at `seq`) why the
+/// file could not be read further.
+enum Cut {
+    Piece(Piece),
+    Failed { seq: u64, error: std::io::Error },
+}
+
+/// What a parser thread sends back, in the splitter's numbering.
+type ReadResult = (u64, std::result::Result<ReadPiece, Error>);
+
+/// The threads at work.
+struct Running {
+    read: Receiver<ReadResult>,
+    /// Pieces read ahead of the one the query waits for.
+    ahead: BTreeMap<u64, std::result::Result<ReadPiece, Error>>,
+    next_seq: u64,
+}
+
+/// A file read on several threads; see the module header.
+pub struct ParallelFile {
+    path: PathBuf,
+    split: FileSplit,
+    spec: ReadSpec,
+    running: Option<Running>,
+    /// Batches of the current piece still to hand out.
+    ready: std::collections::VecDeque<CsvBatch>,
+    /// Lines of the pieces handed out so far.
+    lines_before: u64,
+    stats: CsvStats,
+    /// A piece read again here stops at its error; the error comes after
+    /// its rows.
+    pending_error: Option<Error>,
+    done: bool,
+}
+
+impl ParallelFile {
+    /// Reads `path` (named `display_path` in errors) as `split` says; the
+    /// threads start at the first batch.
+    pub fn new(
+        path: PathBuf,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        format: PieceFormat,
+        batch_size: usize,
+        split: FileSplit,
+    ) -> Result<Self> {
+        let spec = ReadSpec {
+            format,
+            display_path,
+            columns,
+            batch_size: batch_size.max(1),
+            keep_raw: false,
+            tz: chrono_tz::UTC,
+        };
+        // Columns the format cannot read fail here, before any thread.
+        PieceReader::open(&spec, Arc::new(Vec::new()), true, 1)?;
+        Ok(ParallelFile {
+            path,
+            split: FileSplit {
+                threads: split.threads.max(1),
+                piece_bytes: split.piece_bytes.max(1),
+            },
+            spec,
+            running: None,
+            ready: Default::default(),
+            lines_before: 0,
+            stats: CsvStats::default(),
+            pending_error: None,
+            done: false,
+        })
+    }
+
+    pub fn keep_raw(&mut self) {
+        self.spec.keep_raw = true;
+    }
+
+    pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        self.spec.tz = tz;
+    }
+
+    pub fn stats(&self) -> CsvStats {
+        self.stats.clone()
+    }
+
+    /// The next batch in file order, or None at the end.
+    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+        loop {
+            if let Some(batch) = self.ready.pop_front() {
+                return Ok(Some(batch));
+            }
+            if let Some(e) = self.pending_error.take() {
+                self.done = true;
+                return Err(e);
+            }
+            if self.done {
+                return Ok(None);
+            }
+            if self.running.is_none() {
+                self.running = Some(self.start()?);
+            }
+            match self.next_piece()? {
+                Some(piece) => self.take(piece)?,
+                None => self.done = true,
+            }
+        }
+    }
+
+    /// Starts the splitter and the parser threads.
+    fn start(&self) -> Result<Running> {
+        let file = std::fs::File::open(&self.path)
+            .map_err(|e| Error::io(format!("cannot open '{}'", self.spec.display_path), e))?;
+        // A piece waiting per thread on each side keeps the threads busy
+        // without holding much of the file in memory.
+        let threads = self.split.threads;
+        let (cut_send, cut_recv) = sync_channel::<Cut>(threads);
+        let (read_send, read) = sync_channel(threads);
+        let piece_bytes = self.split.piece_bytes;
+        std::thread::spawn(move || split(file, piece_bytes, cut_send));
+        let cuts = Arc::new(Mutex::new(cut_recv));
+        for _ in 0..threads {
+            let (cuts, read_send, spec) = (Arc::clone(&cuts), read_send.clone(), self.spec.clone());
+            std::thread::spawn(move || parse_pieces(&cuts, &read_send, &spec));
+        }
+        Ok(Running {
+            read,
+            ahead: BTreeMap::new(),
+            next_seq: 0,
+        })
+    }
+
+    /// The next piece in file order, waiting for it; None after the last.
+    fn next_piece(&mut self) -> Result<Option<ReadPiece>> {
+        let Some(running) = self.running.as_mut() else {
+            return Ok(None);
+        };
+        loop {
+            if let Some(piece) = running.ahead.remove(&running.next_seq) {
+                running.next_seq += 1;
+                return piece.map(Some);
+            }
+            match running.read.recv() {
+                Ok((seq, piece)) => {
+                    running.ahead.insert(seq, piece);
+                }
+                // Every thread has ended: the splitter sent no more pieces.
+                Err(_) => return Ok(None),
+            }
+        }
+    }
+
+    /// Hands out `piece`'s batches with their lines shifted, or reads it
+    /// again here when the threads' reading cannot stand.
+    fn take(&mut self, mut piece: ReadPiece) -> Result<()> {
+        // Cut inside a quoted field: join the next piece and read both as
+        // one (again, if the quote goes on past that one too).
+        while piece.ended_in_open_quote && !piece.piece.last {
+            let Some(next) = self.next_piece()? else {
+                break;
+            };
+            let mut bytes = Vec::with_capacity(piece.piece.bytes.len() + next.piece.bytes.len());
+            bytes.extend_from_slice(&piece.piece.bytes);
+            bytes.extend_from_slice(&next.piece.bytes);
+            let joined = Piece {
+                seq: piece.piece.seq,
+                bytes: Arc::new(bytes),
+                first: piece.piece.first,
+                last: next.piece.last,
+            };
+            piece = read_piece(&self.spec, joined, 1);
+        }
+        if piece.failed {
+            // Again, with the true line numbers, up to the error.
+            let mut reader = PieceReader::open(
+                &self.spec,
+                piece.piece.bytes,
+                piece.piece.first,
+                self.lines_before + 1,
+            )?;
+            loop {
+                match reader.next_batch() {
+                    Ok(Some(batch)) => self.ready.push_back(batch),
+                    Ok(None) => break,
+                    Err(e) => {
+                        self.pending_error = Some(e);
+                        break;
+                    }
+                }
+            }
+            add_stats(&mut self.stats, &reader.stats());
+            return Ok(());
+        }
+        let shift = self.lines_before;
+        for mut batch in piece.batches {
+            if shift > 0 {
+                batch.lines.iter_mut().for_each(|l| *l += shift);
+                batch.skipped.iter_mut().for_each(|b| b.line += shift);
+            }
+            self.ready.push_back(batch);
+        }
+        self.lines_before += piece.lines;
+        add_stats(&mut self.stats, &piece.stats);
+        Ok(())
+    }
+}
+
+fn add_stats(into: &mut CsvStats, from: &CsvStats) {
+    into.rows_read += from.rows_read;
+    into.fields_nulled += from.fields_nulled;
+    into.rows_padded += from.rows_padded;
+    into.rows_skipped += from.rows_skipped;
+}
+
+/// Reads the file in blocks and sends pieces that end at a line end (the
+/// last piece: at the end of the file).
+fn split(mut file: std::fs::File, piece_bytes: usize, cuts: SyncSender<Cut>) {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut seq = 0;
+    loop {
+        let mut block = std::mem::take(&mut carry);
+        let start = block.len();
+        block.resize(start + piece_bytes, 0);
+        let mut filled = start;
+        let mut eof = false;
+        while filled < block.len() {
+            match file.read(&mut block[filled..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => {
+                    let _ = cuts.send(Cut::Failed { seq, error });
+                    return;
+                }
+            }
+        }
+        block.truncate(filled);
+        if !eof {
+            // Cut after the last line end; the rest goes with the next
+            // piece. A block without one grows until it has one.
+            match memchr::memrchr(b'\n', &block) {
+                Some(at) => carry = block.split_off(at + 1),
+                None => {
+                    carry = block;
+                    continue;
+                }
+            }
+        }
+        // When the file ends at a cut, the piece before went out before
+        // that was known: this last piece is empty.
+        let piece = Piece {
+            seq,
+            bytes: Arc::new(block),
+            first: seq == 0,
+            last: eof,
+        };
+        seq += 1;
+        if cuts.send(Cut::Piece(piece)).is_err() || eof {
+            return;
+        }
+    }
+}
+
+/// A parser thread: reads pieces until there are no more.
+fn parse_pieces(cuts: &Mutex<Receiver<Cut>>, read: &SyncSender<ReadResult>, spec: &ReadSpec) {
+    loop {
+        let cut = {
+            let Ok(cuts) = cuts.lock() else { return };
+            cuts.recv()
+        };
+        let result = match cut {
+            Ok(Cut::Piece(piece)) => (piece.seq, Ok(read_piece(spec, piece, 1))),
+            Ok(Cut::Failed { seq, error }) => (
+                seq,
+                Err(Error::io(
+                    format!("cannot read '{}'", spec.display_path),
+                    error,
+                )),
+            ),
+            Err(_) => return,
+        };
+        if read.send(result).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads one piece to its end, numbering its lines from `start_line`.
+fn read_piece(spec: &ReadSpec, piece: Piece, start_line: u64) -> ReadPiece {
+    let mut batches = Vec::new();
+    let mut failed = false;
+    let reader = PieceReader::open(spec, Arc::clone(&piece.bytes), piece.first, start_line);
+    let mut reader = match reader {
+        Ok(r) => r,
+        Err(_) => {
+            return ReadPiece {
+                piece,
+                batches,
+                stats: CsvStats::default(),
+                lines: 0,
+                failed: true,
+                ended_in_open_quote: false,
+            }
+        }
+    };
+    loop {
+        match reader.next_batch() {
+            Ok(Some(batch)) => batches.push(batch),
+            Ok(None) => break,
+            Err(_) => {
+                failed = true;
+                break;
+            }
+        }
+    }
+    ReadPiece {
+        stats: reader.stats(),
+        lines: reader.lines_read() + 1 - start_line,
+        ended_in_open_quote: reader.ended_in_open_quote(),
+        failed,
+        batches,
+        piece,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::util::display::{ArrayFormatter, FormatOptions};
+
+    /// A small deterministic generator of awkward input.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    /// Everything a reader hands out, as text: rows and skipped rows in
+    /// line order (how they fall into batches does not matter), raw text,
+    /// the counts, and the error it ends with.
+    fn transcript(
+        mut next: impl FnMut() -> Result<Option<CsvBatch>>,
+        stats: impl Fn() -> CsvStats,
+    ) -> String {
+        let mut entries: Vec<(u64, String)> = Vec::new();
+        let mut end = String::new();
+        let options = FormatOptions::default().with_null("NULL");
+        loop {
+            match next() {
+                Ok(Some(batch)) => {
+                    let columns: Vec<_> = batch
+                        .batch
+                        .columns()
+                        .iter()
+                        .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+                        .collect();
+                    for (r, line) in batch.lines.iter().enumerate() {
+                        let cells: Vec<String> =
+                            columns.iter().map(|c| c.value(r).to_string()).collect();
+                        let mut text = cells.join("|");
+                        if let Some(raw) = batch.raw.get(r) {
+                            text += &format!(" raw={raw:?}");
+                        }
+                        entries.push((*line, text));
+                    }
+                    for bad in &batch.skipped {
+                        entries.push((bad.line, format!("skipped {:?} {}", bad.raw, bad.error)));
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    end = format!("error: {e}\n");
+                    break;
+                }
+            }
+        }
+        entries.sort_by_key(|(line, _)| *line);
+        let mut out: String = entries
+            .iter()
+            .map(|(line, text)| format!("{line}: {text}\n"))
+            .collect();
+        out += &end;
+        let s = stats();
+        out += &format!(
+            "read {} nulled {} padded {} skipped {}\n",
+            s.rows_read, s.fields_nulled, s.rows_padded, s.rows_skipped
+        );
+        out
+    }
+
+    fn columns() -> Vec<(String, SqlType)> {
+        vec![
+            ("a".into(), SqlType::Int),
+            ("b".into(), SqlType::String),
+            ("c".into(), SqlType::Decimal(6, 2)),
+        ]
+    }
+
+    fn sequential(bytes: &[u8], format: &PieceFormat, keep_raw: bool) -> String {
+        let input = Box::new(Cursor::new(bytes.to_vec()));
+        match format {
+            PieceFormat::Csv(o) => {
+                let mut r =
+                    CsvSource::from_reader(input, "t.csv".into(), columns(), o.clone(), 4).unwrap();
+                if keep_raw {
+                    r.keep_raw();
+                }
+                let r = std::cell::RefCell::new(r);
+                transcript(|| r.borrow_mut().next_batch(), || r.borrow().stats())
+            }
+            PieceFormat::Json(o) => {
+                let mut r = JsonSource::from_reader(input, "t.csv".into(), columns(), o.clone(), 4)
+                    .unwrap();
+                if keep_raw {
+                    r.keep_raw();
+                }
+                let r = std::cell::RefCell::new(r);
+                transcript(|| r.borrow_mut().next_batch(), || r.borrow().stats())
+            }
+        }
+    }
+
+    fn parallel(
+        path: &std::path::Path,
+        format: &PieceFormat,
+        keep_raw: bool,
+        split: FileSplit,
+    ) -> String {
+        let mut r = ParallelFile::new(
+            path.to_path_buf(),
+            "t.csv".into(),
+            columns(),
+            format.clone(),
+            4,
+            split,
+        )
+        .unwrap();
+        if keep_raw {
+            r.keep_raw();
+        }
+        let r = std::cell::RefCell::new(r);
+        transcript(|| r.borrow_mut().next_batch(), || r.borrow().stats())
+    }
+
+    fn random_csv(rng: &mut Rng) -> Vec<u8> {
+        let mut text = String::new();
+        for _ in 0..(rng.next() % 30) {
+            let a = rng.pick(&["1", "22", "-3", "x", "", "4"]);
+            let b = rng.pick(&[
+                "plain",
+                "\"quoted, comma\"",
+                "\"two\nlines\"",
+                "\"a \"\"q\"\" b\"",
+                "\"\r\n\"",
+                "",
+                "\"open",
+            ]);
+            let c = rng.pick(&["1.50", "2", "abc", "", "3.141"]);
+            let end = rng.pick(&["\n", "\r\n", "\n", ",extra\n", "\r"]);
+            let row = match rng.next() % 10 {
+                0 => String::new(),
+                1 => a.to_string(),
+                _ => format!("{a},{b},{c}"),
+            };
+            text += &row;
+            text += end;
+        }
+        if rng.next() % 3 == 0 {
+            text += "9,last,1.00";
+        }
+        text.into_bytes()
+    }
+
+    fn random_json(rng: &mut Rng) -> Vec<u8> {
+        let mut text = String::new();
+        for _ in 0..(rng.next() % 30) {
+            let line = rng.pick(&[
+                r#"{"a": 1, "b": "x", "c": 1.5}"#,
+                r#"{"a": "no", "b": "y"}"#,
+                r#"{"b": "line\nbreak", "c": 2}"#,
+                r#"{"a": 3"#,
+                "",
+                "   ",
+                r#"{"a": 4, "b": null, "c": "7.25"}"#,
+            ]);
+            text += line;
+            text += rng.pick(&["\n", "\r\n"]);
+        }
+        text.into_bytes()
+    }
+
+    #[test]
+    fn pieces_read_on_threads_give_what_one_reader_gives() {
+        let dir = std::env::temp_dir().join(format!("tidemark-parallel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("input");
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for case in 0..300 {
+            let json = case % 4 == 3;
+            let (bytes, format) = if json {
+                let options = JsonOptions {
+                    ignore_parse_errors: rng.next() % 2 == 0,
+                    fail_on_missing_field: false,
+                    iso_timestamps: false,
+                };
+                (random_json(&mut rng), PieceFormat::Json(options))
+            } else {
+                let options = CsvOptions {
+                    ignore_parse_errors: rng.next() % 2 == 0,
+                    header: rng.next() % 4 == 0,
+                    ..CsvOptions::default()
+                };
+                (random_csv(&mut rng), PieceFormat::Csv(options))
+            };
+            let keep_raw = rng.next() % 2 == 0;
+            std::fs::write(&path, &bytes).unwrap();
+            let expected = sequential(&bytes, &format, keep_raw);
+            for piece_bytes in [1, 5, 13, 64, 1 << 20] {
+                let threads = 2 + (rng.next() % 2) as usize;
+                let got = parallel(
+                    &path,
+                    &format,
+                    keep_raw,
+                    FileSplit {
+                        threads,
+                        piece_bytes,
+                    },
+                );
+                assert_eq!(
+                    got,
+                    expected,
+                    "case {case}, pieces of {piece_bytes} bytes, {threads} threads, input {:?}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_file_is_an_error_at_the_first_batch() {
+        let mut r = ParallelFile::new(
+            "/nonexistent/tidemark/x.csv".into(),
+            "data/x.csv".into(),
+            columns(),
+            PieceFormat::Csv(CsvOptions::default()),
+            4,
+            FileSplit {
+                threads: 2,
+                piece_bytes: tidemark_common::DEFAULT_PIECE_BYTES,
+            },
+        )
+        .unwrap();
+        let err = r.next_batch().unwrap_err().to_string();
+        assert!(err.contains("cannot open 'data/x.csv'"), "{err}");
+    }
+}

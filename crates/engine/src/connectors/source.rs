@@ -1,0 +1,722 @@
+//! A declared table as a stream: reads its connector, computes computed
+//! columns, drops (and counts) rows that cannot be placed in time, and
+//! assigns the watermark row by row.
+
+use crate::connectors::datagen::DatagenSource;
+use crate::connectors::filesystem::parallel::{FileSplit, ParallelFile, PieceFormat};
+use crate::connectors::nexmark::NexmarkSource;
+use crate::expr::eval::{evaluate, EvalContext};
+use crate::formats::csv::{CsvBatch, CsvOptions, CsvSource, CsvStats, ReadPosition};
+use crate::formats::json::{JsonOptions, JsonSource};
+use crate::runtime::snapshot::{StateReader, StateWriter};
+use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
+use crate::time::clock::Clock;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::compute::filter_record_batch;
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tidemark_common::catalog::TableDef;
+use tidemark_common::expr::{Expr, ScalarFunction};
+use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
+use tidemark_common::{Error, Result};
+
+/// What a source reports for the run summary.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMetrics {
+    pub table: String,
+    pub rows_read: u64,
+    /// Rows skipped because their rowtime is NULL or unparsable.
+    pub rows_without_rowtime: u64,
+    pub csv: CsvStats,
+    pub watermark: i64,
+    /// The earliest and latest rowtime read, if the table has one.
+    pub rowtimes: Option<(i64, i64)>,
+    /// The table's watermark delay, when its watermark is `rowtime - d`.
+    pub watermark_delay: Option<i64>,
+}
+
+/// What reads a table: a file in its format, or a generator.
+enum FileReader {
+    Csv(CsvSource),
+    Json(JsonSource),
+    Datagen(DatagenSource),
+    Nexmark(NexmarkSource),
+    /// A CSV or JSON file read on several threads.
+    Parallel(ParallelFile),
+}
+
+impl FileReader {
+    fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+        match self {
+            FileReader::Csv(r) => r.next_batch(),
+            FileReader::Json(r) => r.next_batch(),
+            FileReader::Datagen(r) => r.next_batch(),
+            FileReader::Nexmark(r) => r.next_batch(),
+            FileReader::Parallel(r) => r.next_batch(),
+        }
+    }
+
+    fn stats(&self) -> CsvStats {
+        match self {
+            FileReader::Csv(r) => r.stats(),
+            FileReader::Json(r) => r.stats(),
+            FileReader::Datagen(r) => r.stats(),
+            FileReader::Nexmark(r) => r.stats(),
+            FileReader::Parallel(r) => r.stats(),
+        }
+    }
+
+    fn keep_raw(&mut self) {
+        match self {
+            FileReader::Csv(r) => r.keep_raw(),
+            FileReader::Json(r) => r.keep_raw(),
+            FileReader::Parallel(r) => r.keep_raw(),
+            // Generated rows are never malformed.
+            FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
+        }
+    }
+
+    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        match self {
+            FileReader::Csv(r) => r.set_time_zone(tz),
+            FileReader::Json(r) => r.set_time_zone(tz),
+            FileReader::Parallel(r) => r.set_time_zone(tz),
+            FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
+        }
+    }
+}
+
+pub struct TableSource {
+    table: Arc<TableDef>,
+    reader: FileReader,
+    schema: SchemaRef,
+    ctx: EvalContext,
+    ignore_parse_errors: bool,
+    display_path: String,
+    watermark: i64,
+    rows_without_rowtime: u64,
+    done: bool,
+    /// The input was ended early ([`TableSource::stop_input`]).
+    stopped: bool,
+    /// An error found after some rows of a batch: raised on the next call,
+    /// once those rows have gone out.
+    pending_error: Option<Error>,
+    /// Processing time, for `PROCTIME()` columns.
+    clock: Clock,
+    /// Set when late rows are routed: chunks then say which source rows
+    /// they hold.
+    origin: Option<Arc<SourceTable>>,
+    rowtimes: Option<(i64, i64)>,
+    /// The file read, when it is one (a checkpoint reopens it).
+    file: Option<PathBuf>,
+}
+
+impl TableSource {
+    /// Opens `table`'s connector; a file that is read to its end is parsed
+    /// as `split` says (in file order all the same).
+    pub fn open(
+        table: Arc<TableDef>,
+        batch_size: usize,
+        split: FileSplit,
+        ctx: EvalContext,
+        clock: Clock,
+    ) -> Result<Self> {
+        let columns: Vec<(String, tidemark_common::SqlType)> = table.schema.fields
+            [..table.physical]
+            .iter()
+            .map(|f| (f.name.clone(), f.ty.clone()))
+            .collect();
+        if table.option("connector") == Some("datagen") {
+            let reader = DatagenSource::open(columns, &table.options, batch_size, clock.clone())?;
+            return Ok(Self::with_reader(
+                table,
+                FileReader::Datagen(reader),
+                ctx,
+                clock,
+                false,
+                "datagen".into(),
+            ));
+        }
+        if table.option("connector") == Some("nexmark") {
+            let reader = NexmarkSource::open(columns, &table.options, batch_size, split.threads)?;
+            return Ok(Self::with_reader(
+                table,
+                FileReader::Nexmark(reader),
+                ctx,
+                clock,
+                false,
+                "nexmark".into(),
+            ));
+        }
+        // Standard input, or a file (followed as it grows when
+        // 'source.monitor-interval' is set).
+        let stdin = table.option("connector") == Some("stdin");
+        let (input, path_text, full): (Box<dyn std::io::Read + Send>, String, _) = if stdin {
+            (
+                Box::new(crate::connectors::stdin::PipeReader::spawn(std::io::stdin())),
+                "stdin".into(),
+                None,
+            )
+        } else {
+            let path_text = table
+                .option("path")
+                .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
+                .to_string();
+            let path = PathBuf::from(&path_text);
+            let full = if path.is_absolute() {
+                path
+            } else {
+                table.base_dir.join(path)
+            };
+            let file = std::fs::File::open(&full).map_err(|e| {
+                Error::io(
+                    format!("table {}: cannot open '{path_text}'", table.name),
+                    e,
+                )
+            })?;
+            (Box::new(file), path_text, Some(full))
+        };
+        let full_path = full.clone();
+        let follow = table.monitor_interval();
+        // A file read to its end may be parsed on several threads; it was
+        // opened above all the same, so a missing file fails here, at once.
+        let parallel = full.filter(|_| split.threads > 1 && follow.is_none());
+        let (reader, ignore_parse_errors) = if let Some(full) = parallel {
+            drop(input);
+            let format = if table.option("format") == Some("json") {
+                PieceFormat::Json(JsonOptions::from_options(&table.options)?)
+            } else {
+                PieceFormat::Csv(CsvOptions::from_options(&table.options)?)
+            };
+            let ignore = match &format {
+                PieceFormat::Json(o) => o.ignore_parse_errors,
+                PieceFormat::Csv(o) => o.ignore_parse_errors,
+            };
+            let reader =
+                ParallelFile::new(full, path_text.clone(), columns, format, batch_size, split)
+                    .map(FileReader::Parallel);
+            (reader, ignore)
+        } else if table.option("format") == Some("json") {
+            let options = JsonOptions::from_options(&table.options)?;
+            let ignore = options.ignore_parse_errors;
+            let reader =
+                JsonSource::from_reader(input, path_text.clone(), columns, options, batch_size)
+                    .map(|mut r| {
+                        match follow {
+                            Some(interval) => r.follow(interval),
+                            None if stdin => r.stream(),
+                            None => {}
+                        }
+                        FileReader::Json(r)
+                    });
+            (reader, ignore)
+        } else {
+            let options = CsvOptions::from_options(&table.options)?;
+            let ignore = options.ignore_parse_errors;
+            let reader =
+                CsvSource::from_reader(input, path_text.clone(), columns, options, batch_size).map(
+                    |mut r| {
+                        match follow {
+                            Some(interval) => r.follow(interval),
+                            None if stdin => r.stream(),
+                            None => {}
+                        }
+                        FileReader::Csv(r)
+                    },
+                );
+            (reader, ignore)
+        };
+        let reader = reader.map_err(|e| match e {
+            Error::Io { context, source } => Error::Io {
+                context: format!("table {}: {context}", table.name),
+                source,
+            },
+            other => other,
+        })?;
+        let mut source =
+            Self::with_reader(table, reader, ctx, clock, ignore_parse_errors, path_text);
+        source.file = full_path;
+        Ok(source)
+    }
+
+    fn with_reader(
+        table: Arc<TableDef>,
+        mut reader: FileReader,
+        ctx: EvalContext,
+        clock: Clock,
+        ignore_parse_errors: bool,
+        display_path: String,
+    ) -> Self {
+        reader.set_time_zone(ctx.time_zone);
+        TableSource {
+            schema: table.schema.to_arrow(),
+            table,
+            reader,
+            ctx,
+            ignore_parse_errors,
+            display_path,
+            watermark: NO_WATERMARK,
+            rows_without_rowtime: 0,
+            done: false,
+            stopped: false,
+            pending_error: None,
+            clock,
+            origin: None,
+            rowtimes: None,
+            file: None,
+        }
+    }
+
+    /// Why this table cannot be checkpointed, if it cannot: only files
+    /// read on one thread can be read again from a position.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        let what = match (&self.reader, &self.file) {
+            (FileReader::Csv(_) | FileReader::Json(_), Some(_)) => return None,
+            (FileReader::Csv(_) | FileReader::Json(_), None) => {
+                "standard input, which cannot be read again"
+            }
+            (FileReader::Datagen(_), _) => "the datagen connector",
+            (FileReader::Nexmark(_), _) => "the nexmark connector",
+            (FileReader::Parallel(_), _) => "a file on several threads",
+        };
+        Some(
+            Error::plan(
+                format!(
+                    "checkpointing covers tables read from files: table {} reads {what}",
+                    self.table.name
+                ),
+                tidemark_common::Span::default(),
+            )
+            .with_hint("run the query without 'execution.checkpointing.dir'"),
+        )
+    }
+
+    /// Keeps what checkpoints need of the reading: a checksum of the bytes
+    /// read (called before the first read).
+    pub fn track_position(&mut self) {
+        match &mut self.reader {
+            FileReader::Csv(r) => r.hash_prefix(),
+            FileReader::Json(r) => r.hash_prefix(),
+            _ => {}
+        }
+    }
+
+    /// Whether the source stands between two batches with nothing waiting
+    /// (no error to report, the input not ended): a checkpoint can be taken.
+    pub fn at_checkpoint_point(&self) -> bool {
+        let between = match &self.reader {
+            FileReader::Csv(r) => r.between_batches(),
+            FileReader::Json(r) => r.between_batches(),
+            _ => false,
+        };
+        between && self.pending_error.is_none() && !self.stopped
+    }
+
+    /// Writes where the source stands for a checkpoint: its file position
+    /// (with a checksum of the bytes before it, so that a changed file is
+    /// noticed on resume), its watermark and counts.
+    pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        let position = match &self.reader {
+            FileReader::Csv(r) => r.position(),
+            FileReader::Json(r) => r.position(),
+            _ => None,
+        };
+        let (Some(position), Some(_)) = (position, &self.file) else {
+            return Err(self.checkpoint_blocker().unwrap_or_else(|| {
+                Error::Internal("a checkpoint between two batches of a source".into())
+            }));
+        };
+        w.put(&position);
+        w.put(&self.done);
+        w.put(&self.watermark);
+        w.put(&self.rows_without_rowtime);
+        w.put(&self.rowtimes);
+        w.put(&match self.clock {
+            Clock::Fake { rows, .. } => Some(rows),
+            Clock::System => None,
+        });
+        Ok(())
+    }
+
+    /// Reads what [`TableSource::save_state`] wrote, and reopens the file
+    /// at the position saved.
+    pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        use std::io::Seek;
+        let position: ReadPosition = r.get()?;
+        let Some(path) = self.file.clone() else {
+            return Err(self
+                .checkpoint_blocker()
+                .unwrap_or_else(|| Error::Internal("resuming a source without a file".into())));
+        };
+        if prefix_checksum(&path, position.offset, &self.display_path)? != position.prefix_crc {
+            return Err(Error::Execution(format!(
+                "table {}: '{}' is not the file the checkpoint read: its first {} bytes changed since",
+                self.table.name, self.display_path, position.offset
+            )));
+        }
+        let mut file = std::fs::File::open(&path).map_err(|e| {
+            Error::io(
+                format!(
+                    "table {}: cannot open '{}'",
+                    self.table.name, self.display_path
+                ),
+                e,
+            )
+        })?;
+        file.seek(std::io::SeekFrom::Start(position.offset))
+            .map_err(|e| {
+                Error::io(
+                    format!(
+                        "table {}: cannot read '{}'",
+                        self.table.name, self.display_path
+                    ),
+                    e,
+                )
+            })?;
+        match &mut self.reader {
+            FileReader::Csv(reader) => reader.resume(Box::new(file), &position),
+            FileReader::Json(reader) => reader.resume(Box::new(file), &position),
+            _ => return Err(Error::Internal("resuming a generated table".into())),
+        }
+        self.done = r.get()?;
+        self.watermark = r.get()?;
+        self.rows_without_rowtime = r.get()?;
+        self.rowtimes = r.get()?;
+        let clock_rows: Option<i64> = r.get()?;
+        if let (Clock::Fake { rows, .. }, Some(saved)) = (&mut self.clock, clock_rows) {
+            *rows = saved;
+        }
+        Ok(())
+    }
+
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The physical columns followed by the computed ones; `proc_times`
+    /// holds the processing time of each row, for `PROCTIME()` columns.
+    fn with_computed(&self, physical: &RecordBatch, proc_times: &[i64]) -> Result<RecordBatch> {
+        let mut columns: Vec<ArrayRef> = physical.columns().to_vec();
+        for expr in &self.table.computed {
+            if let Expr::Function {
+                func: ScalarFunction::ProcTime,
+                ..
+            } = expr
+            {
+                let times = arrow::array::TimestampMillisecondArray::from(proc_times.to_vec())
+                    .with_timezone(tidemark_common::LTZ_ARROW_TZ);
+                columns.push(Arc::new(times));
+                continue;
+            }
+            columns.push(evaluate(expr, physical, &self.ctx)?);
+        }
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(physical.num_rows())),
+        )?)
+    }
+
+    pub fn metrics(&self) -> SourceMetrics {
+        let csv = self.reader.stats();
+        SourceMetrics {
+            table: self.table.name.clone(),
+            rows_read: csv.rows_read,
+            rows_without_rowtime: self.rows_without_rowtime,
+            csv,
+            watermark: self.watermark,
+            rowtimes: self.rowtimes,
+            watermark_delay: self
+                .table
+                .watermark
+                .as_ref()
+                .and_then(|w| watermark_delay(&w.expr, w.column)),
+        }
+    }
+
+    /// The next items: a chunk and the watermark after it; at the end the
+    /// final watermark and `End`. `None` once `End` was returned.
+    pub fn next_items(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
+        // Data errors name the table as well as the file, line and field.
+        self.next_items_inner(out).map_err(|e| match e {
+            Error::Input(m) => Error::Input(format!("table {}: {m}", self.table.name)),
+            Error::Io { context, source } => Error::Io {
+                context: format!("table {}: {context}", self.table.name),
+                source,
+            },
+            other => other,
+        })
+    }
+
+    /// Ends the input here, as if it had no more rows: the final
+    /// watermark follows at the next read (a drained stop).
+    pub fn stop_input(&mut self) {
+        self.stopped = true;
+    }
+
+    /// Keep the rows skipped as malformed or without rowtime, for a
+    /// bad-records sink: they travel among the chunks as side items.
+    pub fn keep_bad_rows(&mut self) {
+        self.reader.keep_raw();
+    }
+
+    /// Pushes `chunk` (its rows at `lines`) with the skipped rows `bad`
+    /// among them in file order, so that what a sink sees of them does not
+    /// depend on the batch size: before a skipped row goes the watermark
+    /// the rows before it reached (`after`: the one after the whole chunk),
+    /// as it would row by row. Empty chunks are not pushed.
+    fn push_among_bad_rows(
+        &self,
+        chunk: Chunk,
+        lines: &[u64],
+        mut bad: Vec<BadRow>,
+        after: Option<i64>,
+        out: &mut Vec<StreamItem>,
+    ) {
+        let mut told = self.watermark;
+        bad.sort_by_key(|b| b.line);
+        let mut pos = 0;
+        let mut rest = bad.as_slice();
+        while let Some(first) = rest.first() {
+            let upto = pos + lines[pos..].partition_point(|l| *l < first.line);
+            if upto > pos {
+                out.push(StreamItem::Chunk(chunk.slice(pos, upto - pos)));
+            }
+            pos = upto;
+            let reached = match (chunk.watermarks.get(pos), after) {
+                (Some(w), Some(_)) => Some(*w),
+                (None, after) => after,
+                (Some(_), None) => None,
+            };
+            if let Some(w) = reached.filter(|w| *w > told) {
+                told = w;
+                out.push(StreamItem::Watermark(w));
+            }
+            let next_line = lines.get(pos).copied().unwrap_or(u64::MAX);
+            let run = rest.partition_point(|b| b.line < next_line);
+            out.push(StreamItem::Side(SideItem::Bad(BadRows {
+                source: self.table.name.clone(),
+                file: self.display_path.clone(),
+                rows: rest[..run].to_vec(),
+            })));
+            rest = &rest[run..];
+        }
+        if chunk.num_rows() > pos {
+            out.push(StreamItem::Chunk(chunk.slice(pos, chunk.num_rows() - pos)));
+        }
+    }
+
+    /// Chunks will say which source rows they hold, so that late rows
+    /// can be routed as rows of this table.
+    pub fn keep_origin(&mut self) {
+        self.origin = Some(Arc::new(SourceTable {
+            name: self.table.name.clone(),
+            types: self
+                .table
+                .schema
+                .fields
+                .iter()
+                .map(|f| f.ty.clone())
+                .collect(),
+        }));
+    }
+
+    /// The table chunks name as their rows' origin, when they do.
+    pub fn origin_table(&self) -> Option<Arc<SourceTable>> {
+        self.origin.clone()
+    }
+
+    fn with_origin(&self, mut chunk: Chunk) -> Chunk {
+        if let Some(table) = &self.origin {
+            chunk.origin = Some(Origin {
+                batch: chunk.batch.clone(),
+                rows: (0..chunk.num_rows() as u32).collect(),
+                table: table.clone(),
+            });
+        }
+        chunk
+    }
+
+    fn next_items_inner(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        if let Some(e) = self.pending_error.take() {
+            self.done = true;
+            return Err(e);
+        }
+        loop {
+            let next = if self.stopped {
+                None
+            } else {
+                self.reader.next_batch()?
+            };
+            let Some(csv) = next else {
+                self.done = true;
+                self.watermark = FINAL_WATERMARK;
+                out.push(StreamItem::Watermark(FINAL_WATERMARK));
+                out.push(StreamItem::End);
+                return Ok(true);
+            };
+            let (mut batch, mut lines) = (csv.batch, csv.lines);
+            let (raw, mut bad) = (csv.raw, csv.skipped);
+            if batch.num_rows() == 0 && bad.is_empty() {
+                // An unbounded input with nothing for now: hand back
+                // nothing, so the query can be stopped meanwhile.
+                return Ok(true);
+            }
+            // Computed columns; on a failing row, the rows before it go out
+            // first and the error follows, whatever the batch size.
+            let proc_times = self.clock.next_times(batch.num_rows());
+            let full = match self.with_computed(&batch, &proc_times) {
+                Ok(full) => full,
+                Err(e) => {
+                    let failing = (0..batch.num_rows()).find_map(|i| {
+                        self.with_computed(&batch.slice(i, 1), &proc_times[i..=i])
+                            .err()
+                            .map(|e| (i, e))
+                    });
+                    let (i, e) = failing.unwrap_or((0, e));
+                    if i == 0 {
+                        return Err(e);
+                    }
+                    self.pending_error = Some(e);
+                    lines.truncate(i);
+                    self.with_computed(&batch.slice(0, i), &proc_times[..i])?
+                }
+            };
+            batch = full;
+            let Some(wm) = &self.table.watermark else {
+                let n = batch.num_rows();
+                let chunk = self.with_origin(Chunk::new(batch, vec![self.watermark; n]));
+                self.push_among_bad_rows(chunk, &lines, bad, None, out);
+                return Ok(true);
+            };
+            let rowtime = batch.column(wm.column).clone();
+            if rowtime.null_count() > 0 {
+                if self.ignore_parse_errors {
+                    self.rows_without_rowtime += rowtime.null_count() as u64;
+                    let field = &self.table.schema.field(wm.column).name;
+                    for i in (0..rowtime.len()).filter(|i| rowtime.is_null(*i)) {
+                        if let Some(text) = raw.get(i) {
+                            bad.push(BadRow {
+                                line: lines[i],
+                                raw: text.clone(),
+                                error: format!(
+                                    "field '{field}': the rowtime is NULL or unparsable, so the row cannot be placed in time"
+                                ),
+                            });
+                        }
+                    }
+                    lines = (0..rowtime.len())
+                        .filter(|i| rowtime.is_valid(*i))
+                        .map(|i| lines[i])
+                        .collect();
+                    let mask = arrow::compute::is_not_null(&rowtime)?;
+                    batch = filter_record_batch(&batch, &mask)?;
+                } else {
+                    let i = (0..rowtime.len())
+                        .find(|&i| rowtime.is_null(i))
+                        .unwrap_or(0);
+                    let field = &self.table.schema.field(wm.column).name;
+                    let why = match wm
+                        .column
+                        .checked_sub(self.table.physical)
+                        .and_then(|c| self.table.computed.get(c))
+                    {
+                        Some(computed) => format!(
+                            " ('{field}' is {computed}, which is NULL when its input is NULL or out of range, as an epoch in micro- or nanoseconds read as milliseconds is)"
+                        ),
+                        None => String::new(),
+                    };
+                    let err = Error::Input(format!(
+                        "{}:{}: field '{field}': the rowtime is NULL, so the row cannot be placed in time{why}",
+                        self.display_path, lines[i]
+                    ));
+                    if i == 0 {
+                        return Err(err);
+                    }
+                    self.pending_error = Some(err);
+                    batch = batch.slice(0, i);
+                }
+            }
+            let n = batch.num_rows();
+            if n == 0 {
+                if !bad.is_empty() {
+                    let empty = Chunk::new(batch, Vec::new());
+                    self.push_among_bad_rows(empty, &[], bad, None, out);
+                    return Ok(true);
+                }
+                continue;
+            }
+            let times = batch
+                .column(wm.column)
+                .as_primitive::<TimestampMillisecondType>();
+            if let (Some(lo), Some(hi)) = (arrow::compute::min(times), arrow::compute::max(times)) {
+                self.rowtimes = Some(match self.rowtimes {
+                    None => (lo, hi),
+                    Some((a, b)) => (a.min(lo), b.max(hi)),
+                });
+            }
+            let marks = evaluate(&wm.expr, &batch, &self.ctx)?;
+            let marks = marks.as_primitive::<TimestampMillisecondType>();
+            let mut before = Vec::with_capacity(n);
+            let mut current = self.watermark;
+            for i in 0..n {
+                before.push(current);
+                if marks.is_valid(i) {
+                    current = current.max(marks.value(i));
+                }
+            }
+            let chunk = self.with_origin(Chunk::new(batch, before));
+            self.push_among_bad_rows(chunk, &lines, bad, Some(current), out);
+            if current > self.watermark {
+                self.watermark = current;
+                out.push(StreamItem::Watermark(current));
+            }
+            return Ok(true);
+        }
+    }
+}
+
+/// The CRC-32 of the first `offset` bytes of `path`, read once when a run
+/// resumes, to compare with the checkpoint's; fails if the file has
+/// become shorter.
+fn prefix_checksum(path: &std::path::Path, offset: u64, display: &str) -> Result<u32> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::io(format!("cannot read '{display}'"), e))?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(offset));
+    let mut buf = vec![0; 1 << 20];
+    let mut read = 0u64;
+    loop {
+        let n = reader
+            .read(&mut buf)
+            .map_err(|e| Error::io(format!("cannot read '{display}'"), e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        read += n as u64;
+    }
+    if read < offset {
+        return Err(Error::Execution(format!(
+            "'{display}' is shorter ({read} bytes) than where the checkpoint read it to (byte {offset}): it is not the file the checkpoint read"
+        )));
+    }
+    Ok(hasher.finalize())
+}
+
+/// `d` when a watermark expression is `rowtime - INTERVAL d` (or the
+/// rowtime itself, d = 0): the bounded out-of-orderness it allows.
+fn watermark_delay(expr: &Expr, rowtime: usize) -> Option<i64> {
+    match expr {
+        Expr::Column { index, .. } if *index == rowtime => Some(0),
+        Expr::TimestampAdd { expr, millis } if expr.as_column() == Some(rowtime) => {
+            Some(millis.saturating_neg())
+        }
+        _ => None,
+    }
+}

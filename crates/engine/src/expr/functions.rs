@@ -1,0 +1,675 @@
+//! The scalar function library: string, numeric and time functions with
+//! Flink's semantics, evaluated over whole Arrow arrays.
+//!
+//! [`crate::expr::eval`] owns operators, CAST and CASE and hands every call of a
+//! function listed here to [`evaluate_function`]. Arguments arrive as
+//! arrays; where an argument is a literal in the plan (a regex, a
+//! substring position) its bound expression is read too, so that constant
+//! work happens once per batch and arrow's kernels can be used.
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Int64Array, StringArray, StringBuilder, TimestampMillisecondArray,
+};
+use arrow::compute::kernels::concat_elements::concat_elements_utf8_many;
+use arrow::compute::kernels::substring::substring_by_char;
+use arrow::compute::kernels::temporal::{date_part, DatePart};
+use arrow::compute::{cast, kernels::numeric};
+use arrow::datatypes::{
+    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+};
+use chrono::{Datelike, NaiveDate};
+use datafusion_common::ScalarValue;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
+use tidemark_common::expr::{Expr, ScalarFunction, TimeUnit};
+use tidemark_common::{Error, Result, SqlType};
+
+/// Evaluates one of this module's functions over its argument arrays
+/// (`values`, one per bound argument in `args`). `time_zone` is the session
+/// zone that UNIX_TIMESTAMP reads wall-clock text in.
+pub fn evaluate_function(
+    func: ScalarFunction,
+    args: &[Expr],
+    values: &[ArrayRef],
+    ty: &SqlType,
+    time_zone: chrono_tz::Tz,
+) -> Result<ArrayRef> {
+    let string = |i: usize| values[i].as_string::<i32>();
+    Ok(match func {
+        ScalarFunction::Substring => substring(args, values)?,
+        ScalarFunction::Concat => {
+            let parts: Vec<&StringArray> = (0..values.len()).map(string).collect();
+            Arc::new(concat_elements_utf8_many(&parts)?)
+        }
+        ScalarFunction::ConcatWs => concat_ws(values),
+        ScalarFunction::Trim { leading, trailing } => {
+            let (s, chars) = (string(0), string(1));
+            let out: StringArray = s
+                .iter()
+                .zip(chars.iter())
+                .map(|(s, chars)| {
+                    let (s, chars) = (s?, chars?);
+                    let strip = |c: char| chars.contains(c);
+                    let s = if leading {
+                        s.trim_start_matches(strip)
+                    } else {
+                        s
+                    };
+                    Some(if trailing {
+                        s.trim_end_matches(strip)
+                    } else {
+                        s
+                    })
+                })
+                .collect();
+            Arc::new(out)
+        }
+        ScalarFunction::Replace => {
+            let out: StringArray = string(0)
+                .iter()
+                .zip(string(1).iter())
+                .zip(string(2).iter())
+                .map(|((s, from), to)| Some(s?.replace(from?, to?)))
+                .collect();
+            Arc::new(out)
+        }
+        ScalarFunction::RegexpExtract => regexp_extract(values)?,
+        ScalarFunction::SplitIndex => {
+            let index = values[2].as_primitive::<Int32Type>();
+            let out: StringArray = (0..values[0].len())
+                .map(|i| {
+                    if string(0).is_null(i) || string(1).is_null(i) || index.is_null(i) {
+                        return None;
+                    }
+                    split_index(string(0).value(i), string(1).value(i), index.value(i))
+                })
+                .collect();
+            Arc::new(out)
+        }
+        ScalarFunction::Round { digits } => round(&values[0], digits, ty)?,
+        ScalarFunction::Power => Arc::new(arrow::compute::binary::<_, _, _, Float64Type>(
+            values[0].as_primitive::<Float64Type>(),
+            values[1].as_primitive::<Float64Type>(),
+            f64::powf,
+        )?),
+        ScalarFunction::Extract(unit) => extract(&values[0], unit)?,
+        ScalarFunction::FloorTime(unit) => truncate_time(&values[0], unit, false),
+        ScalarFunction::CeilTime(unit) => truncate_time(&values[0], unit, true),
+        ScalarFunction::DateFormat => {
+            date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
+        }
+        ScalarFunction::UnixTimestamp => unix_timestamp(
+            string(0),
+            &chrono_format(&args[1], PatternMode::Parse)?,
+            time_zone,
+        ),
+        other => {
+            return Err(Error::Internal(format!(
+                "{} is not a library function",
+                other.name()
+            )))
+        }
+    })
+}
+
+/// Whether `func` is evaluated here rather than in [`crate::expr::eval`].
+pub fn is_library(func: ScalarFunction) -> bool {
+    !matches!(
+        func,
+        ScalarFunction::Upper
+            | ScalarFunction::Lower
+            | ScalarFunction::CharLength
+            | ScalarFunction::Abs
+            | ScalarFunction::ToTimestampLtz { .. }
+            | ScalarFunction::ProcTime
+            | ScalarFunction::ToTimestamp
+            | ScalarFunction::CurrentWatermark
+    )
+}
+
+/// The text of a string literal argument.
+fn literal_text(e: &Expr) -> Result<&str> {
+    match e {
+        Expr::Literal {
+            value: ScalarValue::Utf8(Some(s)),
+            ..
+        } => Ok(s),
+        other => Err(Error::Internal(format!(
+            "expected a format literal, got {other}"
+        ))),
+    }
+}
+
+/// The chrono format of a Java date pattern literal (the binder checked
+/// that it translates).
+fn chrono_format(e: &Expr, mode: PatternMode) -> Result<String> {
+    let pattern = literal_text(e)?;
+    java_to_chrono_pattern(pattern, mode)
+        .ok_or_else(|| Error::Internal(format!("date pattern '{pattern}' was not checked")))
+}
+
+/// Flink's SUBSTRING on characters: position 0 reads as 1, a negative
+/// position counts from the end, a start past the end gives '' and a
+/// negative length NULL.
+fn flink_substring(s: &str, pos: i64, len: Option<i64>) -> Option<String> {
+    if len.is_some_and(|l| l < 0) {
+        return None;
+    }
+    let chars = s.chars().count() as i64;
+    let start = match pos {
+        p if p > 0 => p - 1,
+        0 => 0,
+        p => chars + p,
+    };
+    if start < 0 || start >= chars {
+        return Some(String::new());
+    }
+    let take = len.unwrap_or(i64::MAX).min(chars - start);
+    Some(s.chars().skip(start as usize).take(take as usize).collect())
+}
+
+fn substring(args: &[Expr], values: &[ArrayRef]) -> Result<ArrayRef> {
+    let s = values[0].as_string::<i32>();
+    let pos = args[1].int_literal();
+    let len = args.get(2).map(Expr::int_literal);
+    // A constant positive start and a constant length (or none) is arrow's
+    // substring_by_char exactly.
+    if let (Some(p), None | Some(Some(0..))) = (pos, len) {
+        if p > 0 {
+            let len = len.flatten().map(|l| l as u64);
+            return Ok(Arc::new(substring_by_char(s, p - 1, len)?));
+        }
+    }
+    let as_i64 = |v: &ArrayRef| cast(v, &DataType::Int64);
+    let pos = as_i64(&values[1])?;
+    let pos = pos.as_primitive::<Int64Type>();
+    let len = values.get(2).map(as_i64).transpose()?;
+    let len = len.as_ref().map(|l| l.as_primitive::<Int64Type>());
+    let out: StringArray = (0..s.len())
+        .map(|i| {
+            if s.is_null(i) || pos.is_null(i) || len.is_some_and(|l| l.is_null(i)) {
+                return None;
+            }
+            flink_substring(s.value(i), pos.value(i), len.map(|l| l.value(i)))
+        })
+        .collect();
+    Ok(Arc::new(out))
+}
+
+fn concat_ws(values: &[ArrayRef]) -> ArrayRef {
+    let sep = values[0].as_string::<i32>();
+    let parts: Vec<&StringArray> = values[1..].iter().map(|v| v.as_string::<i32>()).collect();
+    let mut out = StringBuilder::with_capacity(sep.len(), sep.len() * 16);
+    let mut buf = String::new();
+    for i in 0..sep.len() {
+        if sep.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        buf.clear();
+        let mut first = true;
+        for p in parts.iter().filter(|p| p.is_valid(i)) {
+            if !first {
+                buf.push_str(sep.value(i));
+            }
+            buf.push_str(p.value(i));
+            first = false;
+        }
+        out.append_value(&buf);
+    }
+    Arc::new(out.finish())
+}
+
+/// Flink's REGEXP_EXTRACT: the group of the first match; NULL when nothing
+/// matches or the group does not exist or took no part in the match.
+fn regexp_extract(values: &[ArrayRef]) -> Result<ArrayRef> {
+    let s = values[0].as_string::<i32>();
+    let pattern = values[1].as_string::<i32>();
+    let group = values[2].as_primitive::<Int32Type>();
+    // A literal pattern is the same on every row: compile it once.
+    let mut compiled: Option<(String, regex::Regex)> = None;
+    let mut out = StringBuilder::with_capacity(s.len(), s.len() * 8);
+    for i in 0..s.len() {
+        if s.is_null(i) || pattern.is_null(i) || group.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let p = pattern.value(i);
+        if compiled.as_ref().is_none_or(|(text, _)| text != p) {
+            let re = regex::Regex::new(p).map_err(|e| {
+                let text = e.to_string();
+                let reason = text.lines().last().unwrap_or_default();
+                let reason = reason.strip_prefix("error: ").unwrap_or(reason);
+                Error::Execution(format!("REGEXP_EXTRACT: invalid regex '{p}': {reason}"))
+            })?;
+            compiled = Some((p.to_string(), re));
+        }
+        let Some((_, re)) = &compiled else {
+            return Err(Error::Internal("regex compiled above".into()));
+        };
+        let found = usize::try_from(group.value(i))
+            .ok()
+            .and_then(|g| re.captures(s.value(i))?.get(g));
+        match found {
+            Some(m) => out.append_value(m.as_str()),
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Flink's SPLIT_INDEX (commons-lang's splitByWholeSeparatorPreserveAllTokens):
+/// empty text has no pieces, an empty separator splits on whitespace.
+fn split_index<'a>(s: &'a str, sep: &str, index: i32) -> Option<&'a str> {
+    let index = usize::try_from(index).ok()?;
+    if s.is_empty() {
+        return None;
+    }
+    if sep.is_empty() {
+        return s.split(char::is_whitespace).nth(index);
+    }
+    s.split(sep).nth(index)
+}
+
+/// ROUND with Flink's HALF_UP: integers and decimals exactly, a DOUBLE on
+/// its shortest decimal form (as `BigDecimal.valueOf`), so 2.675 rounds to
+/// 2.68.
+fn round(v: &ArrayRef, digits: i32, ty: &SqlType) -> Result<ArrayRef> {
+    Ok(match v.data_type() {
+        DataType::Int32 => Arc::new(
+            v.as_primitive::<Int32Type>()
+                .unary::<_, Int32Type>(|x| round_integer(i128::from(x), digits) as i32),
+        ),
+        DataType::Int64 => Arc::new(
+            v.as_primitive::<Int64Type>()
+                .unary::<_, Int64Type>(|x| round_integer(i128::from(x), digits) as i64),
+        ),
+        DataType::Float64 => Arc::new(
+            v.as_primitive::<Float64Type>()
+                .unary::<_, Float64Type>(|x| round_double(x, digits)),
+        ),
+        DataType::Decimal128(_, s) => {
+            let s = *s;
+            let Some((to_p, to_s)) = ty.decimal_precision_scale() else {
+                return Err(Error::Internal(format!("ROUND of a DECIMAL typed {ty}")));
+            };
+            let limit = 10i128.checked_pow(u32::from(to_p)).unwrap_or(i128::MAX);
+            let out: arrow::array::Decimal128Array = v
+                .as_primitive::<Decimal128Type>()
+                .unary_opt::<_, Decimal128Type>(|x| {
+                let r = round_decimal(x, s, digits)?;
+                (r.abs() < limit).then_some(r)
+            });
+            Arc::new(out.with_precision_and_scale(to_p, to_s)?)
+        }
+        other => return Err(Error::Internal(format!("ROUND over {other}"))),
+    })
+}
+
+/// An integer rounded HALF_UP to `digits` (only negative digits change
+/// it); the caller narrows it by wrapping, as Java's `intValue()`.
+fn round_integer(x: i128, digits: i32) -> i128 {
+    if digits >= 0 {
+        return x;
+    }
+    let Some(unit) = 10i128.checked_pow(digits.unsigned_abs()) else {
+        return 0;
+    };
+    crate::expr::eval::div_pow10_half_up(x, digits.unsigned_abs()).saturating_mul(unit)
+}
+
+/// A decimal of scale `s` rounded HALF_UP to `digits`, at the result scale
+/// the binder gives.
+fn round_decimal(x: i128, s: i8, digits: i32) -> Option<i128> {
+    let s = i32::from(s);
+    if digits >= s {
+        return Some(x);
+    }
+    // Dropping more than 38 digits leaves 0 (div_pow10_half_up sees to it).
+    let dropped = u32::try_from(i64::from(s) - i64::from(digits)).unwrap_or(u32::MAX);
+    let q = crate::expr::eval::div_pow10_half_up(x, dropped);
+    if digits >= 0 || q == 0 {
+        Some(q)
+    } else {
+        q.checked_mul(10i128.checked_pow(digits.unsigned_abs())?)
+    }
+}
+
+fn round_double(x: f64, digits: i32) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    // `{:e}` is the shortest form that reads back as `x`: d.ddde±x, that is
+    // 0.dddd * 10^(exp + 1).
+    let text = format!("{:e}", x.abs());
+    let Some((mantissa, exp)) = text.split_once('e') else {
+        return x;
+    };
+    let Ok(exp) = exp.parse::<i32>() else {
+        return x;
+    };
+    let all: Vec<u8> = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .map(|d| d - b'0')
+        .collect();
+    let keep = i64::from(exp) + 1 + i64::from(digits);
+    if keep >= all.len() as i64 {
+        return x;
+    }
+    if keep < 0 {
+        return 0.0;
+    }
+    let keep = keep as usize;
+    let mut kept = all[..keep]
+        .iter()
+        .fold(0u128, |acc, &d| acc * 10 + u128::from(d));
+    if all[keep] >= 5 {
+        kept += 1;
+    }
+    if kept == 0 {
+        return 0.0;
+    }
+    // Read back through text: the double nearest the rounded decimal.
+    let magnitude: f64 = format!("{kept}e{}", i64::from(exp) + 1 - keep as i64)
+        .parse()
+        .unwrap_or(f64::NAN);
+    if x < 0.0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+fn extract(v: &ArrayRef, unit: TimeUnit) -> Result<ArrayRef> {
+    let part = match unit {
+        TimeUnit::Year => DatePart::Year,
+        TimeUnit::Quarter => DatePart::Quarter,
+        TimeUnit::Month => DatePart::Month,
+        TimeUnit::Week => DatePart::Week,
+        TimeUnit::Day => DatePart::Day,
+        TimeUnit::Hour => DatePart::Hour,
+        TimeUnit::Minute => DatePart::Minute,
+        TimeUnit::Second => DatePart::Second,
+        TimeUnit::DayOfWeek => DatePart::DayOfWeekSunday0,
+        TimeUnit::DayOfYear => DatePart::DayOfYear,
+    };
+    let part = cast(&date_part(v.as_ref(), part)?, &DataType::Int64)?;
+    Ok(if unit == TimeUnit::DayOfWeek {
+        // Flink counts Sunday as 1.
+        numeric::add_wrapping(&part, &Int64Array::new_scalar(1))?
+    } else {
+        part
+    })
+}
+
+const MS_PER_DAY: i64 = 86_400_000;
+/// `NaiveDate::num_days_from_ce` of 1970-01-01.
+const EPOCH_DAYS_FROM_CE: i64 = 719_163;
+
+/// FLOOR / CEIL of a wall-clock timestamp to a unit; NULL past the
+/// representable range. Weeks start on Sunday, as in Flink.
+fn truncate_time(v: &ArrayRef, unit: TimeUnit, ceil: bool) -> ArrayRef {
+    let ts = v.as_primitive::<TimestampMillisecondType>();
+    let out: TimestampMillisecondArray = ts.unary_opt(|t| {
+        let floor = floor_time(t, unit)?;
+        if ceil && floor != t {
+            next_boundary(floor, unit)
+        } else {
+            Some(floor)
+        }
+    });
+    Arc::new(out.with_timezone_opt(ts.timezone()))
+}
+
+fn fixed_unit(unit: TimeUnit) -> Option<i64> {
+    match unit {
+        TimeUnit::Second => Some(1_000),
+        TimeUnit::Minute => Some(60_000),
+        TimeUnit::Hour => Some(3_600_000),
+        TimeUnit::Day => Some(MS_PER_DAY),
+        TimeUnit::Week => Some(7 * MS_PER_DAY),
+        _ => None,
+    }
+}
+
+fn date_of(days: i64) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt(i32::try_from(days + EPOCH_DAYS_FROM_CE).ok()?)
+}
+
+fn millis_of(date: NaiveDate) -> Option<i64> {
+    (i64::from(date.num_days_from_ce()) - EPOCH_DAYS_FROM_CE).checked_mul(MS_PER_DAY)
+}
+
+fn floor_time(t: i64, unit: TimeUnit) -> Option<i64> {
+    if unit == TimeUnit::Week {
+        // 1970-01-04 was a Sunday.
+        let sunday = 3 * MS_PER_DAY;
+        let week = 7 * MS_PER_DAY;
+        return t.checked_sub(t.checked_sub(sunday)?.rem_euclid(week));
+    }
+    if let Some(u) = fixed_unit(unit) {
+        return t.checked_sub(t.rem_euclid(u));
+    }
+    let date = date_of(t.div_euclid(MS_PER_DAY))?;
+    let month = match unit {
+        TimeUnit::Year => 1,
+        TimeUnit::Quarter => (date.month0() / 3) * 3 + 1,
+        _ => date.month(),
+    };
+    millis_of(NaiveDate::from_ymd_opt(date.year(), month, 1)?)
+}
+
+fn next_boundary(floor: i64, unit: TimeUnit) -> Option<i64> {
+    if let Some(u) = fixed_unit(unit) {
+        return floor.checked_add(u);
+    }
+    let date = date_of(floor.div_euclid(MS_PER_DAY))?;
+    let months = match unit {
+        TimeUnit::Year => 12,
+        TimeUnit::Quarter => 3,
+        _ => 1,
+    };
+    millis_of(date.checked_add_months(chrono::Months::new(months))?)
+}
+
+/// DATE_FORMAT over wall-clock timestamps with a chrono format the binder
+/// translated and checked.
+fn date_format(v: &ArrayRef, format: &str) -> Result<ArrayRef> {
+    let items: Vec<chrono::format::Item> = chrono::format::StrftimeItems::new(format).collect();
+    let ts = v.as_primitive::<TimestampMillisecondType>();
+    let mut out = StringBuilder::with_capacity(ts.len(), ts.len() * format.len());
+    let mut buf = String::new();
+    for t in ts.iter() {
+        let Some(t) = t else {
+            out.append_null();
+            continue;
+        };
+        let Some(dt) = chrono::DateTime::from_timestamp_millis(t) else {
+            out.append_null();
+            continue;
+        };
+        buf.clear();
+        write!(buf, "{}", dt.naive_utc().format_with_items(items.iter()))
+            .map_err(|_| Error::Internal(format!("bad chrono format '{format}'")))?;
+        out.append_value(&buf);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// UNIX_TIMESTAMP(text, format): like Java's SimpleDateFormat.parse, text
+/// after the pattern is ignored; what does not parse is `i64::MIN`, as
+/// Flink gives.
+fn unix_timestamp(s: &StringArray, format: &str, tz: chrono_tz::Tz) -> ArrayRef {
+    let out: Int64Array = s
+        .iter()
+        .map(|t| {
+            let t = t?;
+            let wall = chrono::NaiveDateTime::parse_and_remainder(t, format)
+                .map(|(dt, _)| dt)
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_and_remainder(t, format)
+                        .map(|(d, _)| d.and_time(chrono::NaiveTime::MIN))
+                })
+                .ok()
+                .map(|dt| dt.and_utc().timestamp_millis());
+            let instant = wall.and_then(|w| {
+                if tz == chrono_tz::UTC {
+                    Some(w)
+                } else {
+                    crate::formats::csv::local_to_instant(w, tz)
+                }
+            });
+            // Java's long division truncates toward zero.
+            Some(instant.map_or(i64::MIN, |ms| ms / 1000))
+        })
+        .collect();
+    Arc::new(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substring_follows_flink_at_the_edges() {
+        let cases = [
+            ("hello", 0, Some(2), Some("he")),
+            ("hello", -2, None, Some("lo")),
+            ("hello", -7, Some(3), Some("")),
+            ("hello", 9, None, Some("")),
+            ("hello", 2, Some(0), Some("")),
+            ("hello", 2, Some(-1), None),
+            ("héllo", 2, Some(2), Some("él")),
+            ("hello", -2, Some(1), Some("l")),
+        ];
+        for (s, pos, len, want) in cases {
+            assert_eq!(
+                flink_substring(s, pos, len).as_deref(),
+                want,
+                "{s} {pos} {len:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn split_index_follows_commons_lang() {
+        assert_eq!(split_index("a,b,,c", ",", 2), Some(""));
+        assert_eq!(split_index("a,b", ",", 5), None);
+        assert_eq!(split_index("a,b", ",", -1), None);
+        assert_eq!(split_index("", ",", 0), None);
+        assert_eq!(split_index("a b", "", 1), Some("b"));
+        assert_eq!(split_index("a::b", "::", 1), Some("b"));
+        assert_eq!(split_index("a,b,", ",", 2), Some(""));
+    }
+
+    #[test]
+    fn rounding_is_half_up_on_the_decimal_form() {
+        let cases = [
+            (2.5, 0, 3.0),
+            (-2.5, 0, -3.0),
+            (0.125, 2, 0.13),
+            (1.005, 2, 1.01),
+            (2.675, 2, 2.68),
+            (-0.5, 0, -1.0),
+            (1e300, -2, 1e300),
+            (0.4, 0, 0.0),
+            (1234.5678, -2, 1200.0),
+            (9.99, 1, 10.0),
+            (0.0004, 2, 0.0),
+            (0.005, 2, 0.01),
+        ];
+        for (x, d, want) in cases {
+            assert_eq!(round_double(x, d), want, "ROUND({x}, {d})");
+        }
+        assert_eq!(round_integer(125, -1), 130);
+        assert_eq!(round_integer(-125, -1), -130);
+        assert_eq!(round_integer(2_147_483_647, -1) as i32, -2_147_483_646);
+        assert_eq!(round_decimal(12345, 4, 2), Some(123));
+        assert_eq!(round_decimal(-1235, 3, 2), Some(-124));
+        assert_eq!(round_decimal(1234, 2, -1), Some(10));
+        assert_eq!(round_decimal(1234, 2, i32::MIN), Some(0));
+        assert_eq!(round_integer(1234, i32::MIN), 0);
+        assert_eq!(round_double(1234.5, i32::MIN), 0.0);
+        assert_eq!(round_double(1234.5, i32::MAX), 1234.5);
+    }
+
+    #[test]
+    fn floor_and_ceil_of_times() {
+        let ts = |s: &str| {
+            chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.3f")
+                .map(|d| d.and_utc().timestamp_millis())
+                .unwrap_or(i64::MIN)
+        };
+        let cases = [
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Week,
+                false,
+                "2024-03-03 00:00:00.000",
+            ),
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Week,
+                true,
+                "2024-03-10 00:00:00.000",
+            ),
+            (
+                "2024-03-03 00:00:00.000",
+                TimeUnit::Week,
+                true,
+                "2024-03-03 00:00:00.000",
+            ),
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Quarter,
+                true,
+                "2024-04-01 00:00:00.000",
+            ),
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Year,
+                false,
+                "2024-01-01 00:00:00.000",
+            ),
+            (
+                "1969-12-31 23:59:59.999",
+                TimeUnit::Hour,
+                false,
+                "1969-12-31 23:00:00.000",
+            ),
+            (
+                "1969-12-31 23:59:59.999",
+                TimeUnit::Second,
+                true,
+                "1970-01-01 00:00:00.000",
+            ),
+            (
+                "1969-12-31 10:00:00.000",
+                TimeUnit::Week,
+                false,
+                "1969-12-28 00:00:00.000",
+            ),
+            (
+                "2024-12-31 00:00:00.000",
+                TimeUnit::Month,
+                true,
+                "2025-01-01 00:00:00.000",
+            ),
+        ];
+        // Past the representable range: NULL, not a panic.
+        let edge: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![i64::MIN, i64::MAX]));
+        for unit in [TimeUnit::Week, TimeUnit::Day, TimeUnit::Year] {
+            for ceil in [false, true] {
+                let _ = truncate_time(&edge, unit, ceil);
+            }
+        }
+        for (t, unit, ceil, want) in cases {
+            let arr: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![ts(t)]));
+            let got = truncate_time(&arr, unit, ceil);
+            let got = got.as_primitive::<TimestampMillisecondType>().value(0);
+            assert_eq!(got, ts(want), "{t} {unit:?} ceil={ceil}");
+        }
+    }
+}

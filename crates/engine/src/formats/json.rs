@@ -1,0 +1,799 @@
+//! The `'format' = 'json'` source: JSON lines (one object per line), as
+//! Flink's JSON format reads them, into Arrow record batches.
+//!
+//! Fields are found by column name; a missing field or `null` is NULL, and
+//! fields the table does not declare are ignored. Each value is read as
+//! text — a JSON string's contents, a number or boolean as written, a
+//! nested object or array as its JSON text — and converted with the same
+//! rules as the csv format (so `'2020-04-15 08:05:00'`, Java doubles and
+//! DECIMAL rounding behave alike in both), with the `json.*` options:
+//! - `json.ignore-parse-errors`: a value that does not convert becomes
+//!   NULL, a line that is not a JSON object is skipped; both are counted.
+//!   Without it either stops the query with file, line and field.
+//! - `json.fail-on-missing-field`: a missing field is an error (or, when
+//!   errors are ignored, NULL).
+//! - `json.timestamp-format.standard`: `'SQL'` (`yyyy-MM-dd HH:mm:ss`, the
+//!   default) or `'ISO-8601'` (`yyyy-MM-ddTHH:mm:ss`).
+//!
+//! A batch of lines is tokenised at once by arrow-json into text columns;
+//! only a batch with a line arrow-json rejects (a nested value, broken
+//! JSON) is taken apart line by line with serde_json. Blank lines are
+//! skipped.
+
+use crate::formats::csv::ReadPosition;
+use crate::formats::csv::{
+    option_error, parse_bool_option, shorten, ColumnBuilder, CsvBatch, CsvStats, Parser,
+};
+use crate::runtime::stream::BadRow;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read};
+use std::sync::Arc;
+use tidemark_common::{Error, Result, SqlType};
+
+/// The `json.*` options of a table, as Flink names them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JsonOptions {
+    pub ignore_parse_errors: bool,
+    pub fail_on_missing_field: bool,
+    /// Timestamps written `yyyy-MM-ddTHH:mm:ss` (ISO-8601) rather than
+    /// with a space (SQL).
+    pub iso_timestamps: bool,
+}
+
+/// Every `json.*` key Flink's JSON format knows.
+const KNOWN_OPTIONS: &[&str] = &[
+    "json.ignore-parse-errors",
+    "json.fail-on-missing-field",
+    "json.timestamp-format.standard",
+    "json.map-null-key.mode",
+    "json.map-null-key.literal",
+    "json.encode.decimal-as-plain-number",
+    "json.encode.ignore-null-fields",
+    "json.decode.json-parser.enabled",
+];
+
+impl JsonOptions {
+    /// From the WITH options of a table (non-json keys are ignored).
+    pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
+        for key in options.keys().filter(|k| k.starts_with("json.")) {
+            if !KNOWN_OPTIONS.contains(&key.as_str()) {
+                return Err(
+                    option_error(format!("unknown option '{key}' of the json format")).with_hint(
+                        format!("the json format knows {}", KNOWN_OPTIONS.join(", ")),
+                    ),
+                );
+            }
+        }
+        let fail_on_missing_field =
+            parse_bool_option(options, "json.fail-on-missing-field")?.unwrap_or(false);
+        let ignore_parse_errors =
+            parse_bool_option(options, "json.ignore-parse-errors")?.unwrap_or(false);
+        if fail_on_missing_field && ignore_parse_errors {
+            // Flink refuses the pair too: the two contradict each other.
+            return Err(option_error(
+                "'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be true"
+                    .into(),
+            ));
+        }
+        let iso_timestamps = match options.get("json.timestamp-format.standard").map(String::as_str) {
+            None | Some("SQL") => false,
+            Some("ISO-8601") => true,
+            Some(other) => {
+                return Err(option_error(format!(
+                    "option 'json.timestamp-format.standard' must be 'SQL' or 'ISO-8601', not '{other}'"
+                )))
+            }
+        };
+        for key in [
+            "json.encode.decimal-as-plain-number",
+            "json.encode.ignore-null-fields",
+            "json.decode.json-parser.enabled",
+        ] {
+            parse_bool_option(options, key)?;
+        }
+        Ok(JsonOptions {
+            ignore_parse_errors,
+            fail_on_missing_field,
+            iso_timestamps,
+        })
+    }
+}
+
+/// One line's values as text, by column (None: NULL or missing).
+type LineValues = Vec<Option<String>>;
+
+/// A line's number and text (`Err` when it is not valid UTF-8).
+type Line = (u64, std::result::Result<String, String>);
+
+pub struct JsonSource {
+    display_path: String,
+    columns: Vec<(String, SqlType)>,
+    options: JsonOptions,
+    batch_size: usize,
+    schema: SchemaRef,
+    /// Every column as text: what arrow-json tokenises a batch into.
+    text_schema: SchemaRef,
+    builders: Vec<ColumnBuilder>,
+    parser: Parser,
+    input: BufReader<Box<dyn Read + Send>>,
+    /// The start of a line still being written (a followed file).
+    partial: Vec<u8>,
+    /// Send rows as they come rather than in full batches.
+    streaming: bool,
+    /// Follow the file as it grows: at its end wait and read again.
+    follow: Option<std::time::Duration>,
+    /// The end of the data so far was reached between lines; the input
+    /// has not ended.
+    idle: bool,
+    /// Number of the last line read, 1-based.
+    line: u64,
+    /// Bytes read from the input, `partial` included.
+    bytes_read: u64,
+    /// For checkpoints: the CRC-32 of the lines taken so far.
+    prefix: Option<crc32fast::Hasher>,
+    stats: CsvStats,
+    done: bool,
+    /// An error met after some rows of a batch: reported by the next call,
+    /// once those rows have gone out.
+    pending_error: Option<Error>,
+    keep_raw: bool,
+}
+
+impl JsonSource {
+    /// `display_path` names the file in errors; `columns` are the physical
+    /// columns with their SQL types.
+    #[cfg(test)]
+    pub fn open(
+        path: &std::path::Path,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        options: JsonOptions,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::io(format!("cannot open '{display_path}'"), e))?;
+        Self::from_reader(Box::new(file), display_path, columns, options, batch_size)
+    }
+
+    /// As [`JsonSource::open`], over any byte stream (standard input).
+    pub fn from_reader(
+        file: Box<dyn Read + Send>,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        options: JsonOptions,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let batch_size = batch_size.max(1);
+        let builders = columns
+            .iter()
+            .map(|(name, ty)| {
+                ColumnBuilder::new(ty, batch_size).ok_or_else(|| {
+                    option_error(format!(
+                        "column '{name}' has type {ty}, which the json format cannot read"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let field = |name: &String, ty: DataType| Field::new(name, ty, true);
+        let schema = Arc::new(Schema::new(
+            columns
+                .iter()
+                .map(|(name, ty)| field(name, ty.to_arrow()))
+                .collect::<Vec<_>>(),
+        ));
+        let text_schema = Arc::new(Schema::new(
+            columns
+                .iter()
+                .map(|(name, _)| field(name, DataType::Utf8))
+                .collect::<Vec<_>>(),
+        ));
+        Ok(JsonSource {
+            display_path,
+            columns,
+            options,
+            batch_size,
+            schema,
+            text_schema,
+            builders,
+            parser: Parser::new(chrono_tz::UTC),
+            input: BufReader::with_capacity(256 * 1024, file),
+            partial: Vec::new(),
+            streaming: false,
+            follow: None,
+            idle: false,
+            line: 0,
+            bytes_read: 0,
+            prefix: None,
+            stats: CsvStats::default(),
+            done: false,
+            pending_error: None,
+            keep_raw: false,
+        })
+    }
+
+    /// Numbers the input's lines from `line` on.
+    pub fn start_at_line(&mut self, line: u64) {
+        self.line = line - 1;
+    }
+
+    /// Lines read so far (after the end: the lines of the input); line
+    /// numbers count from 1 in the input given.
+    pub fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    /// Send rows as soon as the input has no more for now.
+    pub fn stream(&mut self) {
+        self.streaming = true;
+    }
+
+    /// Follow the file as it grows (`source.monitor-interval`).
+    pub fn follow(&mut self, interval: std::time::Duration) {
+        self.streaming = true;
+        self.follow = Some(interval);
+    }
+
+    /// Keep each row's text and the skipped lines, for a bad-records sink.
+    pub fn keep_raw(&mut self) {
+        self.keep_raw = true;
+    }
+
+    /// The session time zone: TIMESTAMP_LTZ text without `Z` is a
+    /// wall-clock time there.
+    pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        self.parser = Parser::new(tz);
+    }
+
+    /// Keeps a CRC-32 of the bytes read, for [`JsonSource::position`]:
+    /// called before the first read (a resumed source has one already).
+    pub fn hash_prefix(&mut self) {
+        if self.prefix.is_none() {
+            self.prefix = Some(crc32fast::Hasher::new());
+        }
+    }
+
+    /// Where the next line starts, between two batches (at the end of
+    /// input: the end); None when the source cannot go on from a position
+    /// (an error waits to be reported, a line is half read, or the bytes
+    /// read are not hashed).
+    pub fn position(&self) -> Option<ReadPosition> {
+        let prefix = self.prefix.clone().filter(|_| self.between_batches())?;
+        Some(ReadPosition {
+            offset: self.bytes_read,
+            line: self.line + 1,
+            stats: self.stats.clone(),
+            prefix_crc: prefix.finalize(),
+        })
+    }
+
+    /// Whether [`JsonSource::position`] has a position to give.
+    pub fn between_batches(&self) -> bool {
+        self.pending_error.is_none() && self.partial.is_empty() && self.prefix.is_some()
+    }
+
+    /// Goes on from `at` in `file`, which must already stand at
+    /// `at.offset` (a restart from a checkpoint).
+    pub fn resume(&mut self, file: Box<dyn Read + Send>, at: &ReadPosition) {
+        self.input = BufReader::with_capacity(self.input.capacity(), file);
+        self.bytes_read = at.offset;
+        self.prefix = Some(crc32fast::Hasher::new_with_initial_len(
+            at.prefix_crc,
+            at.offset,
+        ));
+        self.line = at.line - 1;
+        self.stats = at.stats.clone();
+    }
+
+    pub fn stats(&self) -> CsvStats {
+        self.stats.clone()
+    }
+
+    /// Next batch of at most batch_size rows, or None at end of file.
+    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+        if self.done {
+            return Ok(None);
+        }
+        if let Some(e) = self.pending_error.take() {
+            self.done = true;
+            return Err(e);
+        }
+        let result = self.fill_batch();
+        if !matches!(result, Ok(Some(_))) {
+            self.done = true;
+        }
+        result
+    }
+
+    fn fill_batch(&mut self) -> Result<Option<CsvBatch>> {
+        let lines = self.read_lines()?;
+        if lines.is_empty() {
+            if !std::mem::take(&mut self.idle) {
+                return Ok(None);
+            }
+            // Nothing new for now: wait a little (a pipe's read already
+            // has), then hand back an empty batch so the query can be
+            // stopped meanwhile.
+            if let Some(interval) = self.follow {
+                std::thread::sleep(interval.min(std::time::Duration::from_millis(200)));
+            }
+        }
+        // A line is read the same way whatever batch it is in: by
+        // arrow-json when it takes it, else by serde_json.
+        let values = match self.tokenise(&lines) {
+            Some(values) => values,
+            None => lines
+                .iter()
+                .map(|(line, text)| {
+                    let Ok(text) = text else {
+                        return Err("invalid UTF-8".to_string());
+                    };
+                    match self.tokenise(&[(*line, Ok(text.clone()))]) {
+                        Some(mut one) => one.pop().unwrap_or_else(|| Err("empty line".into())),
+                        None => self.line_values(text),
+                    }
+                })
+                .collect(),
+        };
+        let mut rows = Vec::with_capacity(lines.len());
+        let mut raw = Vec::new();
+        let mut skipped = Vec::new();
+        for ((line, text), values) in lines.iter().zip(values) {
+            let text = match text {
+                Ok(t) | Err(t) => t,
+            };
+            let appended = match values {
+                Ok(values) => self.append_row(*line, &values),
+                Err(error) => Err(error),
+            };
+            match appended {
+                Ok(()) => {
+                    rows.push(*line);
+                    if self.keep_raw {
+                        raw.push(text.clone());
+                    }
+                }
+                Err(error) if self.options.ignore_parse_errors => {
+                    self.stats.rows_skipped += 1;
+                    if self.keep_raw {
+                        skipped.push(BadRow {
+                            line: *line,
+                            raw: text.clone(),
+                            error,
+                        });
+                    }
+                }
+                Err(error) => {
+                    // The caret goes under the field's value, or the line.
+                    let text = text.trim_end_matches(['\n', '\r']);
+                    let (from, to) = field_named(&error)
+                        .and_then(|name| crate::formats::excerpt::json_member_value(text, name))
+                        .unwrap_or((0, text.chars().count()));
+                    let excerpt = crate::formats::excerpt::excerpt(*line, text, from, to);
+                    let e =
+                        Error::Input(format!("{}:{line}: {error}\n{excerpt}", self.display_path));
+                    if rows.is_empty() {
+                        return Err(e);
+                    }
+                    // The rows before the bad one go out first, whatever
+                    // the batch size.
+                    self.pending_error = Some(e);
+                    break;
+                }
+            }
+        }
+        let arrays: Vec<ArrayRef> = self
+            .builders
+            .iter_mut()
+            .map(|b| b.finish().slice(0, rows.len()))
+            .collect();
+        let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
+        self.stats.rows_read += rows.len() as u64;
+        Ok(Some(CsvBatch {
+            batch,
+            lines: rows,
+            raw,
+            skipped,
+        }))
+    }
+
+    /// Up to batch_size non-blank lines with their numbers; a line that
+    /// is not UTF-8 is `Err` with its text made readable.
+    fn read_lines(&mut self) -> Result<Vec<Line>> {
+        let mut lines = Vec::with_capacity(self.batch_size);
+        while lines.len() < self.batch_size {
+            // A streaming input sends what it has before a read that may
+            // wait for more.
+            if self.streaming && !lines.is_empty() && self.input.buffer().is_empty() {
+                break;
+            }
+            let n = match self.input.read_until(b'\n', &mut self.partial) {
+                Ok(n) => {
+                    self.bytes_read += n as u64;
+                    n
+                }
+                // A pipe with nothing for now (the read has already waited
+                // a little): lines so far go out; inside a line, wait on.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if self.partial.is_empty() {
+                        self.idle = true;
+                        break;
+                    }
+                    continue;
+                }
+                Err(e) => return Err(Error::io(format!("cannot read '{}'", self.display_path), e)),
+            };
+            let complete = self.partial.last() == Some(&b'\n');
+            if !complete {
+                if let Some(interval) = self.follow {
+                    if self.partial.is_empty() {
+                        // The end of the data so far, between lines.
+                        self.idle = true;
+                        break;
+                    }
+                    // A line being written: wait for the rest of it.
+                    if n == 0 {
+                        std::thread::sleep(interval.min(std::time::Duration::from_millis(100)));
+                    }
+                    continue;
+                }
+                if self.partial.is_empty() {
+                    break;
+                }
+            }
+            let mut buf = std::mem::take(&mut self.partial);
+            if let Some(prefix) = self.prefix.as_mut() {
+                prefix.update(&buf);
+            }
+            self.line += 1;
+            while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                buf.pop();
+            }
+            if buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            // Invalid UTF-8 is judged in its place among the lines, so
+            // the rows before it go out first at every batch size.
+            let text = String::from_utf8(buf)
+                .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            lines.push((self.line, text));
+        }
+        Ok(lines)
+    }
+
+    /// Every line's values, tokenised by arrow-json at once; None when a
+    /// line needs a closer look (or missing fields must be told from
+    /// NULLs).
+    fn tokenise(&self, lines: &[Line]) -> Option<Vec<std::result::Result<LineValues, String>>> {
+        if self.options.fail_on_missing_field {
+            return None;
+        }
+        let mut decoder = arrow_json::ReaderBuilder::new(self.text_schema.clone())
+            .with_batch_size(lines.len())
+            .with_coerce_primitive(true)
+            .build_decoder()
+            .ok()?;
+        for (i, (_, text)) in lines.iter().enumerate() {
+            let text: &String = text.as_ref().ok()?;
+            decoder.decode(text.as_bytes()).ok()?;
+            decoder.decode(b"\n").ok()?;
+            // Each line must be exactly one whole value: an unterminated
+            // string would otherwise run on into the next line.
+            if decoder.has_partial_record() || decoder.len() != i + 1 {
+                return None;
+            }
+        }
+        let batch = decoder.flush().ok()??;
+        if batch.num_rows() != lines.len() {
+            return None;
+        }
+        let columns: Vec<_> = batch
+            .columns()
+            .iter()
+            .map(|c| c.as_string::<i32>())
+            .collect();
+        Some(
+            (0..lines.len())
+                .map(|i| {
+                    Ok(columns
+                        .iter()
+                        .map(|c| c.is_valid(i).then(|| c.value(i).to_string()))
+                        .collect())
+                })
+                .collect(),
+        )
+    }
+
+    /// One line's values, read with serde_json: an error when it is not a
+    /// JSON object (or lacks a field that must be there).
+    fn line_values(&self, text: &str) -> std::result::Result<LineValues, String> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| format!("not valid JSON: {}", shorten(&e.to_string())))?;
+        let serde_json::Value::Object(object) = value else {
+            return Err(format!("not a JSON object: {}", shorten(text)));
+        };
+        self.columns
+            .iter()
+            .map(|(name, _)| match object.get(name) {
+                None if self.options.fail_on_missing_field => {
+                    Err(format!("field '{name}' is missing"))
+                }
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Ok(Some(other.to_string())),
+            })
+            .collect()
+    }
+
+    /// Converts one line's values into the builders; on an error, nothing
+    /// of the row is left behind.
+    fn append_row(
+        &mut self,
+        _line: u64,
+        values: &[Option<String>],
+    ) -> std::result::Result<(), String> {
+        let ignore = self.options.ignore_parse_errors;
+        let mut nulled = 0;
+        let mut failed = None;
+        for (i, value) in values.iter().enumerate() {
+            let Some(text) = value else {
+                self.builders[i].append_null();
+                continue;
+            };
+            let text = self.timestamp_text(i, text);
+            let text = integral_text(&self.columns[i].1, text);
+            if !self.builders[i].append_text(text.as_bytes(), &mut self.parser) {
+                self.builders[i].append_null();
+                nulled += 1;
+                if failed.is_none() {
+                    failed = Some(i);
+                }
+            }
+        }
+        match failed {
+            Some(i) if !ignore => {
+                // The row's values are cut off by the caller's slice: the
+                // batch ends before this row.
+                let (name, ty) = &self.columns[i];
+                let text = values[i].as_deref().unwrap_or_default();
+                Err(format!(
+                    "field '{name}': cannot parse '{}' as {ty}",
+                    shorten(text)
+                ))
+            }
+            _ => {
+                self.stats.fields_nulled += nulled;
+                Ok(())
+            }
+        }
+    }
+
+    /// A timestamp written ISO-style (`T` between date and time) in the
+    /// SQL layout the value parsers read.
+    fn timestamp_text<'t>(&self, column: usize, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let is_timestamp = matches!(
+            self.columns[column].1,
+            SqlType::Timestamp(_) | SqlType::TimestampLtz(_)
+        );
+        if self.options.iso_timestamps && is_timestamp && text.as_bytes().get(10) == Some(&b'T') {
+            let mut owned = text.to_string();
+            owned.replace_range(10..11, " ");
+            return owned.into();
+        }
+        text.into()
+    }
+}
+
+/// The text an INT or BIGINT column reads: a number with a fraction or
+/// an exponent (`4.0`, `1e3`) is cut toward zero and saturated, as
+/// Jackson's `asInt`/`asLong` do for Flink. Other text is left alone.
+fn integral_text<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borrow::Cow<'t, str> {
+    let (min, max) = match ty {
+        SqlType::Int => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        SqlType::BigInt => (i64::MIN as f64, i64::MAX as f64),
+        _ => return text,
+    };
+    let t = text.trim();
+    let numeric = t.contains(['.', 'e', 'E'])
+        && t.bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    match t.parse::<f64>() {
+        Ok(v) if numeric && v.is_finite() => {
+            let cut = v.trunc().clamp(min, max);
+            match ty {
+                SqlType::Int => (cut as i32).to_string().into(),
+                _ => (cut as i64).to_string().into(),
+            }
+        }
+        _ => text,
+    }
+}
+
+/// The field an error message is about: `field 'name': ...`.
+fn field_named(error: &str) -> Option<&str> {
+    error.strip_prefix("field '")?.split('\'').next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::{Int32Type, TimestampMillisecondType};
+    use std::io::Write;
+
+    fn source(
+        text: impl AsRef<[u8]>,
+        options: &[(&str, &str)],
+        batch_size: usize,
+    ) -> (JsonSource, std::path::PathBuf) {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("tidemark-json-{}-{n}.json", std::process::id()));
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.write_all(text.as_ref()))
+            .expect("write temp file");
+        let options: BTreeMap<String, String> = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let columns = vec![
+            ("id".to_string(), SqlType::Int),
+            ("name".to_string(), SqlType::String),
+            ("ts".to_string(), SqlType::Timestamp(3)),
+        ];
+        let json = JsonOptions::from_options(&options).expect("options");
+        let source =
+            JsonSource::open(&path, "t.json".into(), columns, json, batch_size).expect("open");
+        (source, path)
+    }
+
+    fn all(source: &mut JsonSource) -> Result<Vec<CsvBatch>> {
+        let mut out = Vec::new();
+        while let Some(b) = source.next_batch()? {
+            out.push(b);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn reads_fields_by_name_with_missing_and_extra_fields() -> Result<()> {
+        let text =
+            "{\"name\": \"a\", \"id\": 1, \"ts\": \"2020-04-15 08:05:00\", \"extra\": [1]}\n\n\
+                    {\"id\": \"2\"}\n{\"id\": null, \"name\": {\"x\": 1}}\n";
+        let (mut src, path) = source(text, &[], 8);
+        let batches = all(&mut src)?;
+        let _ = std::fs::remove_file(path);
+        assert_eq!(batches.len(), 1);
+        let b = &batches[0];
+        assert_eq!(b.lines, vec![1, 3, 4]);
+        let ids = b.batch.column(0).as_primitive::<Int32Type>();
+        assert_eq!((ids.value(0), ids.value(1), ids.is_null(2)), (1, 2, true));
+        let names = b.batch.column(1).as_string::<i32>();
+        assert_eq!(names.value(0), "a");
+        assert!(names.is_null(1));
+        // A nested value in a STRING column is its JSON text, as in Flink.
+        assert_eq!(names.value(2), "{\"x\":1}");
+        let ts = b.batch.column(2).as_primitive::<TimestampMillisecondType>();
+        assert_eq!(ts.value(0), 1_586_937_900_000);
+        Ok(())
+    }
+
+    #[test]
+    fn a_bad_value_names_file_line_and_field_after_the_rows_before_it() -> Result<()> {
+        let text = "{\"id\": 1}\n{\"id\": 2}\n{\"id\": \"x\"}\n{\"id\": 4}\n";
+        let (mut src, path) = source(text, &[], 8);
+        let first = src.next_batch()?.expect("rows before the error");
+        let err = src.next_batch().expect_err("the bad row");
+        let _ = std::fs::remove_file(path);
+        assert_eq!(first.lines, vec![1, 2]);
+        assert_eq!(
+            err.to_string(),
+            "t.json:3: field 'id': cannot parse 'x' as INT\n  |\n3 | {\"id\": \"x\"}\n  |        ^^^"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_line_is_judged_in_its_place_whatever_the_batch() -> Result<()> {
+        // Line 2 runs on unterminated; line 4 is not UTF-8; line 3 has a
+        // number serde_json cannot hold. Errors come in line order and
+        // rows read the same at every batch size.
+        let text = b"{\"id\": 1}\n{\"name\": \"open\n{\"id\": 3, \"ts\": 1e400}\n{\"id\": \xff}\n"
+            .to_vec();
+        for batch_size in [1, 2, 8] {
+            let (mut src, path) = source(&text, &[], batch_size);
+            let first = src.next_batch()?.expect("line 1");
+            let err = src.next_batch().expect_err("line 2");
+            let _ = std::fs::remove_file(path);
+            assert_eq!(first.lines, vec![1]);
+            assert!(
+                err.to_string().starts_with("t.json:2: not valid JSON"),
+                "{err}"
+            );
+            let (mut src, path) =
+                source(&text, &[("json.ignore-parse-errors", "true")], batch_size);
+            let batches = all(&mut src)?;
+            let _ = std::fs::remove_file(path);
+            let lines: Vec<u64> = batches.iter().flat_map(|b| b.lines.clone()).collect();
+            assert_eq!(lines, vec![1, 3], "batch size {batch_size}");
+            assert_eq!(
+                (src.stats().rows_skipped, src.stats().fields_nulled),
+                (2, 1)
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn ignore_parse_errors_nulls_values_and_skips_broken_lines() -> Result<()> {
+        let text = "{\"id\": \"x\", \"name\": \"kept\"}\nnot json\n[1, 2]\n{\"id\": 3}\n";
+        let (mut src, path) = source(text, &[("json.ignore-parse-errors", "true")], 2);
+        let batches = all(&mut src)?;
+        let _ = std::fs::remove_file(path);
+        let lines: Vec<u64> = batches.iter().flat_map(|b| b.lines.clone()).collect();
+        assert_eq!(lines, vec![1, 4]);
+        let stats = src.stats();
+        assert_eq!(
+            (stats.rows_read, stats.fields_nulled, stats.rows_skipped),
+            (2, 1, 2)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn integral_columns_cut_fractional_numbers_as_flink_does() {
+        let cut = |ty: &SqlType, t: &str| integral_text(ty, t.into()).into_owned();
+        assert_eq!(cut(&SqlType::Int, "4.0"), "4");
+        assert_eq!(cut(&SqlType::Int, "-4.7"), "-4");
+        assert_eq!(cut(&SqlType::Int, "1e3"), "1000");
+        assert_eq!(cut(&SqlType::Int, "3e10"), "2147483647");
+        assert_eq!(cut(&SqlType::BigInt, "-2.5"), "-2");
+        assert_eq!(cut(&SqlType::Int, "12"), "12");
+        assert_eq!(cut(&SqlType::Int, "x.y"), "x.y");
+        assert_eq!(cut(&SqlType::Double, "4.5"), "4.5");
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let bad = |k: &str, v: &str| {
+            let options = BTreeMap::from([(k.to_string(), v.to_string())]);
+            JsonOptions::from_options(&options).is_err()
+        };
+        assert!(bad("json.ignore-parse-errors", "maybe"));
+        assert!(bad("json.timestamp-format.standard", "RFC"));
+        assert!(bad("json.no-such-key", "true"));
+        let both = BTreeMap::from([
+            ("json.ignore-parse-errors".to_string(), "true".to_string()),
+            ("json.fail-on-missing-field".to_string(), "true".to_string()),
+        ]);
+        assert!(JsonOptions::from_options(&both).is_err());
+    }
+
+    #[test]
+    fn missing_fields_can_be_required_and_iso_timestamps_read() -> Result<()> {
+        let text = "{\"id\": 1, \"name\": \"a\", \"ts\": \"2020-04-15T08:05:00\"}\n{\"id\": 2}\n";
+        let (mut src, path) = source(
+            text,
+            &[
+                ("json.fail-on-missing-field", "true"),
+                ("json.timestamp-format.standard", "ISO-8601"),
+            ],
+            8,
+        );
+        let first = src.next_batch()?.expect("first row");
+        let err = src.next_batch().expect_err("missing field");
+        let _ = std::fs::remove_file(path);
+        let ts = first
+            .batch
+            .column(2)
+            .as_primitive::<TimestampMillisecondType>();
+        assert_eq!(ts.value(0), 1_586_937_900_000);
+        // No such member to point at: the whole line is marked.
+        assert_eq!(
+            err.to_string(),
+            "t.json:2: field 'name' is missing\n  |\n2 | {\"id\": 2}\n  | ^^^^^^^^^"
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,314 @@
+//! Windowed operators ([`Windowed`]): how stream items reach a window
+//! state (a [`TimerHandler`]) through the event-time service, how fired
+//! results wait in an [`Emitter`], and how each watermark that fired
+//! something follows those results downstream. Window aggregation, session
+//! aggregation and the SESSION TVF are each a `Windowed` of their state.
+
+use crate::ops::operator::{not_checkpointable, Operator, OperatorMetrics, StateSize};
+use crate::runtime::snapshot::{StateReader, StateWriter};
+use crate::runtime::stream::{Chunk, LateRows, SideItem, StreamItem};
+use crate::time::service::{EventTime, TimerHandler};
+use arrow::array::RecordBatch;
+use arrow::row::{RowConverter, SortField};
+use tidemark_common::time::NO_WATERMARK;
+use tidemark_common::Result;
+use tidemark_common::{RowKind, SqlType};
+
+/// Fired results (with their row kinds) and side items waiting to go
+/// downstream in the order they happened, and the watermark downstream has
+/// been told.
+pub struct Emitter {
+    pending: Vec<Pending>,
+    forwarded: i64,
+    out: Vec<StreamItem>,
+}
+
+enum Pending {
+    Rows(RecordBatch, RowKind),
+    Changelog(RecordBatch, Vec<RowKind>),
+    Side(SideItem),
+}
+
+impl Emitter {
+    pub(crate) fn new() -> Self {
+        Emitter {
+            pending: Vec::new(),
+            forwarded: NO_WATERMARK,
+            out: Vec::new(),
+        }
+    }
+
+    /// Queues result rows, all of one kind.
+    pub(crate) fn rows(&mut self, batch: RecordBatch, kind: RowKind) {
+        if batch.num_rows() > 0 {
+            self.pending.push(Pending::Rows(batch, kind));
+        }
+    }
+
+    /// Queues result rows with their kinds.
+    pub(crate) fn changelog(&mut self, batch: RecordBatch, kinds: Vec<RowKind>) {
+        if batch.num_rows() > 0 {
+            self.pending.push(Pending::Changelog(batch, kinds));
+        }
+    }
+
+    /// Queues a side item (a trace event, late rows) among the results.
+    pub(crate) fn side(&mut self, item: SideItem) {
+        self.pending.push(Pending::Side(item));
+    }
+
+    /// Sends what is pending: the rows carry `watermark`, the one in force
+    /// when they were emitted, as they would one by one.
+    fn flush_pending(&mut self, watermark: i64) {
+        for item in self.pending.drain(..) {
+            match item {
+                Pending::Rows(batch, kind) => {
+                    let n = batch.num_rows();
+                    let mut chunk = Chunk::new(batch, vec![watermark; n]);
+                    if kind != RowKind::Insert {
+                        chunk.kinds = Some(vec![kind; n]);
+                    }
+                    self.out.push(StreamItem::Chunk(chunk));
+                }
+                Pending::Changelog(batch, kinds) => {
+                    let n = batch.num_rows();
+                    let mut chunk = Chunk::new(batch, vec![watermark; n]);
+                    chunk.kinds = Some(kinds);
+                    self.out.push(StreamItem::Chunk(chunk));
+                }
+                Pending::Side(side) => self.out.push(StreamItem::Side(side)),
+            }
+        }
+    }
+
+    /// Sends pending results — emitted as the watermark rose from
+    /// `before` — then the watermark that fired them.
+    fn flush(&mut self, before: i64, watermark: i64) {
+        self.flush_pending(before);
+        self.forward(watermark);
+    }
+
+    /// Tells downstream the watermark, if it rose.
+    fn forward(&mut self, watermark: i64) {
+        if watermark > self.forwarded {
+            self.forwarded = watermark;
+            self.out.push(StreamItem::Watermark(watermark));
+        }
+    }
+}
+
+/// The state of a windowed operator: what it does with rows and timers,
+/// its name and its numbers.
+pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
+    const NAME: &'static str;
+    fn metrics(&self) -> &OperatorMetrics;
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics;
+    /// The state held, timers aside.
+    fn state(&self) -> StateSize;
+
+    /// Writes the state (timers aside) for a checkpoint; see
+    /// [`Operator::save_state`].
+    fn save(&self, _w: &mut StateWriter) -> Result<()> {
+        Err(not_checkpointable(Self::NAME))
+    }
+
+    /// Reads what [`WindowedState::save`] wrote into this fresh state.
+    fn load(&mut self, _r: &mut StateReader<'_>) -> Result<()> {
+        Err(not_checkpointable(Self::NAME))
+    }
+}
+
+/// A windowed operator: its state on the event-time service, and the
+/// results it fired on their way out.
+pub struct Windowed<S: WindowedState> {
+    time: EventTime<S::Key>,
+    state: S,
+    emitter: Emitter,
+}
+
+impl<S: WindowedState> Windowed<S> {
+    pub(crate) fn from_state(state: S) -> Self {
+        Windowed {
+            time: EventTime::new(),
+            state,
+            emitter: Emitter::new(),
+        }
+    }
+}
+
+impl<S: WindowedState> Operator for Windowed<S>
+where
+    S::Key: Send,
+{
+    fn name(&self) -> String {
+        S::NAME.into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        let (rows_in, rows_out) = process_item(
+            &mut self.time,
+            &mut self.state,
+            &mut self.emitter,
+            item,
+            out,
+        )?;
+        let metrics = self.state.metrics_mut();
+        metrics.rows_in += rows_in;
+        metrics.rows_out += rows_out;
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.state.metrics().clone()
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = self.state.state();
+        // A timer: its time, key and the tree's share of a node.
+        size.bytes +=
+            (self.time.timer_count() * (std::mem::size_of::<(i64, S::Key)>() + 16)) as u64;
+        size
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        // Between items nothing waits in the emitter: every item flushes.
+        if !self.emitter.pending.is_empty() || !self.emitter.out.is_empty() {
+            return Err(tidemark_common::Error::Internal(
+                "a checkpoint with fired results still waiting".into(),
+            ));
+        }
+        self.state.save(w)?;
+        self.time.save(w);
+        w.put(&self.emitter.forwarded);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.state.load(r)?;
+        self.time = EventTime::load(r)?;
+        self.emitter.forwarded = r.get()?;
+        Ok(())
+    }
+}
+
+/// The side item for rows `rows` of `chunk`, dropped as late by
+/// `operator`: their source rows, when the chunk knows them (late rows are
+/// being routed), with the watermark each met.
+pub fn late_rows(
+    chunk: &Chunk,
+    rows: &[u32],
+    operator: &'static str,
+    reason: &'static str,
+) -> Result<Option<SideItem>> {
+    let Some(origin) = &chunk.origin else {
+        return Ok(None);
+    };
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let indices =
+        arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| origin.rows[*r as usize]));
+    let columns = origin
+        .batch
+        .columns()
+        .iter()
+        .map(|c| arrow::compute::take(c, &indices, None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(Some(SideItem::Late(LateRows {
+        batch: RecordBatch::try_new(origin.batch.schema(), columns)?,
+        table: origin.table.clone(),
+        operator,
+        watermarks: rows.iter().map(|r| chunk.watermarks[*r as usize]).collect(),
+        reason,
+    })))
+}
+
+/// The key converter of a windowed operator's group keys, if it has any.
+pub fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
+    if key_types.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(RowConverter::new(
+        key_types
+            .iter()
+            .map(|t| SortField::new(t.to_arrow()))
+            .collect(),
+    )?))
+}
+
+/// The group keys of `batch`'s rows in arrow's row format (columns
+/// `columns`), if the operator has keys.
+pub fn row_keys(
+    converter: Option<&RowConverter>,
+    batch: &RecordBatch,
+    columns: &[usize],
+) -> Result<Option<arrow::row::Rows>> {
+    let Some(conv) = converter else {
+        return Ok(None);
+    };
+    let cols: Vec<arrow::array::ArrayRef> =
+        columns.iter().map(|c| batch.column(*c).clone()).collect();
+    Ok(Some(conv.convert_columns(&cols)?))
+}
+
+/// The time zone tag of `window_time` in a window aggregation's output
+/// (keys, window_start, window_end, window_time, ...): the rowtime's.
+pub(crate) fn window_time_zone(
+    output: &arrow::datatypes::Schema,
+    n_keys: usize,
+) -> Result<Option<std::sync::Arc<str>>> {
+    match output.field(n_keys + 2).data_type() {
+        arrow::datatypes::DataType::Timestamp(_, tz) => Ok(tz.clone()),
+        other => Err(tidemark_common::Error::Internal(format!(
+            "window_time of type {other}"
+        ))),
+    }
+}
+
+/// One item through a windowed operator whose state is `handler`;
+/// returns how many rows came in and went out.
+fn process_item<H: TimerHandler<Output = Emitter>>(
+    time: &mut EventTime<H::Key>,
+    handler: &mut H,
+    emitter: &mut Emitter,
+    item: StreamItem,
+    out: &mut Vec<StreamItem>,
+) -> Result<(u64, u64)> {
+    let mut rows_in = 0;
+    match item {
+        StreamItem::Chunk(chunk) => {
+            rows_in = chunk.num_rows() as u64;
+            time.process_chunk(&chunk, handler, emitter, |e, before, after| {
+                e.flush(before, after)
+            })?;
+            // What rows themselves emitted (re-fires, late rows) goes out
+            // now, before anything later, and then the watermark they
+            // reached.
+            emitter.flush_pending(time.watermark());
+            emitter.forward(time.watermark());
+        }
+        StreamItem::Watermark(wm) => {
+            let before = time.watermark();
+            time.advance(wm, handler, emitter)?;
+            emitter.flush(before, wm);
+        }
+        StreamItem::Side(side) => {
+            emitter.flush_pending(time.watermark());
+            emitter.out.push(StreamItem::Side(side));
+        }
+        StreamItem::End => {
+            emitter.flush(time.watermark(), time.watermark());
+            emitter.out.push(StreamItem::End);
+        }
+    }
+    let rows_out = emitter
+        .out
+        .iter()
+        .map(|item| match item {
+            StreamItem::Chunk(c) => c.num_rows() as u64,
+            _ => 0,
+        })
+        .sum();
+    out.append(&mut emitter.out);
+    Ok((rows_in, rows_out))
+}

@@ -1,0 +1,17 @@
+//! The operators of a pipeline: the [`operator::Operator`] interface, the
+//! windowed skeleton they share ([`emit`]), their aggregate state
+//! ([`accumulators`]), and one module per operator.
+
+pub mod accumulators;
+pub mod emit;
+pub mod emitted;
+pub mod operator;
+pub mod partitioned;
+pub mod session_agg;
+pub mod session_rows;
+pub mod stateless;
+pub mod union;
+pub mod window_agg;
+pub mod window_buffer;
+pub mod window_join;
+pub mod window_rank;

@@ -1,0 +1,728 @@
+//! Session window aggregation on the shared event-time service.
+//!
+//! Per key, a row opens the session `[ts, ts + gap)`; sessions that
+//! overlap or touch merge, also when a row arrives out of order and bridges
+//! two of them. A session fires when the watermark reaches its end - 1. A
+//! row is late only when the session it would belong to after merging has
+//! already been cleaned up, so a row far behind the watermark that touches
+//! an open session is kept (spec §2). Which sessions a row joins is the
+//! engine's [`crate::time::merging`].
+
+use crate::ops::accumulators::{new_accumulator, Accumulator};
+use crate::ops::emit::{
+    key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState,
+};
+use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::window_agg::WindowAggregateSpec;
+use crate::runtime::snapshot::{
+    corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
+};
+use crate::runtime::stream::Chunk;
+use crate::time::merging::{merge_into, Interval, Merge};
+use crate::time::service::{EventTime, TimerHandler};
+use crate::time::trace::{TraceEvent, TraceLine};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::RowConverter;
+use hashbrown::HashMap;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::expr::AggregateCall;
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Result, RowKind};
+
+/// A session's fire or cleanup timer. Ordered by window end, then by the
+/// arrival of the session's first row: the spec's output order within one
+/// firing (no two sessions share a first row, so the key never decides).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SessionTimer {
+    end: i64,
+    first_seq: u64,
+    /// The key's number in the operator's [`KeyTable`].
+    key: u32,
+    /// Frees a fired session (with allowed lateness); otherwise fires it.
+    cleanup: bool,
+}
+
+impl crate::runtime::snapshot::Persist for SessionTimer {
+    fn save(&self, w: &mut crate::runtime::snapshot::StateWriter) {
+        w.put(&self.end);
+        w.put(&self.first_seq);
+        w.put(&self.key);
+        w.put(&self.cleanup);
+    }
+
+    fn load(r: &mut crate::runtime::snapshot::StateReader<'_>) -> Result<Self> {
+        Ok(SessionTimer {
+            end: r.get()?,
+            first_seq: r.get()?,
+            key: r.get()?,
+            cleanup: r.get()?,
+        })
+    }
+}
+
+/// One key's open sessions, by start.
+type KeySessions = BTreeMap<i64, Session>;
+
+/// The keys that have open sessions, each with a number: timers name a key
+/// by it, so moving a timer copies no key, and a row finds its key's
+/// sessions with one fast hash. A key's number is given back when its
+/// last session ends, so the table holds only live keys.
+#[derive(Default)]
+struct KeyTable {
+    ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    /// By number: the key (in arrow's row format) and its open sessions.
+    entries: Vec<(Box<[u8]>, KeySessions)>,
+    free: Vec<u32>,
+}
+
+impl KeyTable {
+    fn find(&self, key: &[u8]) -> Option<u32> {
+        self.ids.get(key).copied()
+    }
+
+    /// The key's number, giving it one if it has none.
+    fn id(&mut self, key: &[u8]) -> u32 {
+        if let Some(id) = self.find(key) {
+            return id;
+        }
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.entries[id as usize].0 = key.into();
+                id
+            }
+            None => {
+                self.entries.push((key.into(), BTreeMap::new()));
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.ids.insert(key.into(), id);
+        id
+    }
+
+    fn key(&self, id: u32) -> &[u8] {
+        &self.entries[id as usize].0
+    }
+
+    fn sessions(&self, id: u32) -> &BTreeMap<i64, Session> {
+        &self.entries[id as usize].1
+    }
+
+    /// The key's sessions, taken out to work on; [`KeyTable::put_back`]
+    /// returns them.
+    fn take(&mut self, id: u32) -> BTreeMap<i64, Session> {
+        std::mem::take(&mut self.entries[id as usize].1)
+    }
+
+    /// Returns a key's sessions; with none left, the key leaves the table.
+    fn put_back(&mut self, id: u32, sessions: BTreeMap<i64, Session>) {
+        if sessions.is_empty() {
+            let key = std::mem::take(&mut self.entries[id as usize].0);
+            self.ids.remove(&key);
+            self.free.push(id);
+        } else {
+            self.entries[id as usize].1 = sessions;
+        }
+    }
+}
+
+struct Session {
+    end: i64,
+    first_seq: u64,
+    accumulators: Vec<Box<dyn Accumulator>>,
+    /// Rows in the session (for the trace).
+    rows: u64,
+    /// What the session emitted when it fired, kept until its cleanup
+    /// (with allowed lateness) so a late row can update or retract it.
+    emitted: Option<RecordBatch>,
+}
+
+impl Interval for Session {
+    fn end(&self) -> i64 {
+        self.end
+    }
+}
+
+pub struct SessionState {
+    gap: i64,
+    lateness: i64,
+    time_column: usize,
+    key_columns: Vec<usize>,
+    key_types: Vec<tidemark_common::SqlType>,
+    trace: bool,
+    key_converter: Option<RowConverter>,
+    aggregates: Vec<AggregateCall>,
+    output_schema: SchemaRef,
+    window_time_zone: Option<Arc<str>>,
+    /// Show window_start and window_end on this zone's wall clock
+    /// (TIMESTAMP_LTZ rowtimes).
+    zone: Option<chrono_tz::Tz>,
+    /// Open sessions per key.
+    keys: KeyTable,
+    rows_seen: u64,
+    metrics: OperatorMetrics,
+}
+
+/// Why a session aggregation drops a row (the `late_reason` of late-row
+/// sinks).
+pub const LATE_REASON: &str = "the row's session was cleaned up";
+
+/// The operator: its state on the shared event-time service.
+pub type SessionAggregate = Windowed<SessionState>;
+
+impl SessionAggregate {
+    pub fn new(spec: WindowAggregateSpec) -> Result<Self> {
+        let WindowKind::Session { gap } = spec.kind else {
+            return Err(Error::Internal(format!(
+                "session aggregation over {}",
+                spec.kind.name()
+            )));
+        };
+        if gap <= 0 || spec.lateness < 0 {
+            return Err(Error::Internal("a session gap must be positive".into()));
+        }
+        for call in &spec.aggregates {
+            new_accumulator(call)?;
+        }
+        let key_converter = key_converter(&spec.key_types)?;
+        let window_time_zone = window_time_zone(&spec.output_schema, spec.key_columns.len())?;
+        Ok(Windowed::from_state(SessionState {
+            gap,
+            lateness: spec.lateness,
+            time_column: spec.time_column,
+            key_columns: spec.key_columns,
+            key_types: spec.key_types,
+            trace: spec.trace,
+            key_converter,
+            aggregates: spec.aggregates,
+            output_schema: spec.output_schema,
+            window_time_zone,
+            zone: spec.zone,
+            keys: KeyTable::default(),
+            rows_seen: 0,
+            metrics: OperatorMetrics::default(),
+        }))
+    }
+}
+
+impl WindowedState for SessionState {
+    const NAME: &'static str = "SessionAggregate";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
+    }
+
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for (key, sessions) in &self.keys.entries {
+            size.bytes += (key.len() + 64) as u64;
+            for session in sessions.values() {
+                size.entries += 1;
+                size.bytes += 64
+                    + session
+                        .accumulators
+                        .iter()
+                        .map(|a| a.state_bytes())
+                        .sum::<u64>()
+                    + session
+                        .emitted
+                        .as_ref()
+                        .map_or(0, |b| b.get_array_memory_size() as u64);
+            }
+        }
+        size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        // Key numbers are kept as they are: timers name keys by them.
+        w.u64(self.keys.entries.len() as u64);
+        w.put(&self.keys.free);
+        if let Some(conv) = &self.key_converter {
+            let free: std::collections::HashSet<u32> = self.keys.free.iter().copied().collect();
+            let live = (0..self.keys.entries.len() as u32).filter(|id| !free.contains(id));
+            put_keys(w, conv, live.map(|id| self.keys.key(id)))?;
+        }
+        for (_, sessions) in &self.keys.entries {
+            w.u64(sessions.len() as u64);
+            for (start, session) in sessions {
+                w.put(start);
+                w.put(&session.end);
+                w.put(&session.first_seq);
+                w.put(&session.rows);
+                for acc in &session.accumulators {
+                    acc.save(w)?;
+                }
+                match &session.emitted {
+                    None => w.put(&false),
+                    Some(batch) => {
+                        w.put(&true);
+                        put_batch(w, batch)?;
+                    }
+                }
+            }
+        }
+        w.put(&self.rows_seen);
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.count()?;
+        let free: Vec<u32> = r.get()?;
+        let mut is_free = vec![false; n];
+        for id in &free {
+            *is_free
+                .get_mut(*id as usize)
+                .ok_or_else(|| corrupt("a freed key number is out of range"))? = true;
+        }
+        // A keyless aggregation's one key is empty.
+        let mut live_keys = match &self.key_converter {
+            Some(conv) => {
+                let keys = get_keys(r, conv)?;
+                if keys.num_rows() != is_free.iter().filter(|f| !**f).count() {
+                    return Err(corrupt("the keys do not add up"));
+                }
+                keys.iter()
+                    .map(|k| Box::from(k.as_ref()))
+                    .collect::<Vec<Box<[u8]>>>()
+            }
+            None => vec![Box::default(); is_free.iter().filter(|f| !**f).count()],
+        }
+        .into_iter();
+        for &freed in &is_free {
+            let key: Box<[u8]> = if freed {
+                Box::default()
+            } else {
+                live_keys
+                    .next()
+                    .ok_or_else(|| corrupt("the keys do not add up"))?
+            };
+            let count = r.count()?;
+            let mut sessions = KeySessions::new();
+            for _ in 0..count {
+                let start: i64 = r.get()?;
+                let end = r.get()?;
+                let first_seq = r.get()?;
+                let rows = r.get()?;
+                let mut accumulators = self.new_accumulators()?;
+                for acc in &mut accumulators {
+                    acc.load(r)?;
+                }
+                let emitted = if r.get::<bool>()? {
+                    Some(get_batch(r)?)
+                } else {
+                    None
+                };
+                sessions.insert(
+                    start,
+                    Session {
+                        end,
+                        first_seq,
+                        accumulators,
+                        rows,
+                        emitted,
+                    },
+                );
+            }
+            self.keys.entries.push((key, sessions));
+        }
+        for (id, (key, _)) in self.keys.entries.iter().enumerate() {
+            if !is_free[id] {
+                self.keys.ids.insert(key.clone(), id as u32);
+            }
+        }
+        self.keys.free = free;
+        self.rows_seen = r.get()?;
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+impl SessionState {
+    fn cleanup_time(&self, end: i64) -> i64 {
+        end.saturating_sub(1).saturating_add(self.lateness)
+    }
+
+    fn new_accumulators(&self) -> Result<Vec<Box<dyn Accumulator>>> {
+        self.aggregates.iter().map(new_accumulator).collect()
+    }
+
+    /// A trace line about a key's session `[start, end)`.
+    fn trace_line(&self, event: TraceEvent, key: &[u8], start: i64, end: i64) -> Result<TraceLine> {
+        let shape = crate::time::trace::KeyShape {
+            converter: self.key_converter.as_ref(),
+            types: &self.key_types,
+            zone: self.zone,
+        };
+        shape.line(event, Self::NAME, key, start, end)
+    }
+
+    /// The result row of a key's session.
+    fn result(&self, key: &[u8], start: i64, session: &Session) -> Result<RecordBatch> {
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
+        if let Some(conv) = &self.key_converter {
+            let parser = conv.parser();
+            columns.extend(conv.convert_rows(std::iter::once(parser.parse(key)))?);
+        }
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::formats::print::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(start),
+            1,
+        )));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(session.end),
+            1,
+        )));
+        columns.push(Arc::new(
+            TimestampMillisecondArray::from_value(session.end.saturating_sub(1), 1)
+                .with_timezone_opt(self.window_time_zone.clone()),
+        ));
+        for acc in &session.accumulators {
+            columns.push(acc.evaluate(&[0])?);
+        }
+        Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
+    }
+
+    fn fire_timer(key: u32, session: &Session) -> (i64, SessionTimer) {
+        (
+            session.end.saturating_sub(1),
+            SessionTimer {
+                end: session.end,
+                first_seq: session.first_seq,
+                key,
+                cleanup: false,
+            },
+        )
+    }
+
+    fn cleanup_timer(&self, key: u32, session: &Session) -> (i64, SessionTimer) {
+        (
+            self.cleanup_time(session.end),
+            SessionTimer {
+                end: session.end,
+                first_seq: session.first_seq,
+                key,
+                cleanup: true,
+            },
+        )
+    }
+}
+
+impl TimerHandler for SessionState {
+    type Key = SessionTimer;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ts = batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        let keys =
+            crate::ops::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
+        let values: Vec<Option<ArrayRef>> = self
+            .aggregates
+            .iter()
+            .map(|call| call.arg.map(|c| batch.column(c).clone()))
+            .collect();
+
+        // Rows one at a time: each may merge sessions and move timers.
+        // The run ends before the first row whose watermark reaches a timer
+        // an earlier row of the run registered.
+        let mut earliest_new_timer = i64::MAX;
+        for i in 0..len {
+            if watermarks[i] >= earliest_new_timer {
+                self.rows_seen += i as u64;
+                return Ok(i);
+            }
+            if ts.is_null(i) {
+                continue;
+            }
+            let row_start = ts.value(i);
+            let row_end = row_start.saturating_add(self.gap);
+            let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
+            let known = self.keys.find(key);
+            let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
+            if self.cleanup_time(merge.end) <= watermarks[i] {
+                self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(row_start));
+                if let Some(item) =
+                    late_rows(chunk, &[(range.start + i) as u32], Self::NAME, LATE_REASON)?
+                {
+                    out.side(item);
+                }
+                if self.trace {
+                    let line = self
+                        .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
+                        .field("rowtime", crate::time::trace::instant(row_start));
+                    out.side(line.watermark(watermarks[i]));
+                }
+                continue;
+            }
+            let seq = self.rows_seen + i as u64;
+            let id = known.unwrap_or_else(|| self.keys.id(key));
+            let mut sessions = self.keys.take(id);
+            let added = self.add_row(
+                time,
+                id,
+                &mut sessions,
+                merge,
+                (i, seq, watermarks[i]),
+                &values,
+                out,
+            );
+            self.keys.put_back(id, sessions);
+            if let Some(fire_at) = added? {
+                earliest_new_timer = earliest_new_timer.min(fire_at);
+            }
+        }
+        self.rows_seen += len as u64;
+        Ok(len)
+    }
+
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        _at: i64,
+        timer: SessionTimer,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        // A live key always has a session: none means the timer outlived
+        // its key's sessions, and the number may be free or another key's.
+        if self.keys.sessions(timer.key).is_empty() {
+            return Ok(());
+        }
+        let mut sessions = self.keys.take(timer.key);
+        let fired = self.on_session_timer(time, &timer, &mut sessions, out);
+        self.keys.put_back(timer.key, sessions);
+        fired
+    }
+}
+
+impl SessionState {
+    /// Adds row `row` (with its arrival number and the watermark it met) to
+    /// a key's sessions, as
+    /// `merge` says it joins them. Returns the fire timer it set, if any.
+    ///
+    /// A row inside one session's bounds updates that session; if it has
+    /// fired (allowed lateness), it fires again at once as `-U` old, `+U`
+    /// new, or not at all when its result did not change. Otherwise the
+    /// joined sessions and the row become one new session: those that had
+    /// fired are retracted (`-D`), and it fires afresh with `+I` — at once
+    /// if its end is already behind the watermark (allowed lateness).
+    #[allow(clippy::too_many_arguments)]
+    fn add_row(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        key: u32,
+        sessions: &mut BTreeMap<i64, Session>,
+        merge: Merge,
+        (row, seq, watermark): (usize, u64, i64),
+        values: &[Option<ArrayRef>],
+        out: &mut Emitter,
+    ) -> Result<Option<i64>> {
+        let Merge { start, end, joined } = merge;
+        let row_index = [row as u32];
+        if let [only] = joined[..] {
+            if let Some(session) = sessions
+                .get_mut(&only)
+                .filter(|s| only == start && s.end == end)
+            {
+                for (acc, v) in session.accumulators.iter_mut().zip(values) {
+                    acc.update(v.as_ref(), &row_index, &[0])?;
+                }
+                session.rows += 1;
+                if let Some(old) = session.emitted.take() {
+                    let new = self.result(self.keys.key(key), start, session)?;
+                    if self.trace {
+                        let line =
+                            self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
+                        out.side(line.field("rows", session.rows).watermark(watermark));
+                    }
+                    if old != new {
+                        out.rows(old, RowKind::UpdateBefore);
+                        out.rows(new.clone(), RowKind::UpdateAfter);
+                    }
+                    session.emitted = Some(new);
+                    self.metrics.late_rows_accepted += 1;
+                }
+                return Ok(None);
+            }
+            // The common case in order: the row extends the end of the
+            // key's open session. It stays where it is; only its timer moves.
+            if let Some(session) = sessions.get_mut(&only).filter(|s| {
+                only == start
+                    && s.emitted.is_none()
+                    && end > s.end
+                    && end.saturating_sub(1) > watermark
+            }) {
+                let (old_at, old_timer) = Self::fire_timer(key, session);
+                time.delete(old_at, &old_timer);
+                for (acc, v) in session.accumulators.iter_mut().zip(values) {
+                    acc.update(v.as_ref(), &row_index, &[0])?;
+                }
+                session.end = end;
+                session.rows += 1;
+                let (at, timer) = Self::fire_timer(key, session);
+                time.register(at, timer);
+                return Ok(Some(at));
+            }
+        }
+        let mut merged: Option<Session> = None;
+        let joined_sessions: Vec<&Session> =
+            joined.iter().filter_map(|s| sessions.get(s)).collect();
+        let retracted = joined_sessions.iter().any(|s| s.emitted.is_some());
+        // Growing one open session is not worth a line; joining several,
+        // or changing the bounds of one that fired, is.
+        if self.trace && (joined_sessions.len() > 1 || retracted) {
+            let rows: u64 = joined_sessions.iter().map(|s| s.rows).sum::<u64>() + 1;
+            let line = self.trace_line(TraceEvent::Merge, self.keys.key(key), start, end)?;
+            out.side(
+                line.field("sessions", joined_sessions.len())
+                    .field("rows", rows)
+                    .watermark(watermark),
+            );
+        }
+        for s in joined {
+            let Some(old) = sessions.remove(&s) else {
+                continue;
+            };
+            let (at, timer) = match &old.emitted {
+                Some(emitted) => {
+                    out.rows(emitted.clone(), RowKind::Delete);
+                    self.cleanup_timer(key, &old)
+                }
+                None => Self::fire_timer(key, &old),
+            };
+            time.delete(at, &timer);
+            merged = Some(match merged {
+                None => old,
+                Some(mut into) => {
+                    for (a, b) in into.accumulators.iter_mut().zip(&old.accumulators) {
+                        a.merge_from(b.as_ref(), &[(0, 0)], false)?;
+                    }
+                    into.first_seq = into.first_seq.min(old.first_seq);
+                    into.rows += old.rows;
+                    into
+                }
+            });
+        }
+        let mut session = match merged {
+            Some(s) => s,
+            None => Session {
+                end,
+                first_seq: seq,
+                accumulators: self.new_accumulators()?,
+                rows: 0,
+                emitted: None,
+            },
+        };
+        for (acc, v) in session.accumulators.iter_mut().zip(values) {
+            acc.update(v.as_ref(), &row_index, &[0])?;
+        }
+        session.end = end;
+        session.first_seq = session.first_seq.min(seq);
+        session.emitted = None;
+        session.rows += 1;
+        let (at, timer) = Self::fire_timer(key, &session);
+        if retracted || at <= watermark {
+            self.metrics.late_rows_accepted += 1;
+        }
+        if at <= watermark {
+            // Its end is behind the watermark already: it fires at once,
+            // before the next row, and waits for its cleanup.
+            let result = self.fire(key, start, &session, watermark, out)?;
+            session.emitted = Some(result);
+            let (cleanup_at, cleanup) = self.cleanup_timer(key, &session);
+            time.register(cleanup_at, cleanup);
+            sessions.insert(start, session);
+            return Ok(Some(cleanup_at));
+        }
+        time.register(at, timer);
+        sessions.insert(start, session);
+        Ok(Some(at))
+    }
+
+    /// A key's session timer: fire (and, with allowed lateness, keep the
+    /// session until its cleanup), or clean up.
+    fn on_session_timer(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        timer: &SessionTimer,
+        sessions: &mut BTreeMap<i64, Session>,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some(start) = sessions
+            .iter()
+            .find(|(_, s)| s.end == timer.end && s.first_seq == timer.first_seq)
+            .map(|(start, _)| *start)
+        else {
+            return Ok(());
+        };
+        let watermark = time.watermark();
+        if timer.cleanup || self.lateness == 0 {
+            let session = sessions
+                .remove(&start)
+                .ok_or_else(|| Error::Internal("session vanished".into()))?;
+            if !timer.cleanup {
+                self.fire(timer.key, start, &session, watermark, out)?;
+            }
+            if self.trace {
+                let line = self.trace_line(
+                    TraceEvent::Cleanup,
+                    self.keys.key(timer.key),
+                    start,
+                    session.end,
+                )?;
+                out.side(line.watermark(watermark));
+            }
+            return Ok(());
+        }
+        let session = sessions
+            .get_mut(&start)
+            .ok_or_else(|| Error::Internal("session vanished".into()))?;
+        let result = self.fire(timer.key, start, session, watermark, out)?;
+        session.emitted = Some(result);
+        let (at, cleanup) = self.cleanup_timer(timer.key, session);
+        time.register(at, cleanup);
+        Ok(())
+    }
+
+    /// Emits a session's result (`+I`), and returns it.
+    fn fire(
+        &mut self,
+        key: u32,
+        start: i64,
+        session: &Session,
+        watermark: i64,
+        out: &mut Emitter,
+    ) -> Result<RecordBatch> {
+        let key = self.keys.key(key);
+        if self.trace {
+            let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
+            out.side(line.field("rows", session.rows).watermark(watermark));
+        }
+        let result = self.result(key, start, session)?;
+        out.rows(result.clone(), RowKind::Insert);
+        self.metrics.window_fired(watermark);
+        Ok(result)
+    }
+}

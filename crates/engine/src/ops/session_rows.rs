@@ -1,0 +1,318 @@
+//! A SESSION TVF read without aggregation: rows are held per session and,
+//! when the session fires, come out in arrival order, each with the
+//! session's `window_start`, `window_end` and `window_time` (as Flink does).
+//! Sessions are keyed by the `PARTITION BY` columns and merge as in
+//! [`crate::time::merging`].
+
+use crate::ops::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
+use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::runtime::snapshot::{
+    corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
+};
+use crate::runtime::stream::Chunk;
+use crate::time::merging::{merge_into, Interval, Merge};
+use crate::time::service::{EventTime, TimerHandler};
+use crate::time::trace::{TraceEvent, TraceLine};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::RowConverter;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+struct Held {
+    end: i64,
+    /// The session's rows, each a one-row slice of its input batch.
+    rows: Vec<RecordBatch>,
+}
+
+impl Interval for Held {
+    fn end(&self) -> i64 {
+        self.end
+    }
+}
+
+pub struct RowsState {
+    gap: i64,
+    time_column: usize,
+    key_columns: Vec<usize>,
+    key_converter: Option<RowConverter>,
+    key_types: Vec<SqlType>,
+    trace: bool,
+    output_schema: SchemaRef,
+    zone: Option<chrono_tz::Tz>,
+    sessions: HashMap<Vec<u8>, BTreeMap<i64, Held>>,
+    metrics: OperatorMetrics,
+}
+
+/// The operator: its state on the shared event-time service.
+pub type SessionRows = Windowed<RowsState>;
+
+impl SessionRows {
+    pub fn new(
+        gap: i64,
+        time_column: usize,
+        key_columns: Vec<usize>,
+        key_types: Vec<SqlType>,
+        output_schema: SchemaRef,
+        zone: Option<chrono_tz::Tz>,
+        trace: bool,
+    ) -> Result<Self> {
+        if gap <= 0 {
+            return Err(Error::Internal("a session gap must be positive".into()));
+        }
+        let key_converter = key_converter(&key_types)?;
+        Ok(Windowed::from_state(RowsState {
+            gap,
+            time_column,
+            key_columns,
+            key_converter,
+            key_types,
+            trace,
+            output_schema,
+            zone,
+            sessions: HashMap::new(),
+            metrics: OperatorMetrics::default(),
+        }))
+    }
+}
+
+impl WindowedState for RowsState {
+    const NAME: &'static str = "SessionTvf";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
+    }
+
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for (key, sessions) in &self.sessions {
+            size.bytes += (key.len() + 64) as u64;
+            for held in sessions.values() {
+                for batch in &held.rows {
+                    size.entries += batch.num_rows() as u64;
+                    size.bytes += batch.get_array_memory_size() as u64;
+                }
+            }
+        }
+        size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        // By key, so that equal state writes equal bytes.
+        let mut keys: Vec<&Vec<u8>> = self.sessions.keys().collect();
+        keys.sort();
+        w.u64(keys.len() as u64);
+        if let Some(conv) = &self.key_converter {
+            put_keys(w, conv, keys.iter().map(|k| k.as_slice()))?;
+        }
+        for key in keys {
+            let sessions = &self.sessions[key];
+            w.u64(sessions.len() as u64);
+            for (start, held) in sessions {
+                w.put(start);
+                w.put(&held.end);
+                w.u64(held.rows.len() as u64);
+                if let Some(first) = held.rows.first() {
+                    // The rows as one batch; read back a row at a time.
+                    let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
+                    put_batch(w, &rows)?;
+                }
+            }
+        }
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.count()?;
+        // A SESSION without PARTITION BY has one key, empty.
+        let keys: Vec<Vec<u8>> = match &self.key_converter {
+            Some(conv) => get_keys(r, conv)?
+                .iter()
+                .map(|k| k.as_ref().to_vec())
+                .collect(),
+            None => vec![Vec::new(); n],
+        };
+        if keys.len() != n {
+            return Err(corrupt("the keys do not add up"));
+        }
+        for key in keys {
+            let count = r.count()?;
+            let mut sessions = BTreeMap::new();
+            for _ in 0..count {
+                let start: i64 = r.get()?;
+                let end = r.get()?;
+                let n = r.count()?;
+                let rows = if n == 0 {
+                    Vec::new()
+                } else {
+                    let batch = get_batch(r)?;
+                    if batch.num_rows() != n {
+                        return Err(corrupt("a session's rows do not add up"));
+                    }
+                    (0..n).map(|i| batch.slice(i, 1)).collect()
+                };
+                sessions.insert(start, Held { end, rows });
+            }
+            self.sessions.insert(key, sessions);
+        }
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+impl RowsState {
+    /// A trace line about a key's session `[start, end)`.
+    fn trace_line(&self, event: TraceEvent, key: &[u8], start: i64, end: i64) -> Result<TraceLine> {
+        let shape = crate::time::trace::KeyShape {
+            converter: self.key_converter.as_ref(),
+            types: &self.key_types,
+            zone: self.zone,
+        };
+        shape.line(event, Self::NAME, key, start, end)
+    }
+}
+
+impl TimerHandler for RowsState {
+    /// (session end, key): sessions firing together come out by key.
+    type Key = (i64, Vec<u8>);
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<(i64, Vec<u8>)>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let batch = chunk.batch.slice(range.start, len);
+        let watermarks = &chunk.watermarks[range.clone()];
+        let ts = batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        let keys =
+            crate::ops::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
+        let mut earliest_new_timer = i64::MAX;
+        for i in 0..len {
+            if watermarks[i] >= earliest_new_timer {
+                return Ok(i);
+            }
+            if ts.is_null(i) {
+                continue;
+            }
+            let row_start = ts.value(i);
+            let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
+            let Merge { start, end, joined } = merge_into(
+                self.sessions.get(key),
+                row_start,
+                row_start.saturating_add(self.gap),
+            );
+            if end.saturating_sub(1) <= watermarks[i] {
+                self.metrics.late_rows += 1;
+                self.metrics
+                    .lateness
+                    .push(watermarks[i].saturating_sub(row_start));
+                if self.trace {
+                    let line = self
+                        .trace_line(TraceEvent::Late, key, start, end)?
+                        .field("rowtime", crate::time::trace::instant(row_start));
+                    out.side(line.watermark(watermarks[i]));
+                }
+                if let Some(item) = late_rows(
+                    chunk,
+                    &[(range.start + i) as u32],
+                    Self::NAME,
+                    crate::ops::session_agg::LATE_REASON,
+                )? {
+                    out.side(item);
+                }
+                continue;
+            }
+            let sessions = self.sessions.entry(key.to_vec()).or_default();
+            let mut rows = Vec::new();
+            for s in joined {
+                if let Some(old) = sessions.remove(&s) {
+                    time.delete(old.end.saturating_sub(1), &(old.end, key.to_vec()));
+                    rows.extend(old.rows);
+                }
+            }
+            rows.push(batch.slice(i, 1));
+            time.register(end.saturating_sub(1), (end, key.to_vec()));
+            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
+            sessions.insert(start, Held { end, rows });
+        }
+        Ok(len)
+    }
+
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<(i64, Vec<u8>)>,
+        _at: i64,
+        (end, key): (i64, Vec<u8>),
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some(sessions) = self.sessions.get_mut(&key) else {
+            return Ok(());
+        };
+        let Some(start) = sessions.iter().find(|(_, s)| s.end == end).map(|(s, _)| *s) else {
+            return Ok(());
+        };
+        let held = sessions
+            .remove(&start)
+            .ok_or_else(|| Error::Internal("session vanished".into()))?;
+        if sessions.is_empty() {
+            self.sessions.remove(&key);
+        }
+        let Some(first) = held.rows.first() else {
+            return Ok(());
+        };
+        if self.trace {
+            let line = self
+                .trace_line(TraceEvent::Fire, &key, start, end)?
+                .field("rows", held.rows.len())
+                .watermark(time.watermark());
+            out.side(line);
+        }
+        let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
+        let n = rows.num_rows();
+        let wall = |t: i64| match self.zone {
+            Some(tz) => crate::formats::print::to_wall_clock(t, tz).unwrap_or(t),
+            None => t,
+        };
+        let time_zone = match rows.column(self.time_column).data_type() {
+            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
+            _ => None,
+        };
+        let mut columns: Vec<ArrayRef> = rows.columns().to_vec();
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(start),
+            n,
+        )));
+        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+            wall(end),
+            n,
+        )));
+        columns.push(Arc::new(
+            TimestampMillisecondArray::from_value(end.saturating_sub(1), n)
+                .with_timezone_opt(time_zone),
+        ));
+        out.rows(
+            RecordBatch::try_new(self.output_schema.clone(), columns)?,
+            RowKind::Insert,
+        );
+        if self.trace {
+            // The session's rows are gone with the fire.
+            let line = self.trace_line(TraceEvent::Cleanup, &key, start, end)?;
+            out.side(line.watermark(time.watermark()));
+        }
+        self.metrics.window_fired(time.watermark());
+        Ok(())
+    }
+}

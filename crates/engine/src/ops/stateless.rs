@@ -1,0 +1,443 @@
+//! Operators that keep no state: projection, filter, and a window TVF that
+//! only labels rows with their window.
+
+use crate::expr::eval::{evaluate, predicate_mask, EvalContext};
+use crate::ops::operator::{Operator, OperatorMetrics};
+use crate::runtime::snapshot::{StateReader, StateWriter};
+use crate::runtime::stream::{Chunk, StreamItem};
+use crate::time::slicing::Slicing;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::compute::filter_record_batch;
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use std::sync::Arc;
+use tidemark_common::expr::Expr;
+use tidemark_common::window::WindowKind;
+use tidemark_common::{Error, Result};
+
+pub struct Project {
+    exprs: Vec<Expr>,
+    schema: SchemaRef,
+    ctx: EvalContext,
+    watermarks: WatermarkColumn,
+    metrics: OperatorMetrics,
+}
+
+/// Where `CURRENT_WATERMARK(..)` reads from: a column of per-row
+/// watermarks the operator appends to its input (`input_width`), of the
+/// rowtime's type.
+#[derive(Clone, Debug)]
+struct WatermarkColumn(Option<(usize, arrow::datatypes::DataType)>);
+
+impl WatermarkColumn {
+    /// Rewrites `exprs` to read the watermark column, if any reads it.
+    fn new(exprs: &mut [Expr], input_width: usize) -> Self {
+        let mut ty = None;
+        for e in exprs.iter_mut() {
+            e.visit(&mut |x| {
+                if let Expr::Function {
+                    func: tidemark_common::expr::ScalarFunction::CurrentWatermark,
+                    ty: t,
+                    ..
+                } = x
+                {
+                    ty = Some(t.to_arrow());
+                }
+            });
+            *e = e.clone().with_watermark_column(input_width);
+        }
+        WatermarkColumn(ty.map(|t| (input_width, t)))
+    }
+
+    /// The chunk's batch, with the watermark column when one is read.
+    fn batch(&self, chunk: &Chunk) -> Result<RecordBatch> {
+        let Some((index, ty)) = &self.0 else {
+            return Ok(chunk.batch.clone());
+        };
+        if *index != chunk.batch.num_columns() {
+            return Err(Error::Internal("watermark column out of place".into()));
+        }
+        let marks: TimestampMillisecondArray = chunk
+            .watermarks
+            .iter()
+            .map(|w| (*w != tidemark_common::time::NO_WATERMARK).then_some(*w))
+            .collect();
+        let tz = match ty {
+            arrow::datatypes::DataType::Timestamp(_, tz) => tz.clone(),
+            _ => None,
+        };
+        let mut fields: Vec<arrow::datatypes::FieldRef> =
+            chunk.batch.schema().fields().iter().cloned().collect();
+        fields.push(Arc::new(arrow::datatypes::Field::new(
+            "CURRENT_WATERMARK",
+            ty.clone(),
+            true,
+        )));
+        let mut columns = chunk.batch.columns().to_vec();
+        columns.push(Arc::new(marks.with_timezone_opt(tz)));
+        Ok(RecordBatch::try_new(
+            Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+        )?)
+    }
+}
+
+impl Project {
+    /// `input_width`: how many columns the input has.
+    pub fn new(
+        mut exprs: Vec<Expr>,
+        schema: SchemaRef,
+        ctx: EvalContext,
+        input_width: usize,
+    ) -> Result<Self> {
+        if exprs.len() != schema.fields().len() {
+            return Err(Error::Internal(
+                "projection and schema differ in width".into(),
+            ));
+        }
+        let watermarks = WatermarkColumn::new(&mut exprs, input_width);
+        Ok(Project {
+            exprs,
+            schema,
+            ctx,
+            watermarks,
+            metrics: OperatorMetrics::default(),
+        })
+    }
+}
+
+impl Project {
+    fn project(&self, chunk: &Chunk) -> Result<Chunk> {
+        let input = self.watermarks.batch(chunk)?;
+        let columns = self
+            .exprs
+            .iter()
+            .map(|e| evaluate(e, &input, &self.ctx).map_err(|err| in_expression(err, e)))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let batch = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(chunk.num_rows())),
+        )?;
+        Ok(chunk.with_batch(batch))
+    }
+}
+
+/// Names the expression a runtime error came from.
+fn in_expression(err: Error, expr: &Expr) -> Error {
+    match err {
+        Error::Execution(m) => Error::Execution(format!("{m}, in {expr}")),
+        other => other,
+    }
+}
+
+/// One item through a stateless per-chunk step `f` (projection, filter):
+/// chunks are mapped, everything else passes. If `f` fails on a chunk, it is
+/// applied to the rows before the first row that fails on its own, and
+/// those go out before that row's error, so what comes out before a runtime
+/// error is the same at every batch size. Only the error path pays for the
+/// row-by-row search.
+fn map_chunks(
+    item: StreamItem,
+    out: &mut Vec<StreamItem>,
+    metrics: &mut OperatorMetrics,
+    f: impl Fn(&Chunk) -> Result<Chunk>,
+) -> Result<()> {
+    let StreamItem::Chunk(chunk) = item else {
+        out.push(item);
+        return Ok(());
+    };
+    metrics.rows_in += chunk.num_rows() as u64;
+    let mut emit = |done: Chunk| {
+        if done.num_rows() > 0 {
+            metrics.rows_out += done.num_rows() as u64;
+            out.push(StreamItem::Chunk(done));
+        }
+    };
+    let err = match f(&chunk) {
+        Ok(done) => {
+            emit(done);
+            return Ok(());
+        }
+        Err(e) => e,
+    };
+    // The error reported is the first failing row's own, which may differ
+    // from the one the whole batch hit first.
+    for i in 0..chunk.num_rows() {
+        if let Err(row_err) = f(&chunk.slice(i, 1)) {
+            if i > 0 {
+                emit(f(&chunk.slice(0, i))?);
+            }
+            return Err(row_err);
+        }
+    }
+    Err(err)
+}
+
+impl Operator for Project {
+    fn name(&self) -> String {
+        "Project".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        // The metrics are counted apart while `self` is lent to the step.
+        let mut metrics = std::mem::take(&mut self.metrics);
+        let result = map_chunks(item, out, &mut metrics, |c| self.project(c));
+        self.metrics = metrics;
+        result
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+pub struct Filter {
+    predicate: Expr,
+    ctx: EvalContext,
+    watermarks: WatermarkColumn,
+    metrics: OperatorMetrics,
+}
+
+impl Filter {
+    /// `input_width`: how many columns the input has.
+    pub fn new(predicate: Expr, ctx: EvalContext, input_width: usize) -> Self {
+        let mut exprs = [predicate];
+        let watermarks = WatermarkColumn::new(&mut exprs, input_width);
+        let [predicate] = exprs;
+        Filter {
+            predicate,
+            ctx,
+            watermarks,
+            metrics: OperatorMetrics::default(),
+        }
+    }
+}
+
+impl Filter {
+    fn filter(&self, chunk: &Chunk) -> Result<Chunk> {
+        let mask = predicate_mask(&self.predicate, &self.watermarks.batch(chunk)?, &self.ctx)
+            .map_err(|e| in_expression(e, &self.predicate))?;
+        if mask.true_count() == chunk.num_rows() {
+            return Ok(chunk.clone());
+        }
+        let batch = filter_record_batch(&chunk.batch, &mask)?;
+        let rows: Vec<u32> = (0..chunk.num_rows() as u32)
+            .filter(|i| mask.value(*i as usize))
+            .collect();
+        Ok(chunk.select(batch, &rows))
+    }
+}
+
+impl Operator for Filter {
+    fn name(&self) -> String {
+        "Filter".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        // The metrics are counted apart while `self` is lent to the step.
+        let mut metrics = std::mem::take(&mut self.metrics);
+        let result = map_chunks(item, out, &mut metrics, |c| self.filter(c));
+        self.metrics = metrics;
+        result
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+/// A TUMBLE, HOP or CUMULATE TVF without aggregation: each row comes out
+/// once per window it is in, with the window's three columns, at once and
+/// late or not, as in Flink. A HOP row's windows come latest first, a
+/// CUMULATE row's shortest first, as Flink lists them.
+pub struct WindowLabels {
+    slicing: Slicing,
+    /// Lay windows out on this zone's wall clock (TIMESTAMP_LTZ rowtimes).
+    zone: Option<chrono_tz::Tz>,
+    time_column: usize,
+    schema: SchemaRef,
+    metrics: OperatorMetrics,
+}
+
+impl WindowLabels {
+    pub fn new(
+        kind: WindowKind,
+        time_column: usize,
+        schema: SchemaRef,
+        zone: Option<chrono_tz::Tz>,
+    ) -> Result<Self> {
+        Ok(WindowLabels {
+            slicing: Slicing::new(kind)?,
+            zone,
+            time_column,
+            schema,
+            metrics: OperatorMetrics::default(),
+        })
+    }
+
+    fn label(&self, chunk: &Chunk) -> Result<Chunk> {
+        let ts = chunk
+            .batch
+            .column(self.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        let mut rows: Vec<u32> = Vec::with_capacity(chunk.num_rows());
+        let mut starts: Vec<i64> = Vec::with_capacity(chunk.num_rows());
+        let mut ends: Vec<i64> = Vec::with_capacity(chunk.num_rows());
+        for i in 0..chunk.num_rows() {
+            if ts.is_null(i) {
+                continue;
+            }
+            let wall = match self.zone {
+                None => ts.value(i),
+                Some(tz) => {
+                    crate::formats::print::to_wall_clock(ts.value(i), tz).unwrap_or(ts.value(i))
+                }
+            };
+            let first = rows.len();
+            for end in self.slicing.window_ends(self.slicing.slice_end(wall)) {
+                rows.push(i as u32);
+                starts.push(self.slicing.window_start(end));
+                ends.push(end);
+            }
+            if let Slicing::Hop { .. } = self.slicing {
+                starts[first..].reverse();
+                ends[first..].reverse();
+            }
+        }
+        let indices = arrow::array::UInt32Array::from(rows.clone());
+        let mut columns: Vec<ArrayRef> = chunk
+            .batch
+            .columns()
+            .iter()
+            .map(|c| arrow::compute::take(c, &indices, None))
+            .collect::<std::result::Result<_, _>>()?;
+        let zone = self.zone;
+        let times: TimestampMillisecondArray = ends
+            .iter()
+            .map(|&e| {
+                let instant = match zone {
+                    None => e,
+                    Some(tz) => crate::formats::csv::local_to_instant(e, tz).unwrap_or(e),
+                };
+                Some(instant.saturating_sub(1))
+            })
+            .collect();
+        columns.push(Arc::new(TimestampMillisecondArray::from(starts)));
+        columns.push(Arc::new(TimestampMillisecondArray::from(ends)));
+        columns.push(Arc::new(times.with_timezone_opt(ts.timezone())));
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        Ok(chunk.select(batch, &rows))
+    }
+}
+
+impl Operator for WindowLabels {
+    fn name(&self) -> String {
+        "WindowTvf".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                self.metrics.rows_in += chunk.num_rows() as u64;
+                let labelled = self.label(&chunk)?;
+                self.metrics.rows_out += labelled.num_rows() as u64;
+                if labelled.num_rows() > 0 {
+                    out.push(StreamItem::Chunk(labelled));
+                }
+            }
+            other => out.push(other),
+        }
+        Ok(())
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+/// Before a window over a processing-time attribute: each row's
+/// watermark becomes the clock just before it was read (its `PROCTIME()`
+/// minus 1 ms), so processing-time windows fire on the engine's clock
+/// through the same event-time service. Event-time watermarks from upstream
+/// do not apply; the end of input still fires every window.
+pub struct ProcTimeWatermarks {
+    time_column: usize,
+    clock: i64,
+}
+
+impl ProcTimeWatermarks {
+    pub fn new(time_column: usize) -> Self {
+        ProcTimeWatermarks {
+            time_column,
+            clock: tidemark_common::time::NO_WATERMARK,
+        }
+    }
+}
+
+impl Operator for ProcTimeWatermarks {
+    fn name(&self) -> String {
+        "ProcTime".into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        match item {
+            StreamItem::Chunk(mut chunk) => {
+                let pt = chunk
+                    .batch
+                    .column(self.time_column)
+                    .as_primitive::<TimestampMillisecondType>();
+                for (i, w) in chunk.watermarks.iter_mut().enumerate() {
+                    if pt.is_valid(i) {
+                        self.clock = self.clock.max(pt.value(i).saturating_sub(1));
+                    }
+                    *w = self.clock;
+                }
+                out.push(StreamItem::Chunk(chunk));
+            }
+            StreamItem::Watermark(w) if w == tidemark_common::time::FINAL_WATERMARK => {
+                out.push(StreamItem::Watermark(w))
+            }
+            StreamItem::Watermark(_) => {}
+            other @ (StreamItem::End | StreamItem::Side(_)) => out.push(other),
+        }
+        Ok(())
+    }
+
+    fn save_state(&self, _w: &mut StateWriter) -> Result<()> {
+        Err(tidemark_common::Error::plan(
+            "checkpointing does not cover windows over processing time: their results depend on the clock, so a resumed run could not repeat them",
+            tidemark_common::Span::default(),
+        )
+        .with_hint("run the query without 'execution.checkpointing.dir'"))
+    }
+}

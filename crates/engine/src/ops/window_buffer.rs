@@ -1,0 +1,106 @@
+//! Sorting a run of rows out by window, for the operators that keep a
+//! window's rows whole until it fires (window Top-N, window join): which
+//! rows are late, which windows are new (their fire timer is set here),
+//! and where the run must stop for a timer it set.
+
+use crate::ops::emit::{late_rows, Emitter};
+use crate::ops::operator::OperatorMetrics;
+use crate::runtime::stream::Chunk;
+use crate::time::service::EventTime;
+use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
+use arrow::datatypes::TimestampMillisecondType;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use tidemark_common::Result;
+
+/// A run of rows, sorted out by window end.
+pub(crate) struct ByWindow {
+    /// Rows of the run taken; the rest wait until a timer set by one of
+    /// them has fired.
+    pub consumed: usize,
+    /// On-time rows of each window, in arrival order.
+    pub windows: Vec<(i64, RecordBatch)>,
+    /// Late rows (their window has fired): row of the chunk, window end.
+    pub late: Vec<(usize, i64)>,
+}
+
+/// Sorts rows `range` of `chunk` out by the window end in column
+/// `window_end`. A row whose window fires at or before the watermark it met
+/// is late; a window neither `known` nor seen earlier in the run gets a
+/// fire timer at `window_end - 1`, and the run stops before the first row
+/// that timer is due for. Rows without a window end are skipped.
+pub(crate) fn by_window(
+    time: &mut EventTime<i64>,
+    chunk: &Chunk,
+    range: Range<usize>,
+    window_end: usize,
+    known: impl Fn(i64) -> bool,
+) -> Result<ByWindow> {
+    let (start, len) = (range.start, range.len());
+    let batch = chunk.batch.slice(start, len);
+    let watermarks = &chunk.watermarks[range];
+    let ends = batch
+        .column(window_end)
+        .as_primitive::<TimestampMillisecondType>();
+    let mut earliest_due = i64::MAX;
+    let mut consumed = len;
+    let mut rows: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+    let mut late = Vec::new();
+    for (i, watermark) in watermarks.iter().enumerate() {
+        if *watermark >= earliest_due {
+            consumed = i;
+            break;
+        }
+        if ends.is_null(i) {
+            continue;
+        }
+        let end = ends.value(i);
+        let fire = end.saturating_sub(1);
+        if fire <= *watermark {
+            late.push((start + i, end));
+            continue;
+        }
+        if !known(end) && !rows.contains_key(&end) {
+            time.register(fire, end);
+            earliest_due = earliest_due.min(fire);
+        }
+        rows.entry(end).or_default().push(i as u32);
+    }
+    let mut windows = Vec::with_capacity(rows.len());
+    for (end, rows) in rows {
+        // A run of rows of one window (the common case) is kept as a
+        // slice, without copying.
+        let contiguous = rows.len() == 1 + (rows[rows.len() - 1] - rows[0]) as usize;
+        let picked = if contiguous {
+            batch.slice(rows[0] as usize, rows.len())
+        } else {
+            arrow::compute::take_record_batch(&batch, &UInt32Array::from(rows))?
+        };
+        windows.push((end, picked));
+    }
+    Ok(ByWindow {
+        consumed,
+        windows,
+        late,
+    })
+}
+
+/// Drops late row `row` of `chunk` (window end `end`): counted with how
+/// far behind the watermark its window's fire was, and routed as the
+/// operator `name`'s late row for `reason`.
+pub(crate) fn drop_late(
+    metrics: &mut OperatorMetrics,
+    chunk: &Chunk,
+    (row, end): (usize, i64),
+    (name, reason): (&'static str, &'static str),
+    out: &mut Emitter,
+) -> Result<()> {
+    metrics.late_rows += 1;
+    metrics
+        .lateness
+        .push(chunk.watermarks[row].saturating_sub(end.saturating_sub(1)));
+    if let Some(item) = late_rows(chunk, &[row as u32], name, reason)? {
+        out.side(item);
+    }
+    Ok(())
+}

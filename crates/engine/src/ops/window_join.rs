@@ -1,0 +1,414 @@
+//! Window join: the rows of two window TVFs over the same windows, joined
+//! per window on equal keys when the window ends on both inputs (the
+//! watermark, the minimum of the two inputs', passes `window_end - 1`).
+//!
+//! Rows come in through one stream, each chunk tagged with its input (0:
+//! left, 1: right). A window's rows wait until it ends; then each left row
+//! meets the right rows with equal keys (NULL keys meet nothing), in
+//! arrival order; an outer join adds its unmatched rows with NULLs on the
+//! other side — unmatched left rows in their place, unmatched right rows
+//! after. A row whose window has already ended is late.
+
+use crate::ops::emit::{row_keys, Emitter, Windowed, WindowedState};
+use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::window_buffer::{by_window, drop_late};
+use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
+use crate::runtime::stream::Chunk;
+use crate::time::service::{EventTime, TimerHandler};
+use crate::time::trace::{TraceEvent, TraceLine};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::row::{RowConverter, SortField};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use tidemark_common::window::JoinType;
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+/// One input of a window join.
+pub struct JoinSide {
+    pub schema: SchemaRef,
+    pub keys: Vec<usize>,
+    pub window_start: usize,
+    pub window_end: usize,
+}
+
+pub struct WindowJoinSpec {
+    pub kind: JoinType,
+    pub key_types: Vec<SqlType>,
+    pub left: JoinSide,
+    pub right: JoinSide,
+    /// Whether to write trace lines (FIRE, LATE).
+    pub trace: bool,
+    /// Output: the left columns, then the right ones (only the left ones
+    /// for a semi or anti join).
+    pub output_schema: SchemaRef,
+}
+
+/// Why a window join drops a row.
+pub const LATE_REASON: &str = "its window had already fired";
+
+pub type WindowJoin = Windowed<JoinState>;
+
+pub struct JoinState {
+    spec: WindowJoinSpec,
+    /// The join keys (None without keys: every row of a window meets
+    /// every other).
+    keys: Option<RowConverter>,
+    /// A NOT IN join's correlated keys: all but the last.
+    prefix: Option<RowConverter>,
+    /// Per window end: the rows of each input, as they came.
+    windows: BTreeMap<i64, [Vec<RecordBatch>; 2]>,
+    metrics: OperatorMetrics,
+}
+
+impl WindowJoin {
+    pub fn new(spec: WindowJoinSpec) -> Result<Self> {
+        if spec.left.keys.len() != spec.right.keys.len()
+            || spec.key_types.len() != spec.left.keys.len()
+        {
+            return Err(Error::Internal("window join keys differ in number".into()));
+        }
+        let converter = |types: &[SqlType]| -> Result<Option<RowConverter>> {
+            if types.is_empty() {
+                return Ok(None);
+            }
+            let fields = types.iter().map(|t| SortField::new(t.to_arrow())).collect();
+            Ok(Some(RowConverter::new(fields)?))
+        };
+        let keys = converter(&spec.key_types)?;
+        let prefix = match spec.kind {
+            JoinType::Anti { null_aware: true } => match spec.key_types.split_last() {
+                Some((_, correlated)) => converter(correlated)?,
+                None => return Err(Error::Internal("NOT IN without its key".into())),
+            },
+            _ => None,
+        };
+        Ok(Windowed::from_state(JoinState {
+            spec,
+            keys,
+            prefix,
+            windows: BTreeMap::new(),
+            metrics: OperatorMetrics::default(),
+        }))
+    }
+}
+
+impl WindowedState for JoinState {
+    const NAME: &'static str = "WindowJoin";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
+    }
+
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for batch in self.windows.values().flatten().flatten() {
+            size.entries += batch.num_rows() as u64;
+            size.bytes += batch.get_array_memory_size() as u64;
+        }
+        size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.windows.len() as u64);
+        for (end, inputs) in &self.windows {
+            w.put(end);
+            // Each input's rows of the window in arrival order, as one batch.
+            for (input, parts) in inputs.iter().enumerate() {
+                w.put(&!parts.is_empty());
+                if !parts.is_empty() {
+                    put_batch(w, &self.rows(input, parts)?)?;
+                }
+            }
+        }
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.count()?;
+        for _ in 0..n {
+            let end: i64 = r.get()?;
+            let mut inputs: [Vec<RecordBatch>; 2] = [Vec::new(), Vec::new()];
+            for parts in &mut inputs {
+                if r.get::<bool>()? {
+                    parts.push(get_batch(r)?);
+                }
+            }
+            self.windows.insert(end, inputs);
+        }
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+impl JoinState {
+    fn side(&self, input: usize) -> &JoinSide {
+        if input == 0 {
+            &self.spec.left
+        } else {
+            &self.spec.right
+        }
+    }
+
+    /// One input's rows of a window, as one batch.
+    fn rows(&self, input: usize, parts: &[RecordBatch]) -> Result<RecordBatch> {
+        Ok(arrow::compute::concat_batches(
+            &self.side(input).schema,
+            parts,
+        )?)
+    }
+
+    /// The window's rows joined: (left row, right row) pairs, a side
+    /// missing for an outer join's unmatched rows and for semi and anti
+    /// joins (left rows only).
+    fn pairs(&self, left: &RecordBatch, right: &RecordBatch) -> Result<Vec<Pair>> {
+        let n = self.spec.left.keys.len();
+        let left_keys = KeyColumns::new(self.keys.as_ref(), left, &self.spec.left.keys)?;
+        let right_keys = KeyColumns::new(self.keys.as_ref(), right, &self.spec.right.keys)?;
+        let partners = Partners::new(&right_keys, right.num_rows());
+        let kind = self.spec.kind;
+        let left_only = |keep: &dyn Fn(usize) -> bool| -> Vec<Pair> {
+            (0..left.num_rows())
+                .filter(|i| keep(*i))
+                .map(|i| (Some(i as u32), None))
+                .collect()
+        };
+        let found = |i: usize| {
+            left_keys
+                .key(i)
+                .is_some_and(|k| partners.first(k).is_some())
+        };
+        match kind {
+            JoinType::Semi => return Ok(left_only(&found)),
+            JoinType::Anti { null_aware: false } => return Ok(left_only(&|i| !found(i))),
+            JoinType::Anti { null_aware: true } => {
+                // NOT IN: the IN key (the last) is compared NULL-aware, the
+                // correlated keys before it plainly. A left row survives
+                // only if no right row can equal it: the right rows with
+                // its correlated keys are none, or all have a non-NULL IN
+                // key that differs from its non-NULL one.
+                let in_col =
+                    |batch: &RecordBatch, side: &JoinSide| batch.column(side.keys[n - 1]).clone();
+                let (left_in, right_in) = (
+                    in_col(left, &self.spec.left),
+                    in_col(right, &self.spec.right),
+                );
+                let left_prefix =
+                    KeyColumns::new(self.prefix.as_ref(), left, &self.spec.left.keys[..n - 1])?;
+                let right_prefix =
+                    KeyColumns::new(self.prefix.as_ref(), right, &self.spec.right.keys[..n - 1])?;
+                // Per correlated key: whether a right row there has a NULL IN key.
+                let mut groups: HashMap<&[u8], bool> = HashMap::new();
+                for j in 0..right.num_rows() {
+                    if let Some(k) = right_prefix.key(j) {
+                        *groups.entry(k).or_default() |= right_in.is_null(j);
+                    }
+                }
+                let keep = |i: usize| match left_prefix.key(i).and_then(|k| groups.get(k)) {
+                    None => true,
+                    Some(has_null) => !has_null && left_in.is_valid(i) && !found(i),
+                };
+                return Ok(left_only(&keep));
+            }
+            _ => {}
+        }
+        let mut matched = vec![false; right.num_rows()];
+        let mut pairs = Vec::new();
+        for i in 0..left.num_rows() {
+            match left_keys.key(i).and_then(|k| partners.first(k)) {
+                Some(first) => {
+                    let mut j = first;
+                    while j != NO_ROW {
+                        matched[j as usize] = true;
+                        pairs.push((Some(i as u32), Some(j)));
+                        j = partners.next[j as usize];
+                    }
+                }
+                None if matches!(kind, JoinType::Left | JoinType::Full) => {
+                    pairs.push((Some(i as u32), None))
+                }
+                None => {}
+            }
+        }
+        if matches!(kind, JoinType::Right | JoinType::Full) {
+            for (j, m) in matched.iter().enumerate() {
+                if !m {
+                    pairs.push((None, Some(j as u32)));
+                }
+            }
+        }
+        Ok(pairs)
+    }
+}
+
+/// A joined row: its left and right rows.
+type Pair = (Option<u32>, Option<u32>);
+
+/// The end of a chain of partners.
+const NO_ROW: u32 = u32::MAX;
+
+/// A window's right rows by key: the first row of each key, and for each
+/// row the next one with its key, so partners come in arrival order
+/// without a list per key.
+struct Partners<'k> {
+    first_last: HashMap<&'k [u8], (u32, u32), foldhash::fast::FixedState>,
+    next: Vec<u32>,
+}
+
+impl<'k> Partners<'k> {
+    fn new(keys: &'k KeyColumns, rows: usize) -> Self {
+        let mut first_last: HashMap<&[u8], (u32, u32), _> =
+            HashMap::with_capacity_and_hasher(rows, foldhash::fast::FixedState::with_seed(0x6a6f));
+        let mut next = vec![NO_ROW; rows];
+        for j in 0..rows {
+            let Some(k) = keys.key(j) else { continue };
+            let j = j as u32;
+            first_last
+                .entry(k)
+                .and_modify(|(_, last)| {
+                    next[*last as usize] = j;
+                    *last = j;
+                })
+                .or_insert((j, j));
+        }
+        Partners { first_last, next }
+    }
+
+    /// The first right row with key `k`.
+    fn first(&self, k: &[u8]) -> Option<u32> {
+        self.first_last.get(k).map(|(first, _)| *first)
+    }
+}
+
+/// The join keys of a window's rows of one input, as arrow rows.
+struct KeyColumns {
+    rows: Option<arrow::row::Rows>,
+    /// Whether each row's keys are all non-NULL (NULL equals nothing).
+    valid: Vec<bool>,
+}
+
+impl KeyColumns {
+    fn new(
+        converter: Option<&RowConverter>,
+        batch: &RecordBatch,
+        columns: &[usize],
+    ) -> Result<Self> {
+        let rows = row_keys(converter, batch, columns)?;
+        let mut valid = vec![true; batch.num_rows()];
+        for c in columns {
+            if let Some(nulls) = batch.column(*c).logical_nulls() {
+                for (v, ok) in valid.iter_mut().zip(nulls.iter()) {
+                    *v &= ok;
+                }
+            }
+        }
+        Ok(KeyColumns { rows, valid })
+    }
+
+    /// Row i's key, or None if one of its keys is NULL. Without keys
+    /// every row has the same, empty key.
+    fn key(&self, i: usize) -> Option<&[u8]> {
+        if !self.valid[i] {
+            return None;
+        }
+        Some(self.rows.as_ref().map_or(&[][..], |r| r.row(i).data()))
+    }
+}
+
+impl TimerHandler for JoinState {
+    type Key = i64;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<i64>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let input = usize::from(chunk.input.min(1));
+        let side = self.side(input);
+        let (window_start, window_end) = (side.window_start, side.window_end);
+        let run = by_window(time, chunk, range, window_end, |end| {
+            self.windows.contains_key(&end)
+        })?;
+        for (row, end) in run.late {
+            let watermark = chunk.watermarks[row];
+            if self.spec.trace {
+                let begin = chunk
+                    .batch
+                    .column(window_start)
+                    .as_primitive::<TimestampMillisecondType>()
+                    .value(row);
+                let line = TraceLine::new(TraceEvent::Late, Self::NAME)
+                    .window(begin, end)
+                    .field("input", if input == 0 { "left" } else { "right" })
+                    .watermark(watermark);
+                out.side(line);
+            }
+            let late = (Self::NAME, LATE_REASON);
+            drop_late(&mut self.metrics, chunk, (row, end), late, out)?;
+        }
+        for (end, rows) in run.windows {
+            self.windows.entry(end).or_default()[input].push(rows);
+        }
+        Ok(run.consumed)
+    }
+
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<i64>,
+        _at: i64,
+        end: i64,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some([left_parts, right_parts]) = self.windows.remove(&end) else {
+            return Ok(());
+        };
+        let left = self.rows(0, &left_parts)?;
+        let right = self.rows(1, &right_parts)?;
+        let pairs = self.pairs(&left, &right)?;
+        if self.spec.trace {
+            let (rows, side) = if left.num_rows() > 0 {
+                (&left, 0)
+            } else {
+                (&right, 1)
+            };
+            let start = rows
+                .column(self.side(side).window_start)
+                .as_primitive::<TimestampMillisecondType>()
+                .value(0);
+            let line = TraceLine::new(TraceEvent::Fire, Self::NAME)
+                .window(start, end)
+                .field("left_rows", left.num_rows())
+                .field("right_rows", right.num_rows())
+                .field("rows_out", pairs.len())
+                .watermark(time.watermark());
+            out.side(line);
+        }
+        self.metrics.window_fired(time.watermark());
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let left_rows = UInt32Array::from(pairs.iter().map(|(l, _)| *l).collect::<Vec<_>>());
+        let right_rows = UInt32Array::from(pairs.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        for c in left.columns() {
+            columns.push(take(c.as_ref(), &left_rows, None)?);
+        }
+        if self.spec.kind.keeps_right() {
+            for c in right.columns() {
+                columns.push(take(c.as_ref(), &right_rows, None)?);
+            }
+        }
+        let batch = RecordBatch::try_new(self.spec.output_schema.clone(), columns)?;
+        out.rows(batch, RowKind::Insert);
+        Ok(())
+    }
+}

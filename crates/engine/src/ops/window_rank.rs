@@ -1,0 +1,276 @@
+//! Window Top-N and window deduplication (`ROW_NUMBER()`, `RANK()` or
+//! `DENSE_RANK()` `OVER (PARTITION BY window_start, window_end, ... ORDER
+//! BY ...)`), on the shared event-time service.
+//!
+//! Rows are kept per window until the watermark passes `window_end - 1`;
+//! then the window's rows are sorted in one go — partitions in the order
+//! of their first row, then by the ORDER BY columns, then by arrival — and
+//! go out with their rank. A row whose window has already been ranked is
+//! late. An outer `WHERE rownum <= N` keeps the top N.
+
+use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::window_buffer::{by_window, drop_late};
+use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
+use crate::runtime::stream::Chunk;
+use crate::time::service::{EventTime, TimerHandler};
+use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
+use arrow::compute::{lexsort_to_indices, take_record_batch, SortColumn, SortOptions};
+use arrow::datatypes::SchemaRef;
+use arrow::row::{RowConverter, SortField};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::Arc;
+use tidemark_common::expr::AggregateFunction;
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+/// What a window ranking computes.
+pub struct WindowRankSpec {
+    pub partition: Vec<usize>,
+    pub partition_types: Vec<SqlType>,
+    /// Sort columns, each descending or not, with their types.
+    pub order: Vec<(usize, bool, SqlType)>,
+    pub window_end: usize,
+    /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
+    pub funcs: Vec<AggregateFunction>,
+    /// Output: every input column, then the ranks (BIGINT).
+    pub output_schema: SchemaRef,
+}
+
+/// Why a window ranking drops a row.
+pub const LATE_REASON: &str = "its window was already ranked";
+
+pub type WindowRank = Windowed<RankState>;
+
+pub struct RankState {
+    spec: WindowRankSpec,
+    partition_rows: Option<RowConverter>,
+    order_rows: RowConverter,
+    /// Rows waiting for their window to end, by window end.
+    windows: BTreeMap<i64, Vec<RecordBatch>>,
+    metrics: OperatorMetrics,
+}
+
+impl WindowRank {
+    pub fn new(spec: WindowRankSpec) -> Result<Self> {
+        for func in &spec.funcs {
+            if !matches!(
+                func,
+                AggregateFunction::RowNumber
+                    | AggregateFunction::Rank
+                    | AggregateFunction::DenseRank
+            ) {
+                return Err(Error::Internal(format!(
+                    "window ranking by {}",
+                    func.name()
+                )));
+            }
+        }
+        let partition_rows = key_converter(&spec.partition_types)?;
+        let order_rows = RowConverter::new(
+            spec.order
+                .iter()
+                .map(|(_, desc, ty)| {
+                    SortField::new_with_options(ty.to_arrow(), sort_options(*desc))
+                })
+                .collect(),
+        )?;
+        Ok(Windowed::from_state(RankState {
+            spec,
+            partition_rows,
+            order_rows,
+            windows: BTreeMap::new(),
+            metrics: OperatorMetrics::default(),
+        }))
+    }
+}
+
+/// NULLs sort as larger than any value: last ascending, first descending.
+fn sort_options(descending: bool) -> SortOptions {
+    SortOptions {
+        descending,
+        nulls_first: descending,
+    }
+}
+
+impl WindowedState for RankState {
+    const NAME: &'static str = "WindowRank";
+
+    fn metrics(&self) -> &OperatorMetrics {
+        &self.metrics
+    }
+
+    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+
+    fn state(&self) -> StateSize {
+        let mut size = StateSize::default();
+        for batch in self.windows.values().flatten() {
+            size.entries += batch.num_rows() as u64;
+            size.bytes += batch.get_array_memory_size() as u64;
+        }
+        size
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.windows.len() as u64);
+        for (end, batches) in &self.windows {
+            w.put(end);
+            // A window's rows in arrival order, as one batch.
+            match batches.first() {
+                None => w.put(&false),
+                Some(first) => {
+                    w.put(&true);
+                    put_batch(
+                        w,
+                        &arrow::compute::concat_batches(&first.schema(), batches)?,
+                    )?;
+                }
+            }
+        }
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.count()?;
+        for _ in 0..n {
+            let end: i64 = r.get()?;
+            let rows = if r.get::<bool>()? {
+                vec![get_batch(r)?]
+            } else {
+                Vec::new()
+            };
+            self.windows.insert(end, rows);
+        }
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+impl RankState {
+    /// The window's rows, ranked.
+    fn rank(&self, rows: &RecordBatch) -> Result<RecordBatch> {
+        let n = rows.num_rows();
+        // Each row's partition, numbered by first arrival.
+        let mut partition_of: Vec<u32> = Vec::with_capacity(n);
+        match &self.partition_rows {
+            Some(conv) => {
+                let cols: Vec<ArrayRef> = self
+                    .spec
+                    .partition
+                    .iter()
+                    .map(|c| rows.column(*c).clone())
+                    .collect();
+                let keys = conv.convert_columns(&cols)?;
+                let mut first: HashMap<&[u8], u32> = HashMap::new();
+                for i in 0..n {
+                    let next = first.len() as u32;
+                    partition_of.push(*first.entry(keys.row(i).data()).or_insert(next));
+                }
+            }
+            None => partition_of.resize(n, 0),
+        }
+        let partition_of = UInt32Array::from(partition_of);
+        let arrival = UInt32Array::from_iter_values(0..n as u32);
+        let mut sort = vec![SortColumn {
+            values: Arc::new(partition_of.clone()),
+            options: None,
+        }];
+        for (c, desc, _) in &self.spec.order {
+            sort.push(SortColumn {
+                values: rows.column(*c).clone(),
+                options: Some(sort_options(*desc)),
+            });
+        }
+        sort.push(SortColumn {
+            values: Arc::new(arrival),
+            options: None,
+        });
+        let sorted = lexsort_to_indices(&sort, None)?;
+        let ordered = take_record_batch(rows, &sorted)?;
+        let order_cols: Vec<ArrayRef> = self
+            .spec
+            .order
+            .iter()
+            .map(|(c, _, _)| ordered.column(*c).clone())
+            .collect();
+        let order_keys = self.order_rows.convert_columns(&order_cols)?;
+        let partitions = arrow::compute::take(&partition_of, &sorted, None)?;
+        let partitions = partitions.as_primitive::<arrow::datatypes::UInt32Type>();
+        let mut ranks: Vec<Vec<i64>> = vec![Vec::with_capacity(n); self.spec.funcs.len()];
+        let (mut number, mut rank, mut dense) = (0i64, 0i64, 0i64);
+        for i in 0..n {
+            let new_partition = i == 0 || partitions.value(i) != partitions.value(i - 1);
+            if new_partition {
+                (number, rank, dense) = (0, 0, 0);
+            }
+            number += 1;
+            let tie = !new_partition && order_keys.row(i) == order_keys.row(i - 1);
+            if !tie {
+                rank = number;
+                dense += 1;
+            }
+            for (out, func) in ranks.iter_mut().zip(&self.spec.funcs) {
+                out.push(match func {
+                    AggregateFunction::RowNumber => number,
+                    AggregateFunction::Rank => rank,
+                    _ => dense,
+                });
+            }
+        }
+        let mut columns = ordered.columns().to_vec();
+        for out in ranks {
+            columns.push(Arc::new(Int64Array::from(out)));
+        }
+        Ok(RecordBatch::try_new(
+            self.spec.output_schema.clone(),
+            columns,
+        )?)
+    }
+}
+
+impl TimerHandler for RankState {
+    type Key = i64;
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<i64>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let run = by_window(time, chunk, range, self.spec.window_end, |end| {
+            self.windows.contains_key(&end)
+        })?;
+        for (row, end) in run.late {
+            let late = (Self::NAME, LATE_REASON);
+            drop_late(&mut self.metrics, chunk, (row, end), late, out)?;
+        }
+        for (end, rows) in run.windows {
+            self.windows.entry(end).or_default().push(rows);
+        }
+        Ok(run.consumed)
+    }
+
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<i64>,
+        _at: i64,
+        end: i64,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        let Some(parts) = self.windows.remove(&end) else {
+            return Ok(());
+        };
+        let Some(first) = parts.first() else {
+            return Ok(());
+        };
+        let rows = arrow::compute::concat_batches(&first.schema(), &parts)?;
+        out.rows(self.rank(&rows)?, RowKind::Insert);
+        self.metrics.window_fired(time.watermark());
+        Ok(())
+    }
+}

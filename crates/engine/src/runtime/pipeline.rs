@@ -1,0 +1,492 @@
+//! A running query: a source, a chain of operators, and a sink that
+//! receives the changelog, plus the numbers of the run summary.
+
+use crate::connectors::source::{SourceMetrics, TableSource};
+use crate::ops::operator::{Operator, OperatorMetrics, StateSize};
+use crate::ops::union::UnionSource;
+use crate::runtime::snapshot::{StateReader, StateWriter};
+use crate::runtime::stream::{Chunk, SideItem, StreamItem};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tidemark_common::show_bytes;
+use tidemark_common::time::NO_WATERMARK;
+pub use tidemark_common::CheckpointEvery;
+use tidemark_common::{Error, Result};
+
+/// What a run hands its sink.
+pub enum RunOutput<'a> {
+    Rows(&'a Chunk),
+    Side(&'a SideItem),
+    /// A checkpoint is due: the sources' and operators' state, taken after
+    /// every row handed over so far. The sink stages what it holds and
+    /// writes the checkpoint.
+    Checkpoint {
+        state: &'a [u8],
+        rows_read: u64,
+    },
+}
+
+pub struct Pipeline {
+    pub source: PipelineSource,
+    pub operators: Vec<Box<dyn Operator>>,
+    /// `tidemark.state.max-memory`: the run stops with an error when the
+    /// operators' state grows past this many bytes.
+    pub state_limit: Option<u64>,
+    /// Take checkpoints this often (`execution.checkpointing.interval`).
+    pub checkpoint_every: Option<CheckpointEvery>,
+    /// Rows emitted and the watermark told the sink before the checkpoint
+    /// a resumed run goes on from: the run summary counts the whole job.
+    pub resumed: (u64, i64),
+}
+
+/// When the next checkpoint is due.
+struct CheckpointClock {
+    every: CheckpointEvery,
+    /// The multiple of the interval last passed.
+    passed: Option<i64>,
+}
+
+impl CheckpointClock {
+    /// Whether a checkpoint is due with `rows` read and the watermark at
+    /// `watermark`; a due checkpoint stays due until taken.
+    fn due(&self, rows: u64, watermark: i64) -> bool {
+        self.step(rows, watermark)
+            .is_some_and(|step| self.passed.is_none_or(|p| step > p))
+    }
+
+    fn step(&self, rows: u64, watermark: i64) -> Option<i64> {
+        match self.every {
+            CheckpointEvery::Rows(n) => Some((rows / n.max(1)) as i64),
+            CheckpointEvery::EventTime(_) if watermark == NO_WATERMARK => None,
+            CheckpointEvery::EventTime(ms) => Some(watermark.div_euclid(ms.max(1))),
+        }
+    }
+
+    fn taken(&mut self, rows: u64, watermark: i64) {
+        self.passed = self.step(rows, watermark);
+    }
+}
+
+/// `TIDEMARK_CRASH_AFTER_BATCHES=n`: a checkpointed run aborts the process
+/// (no cleanup, as a crash would) after reading its n-th batch, so that
+/// tests can resume from wherever that leaves the checkpoint and files.
+const CRASH_AFTER_BATCHES: &str = "TIDEMARK_CRASH_AFTER_BATCHES";
+
+/// Where a pipeline's rows come from: one table, or the `UNION ALL` of
+/// several.
+pub enum PipelineSource {
+    Table(Box<TableSource>),
+    Union(UnionSource),
+}
+
+impl PipelineSource {
+    fn next_items(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
+        match self {
+            PipelineSource::Table(t) => t.next_items(out),
+            PipelineSource::Union(u) => u.next_items(out),
+        }
+    }
+
+    fn metrics(&self) -> Vec<SourceMetrics> {
+        match self {
+            PipelineSource::Table(t) => vec![t.metrics()],
+            PipelineSource::Union(u) => u.metrics(),
+        }
+    }
+
+    /// Ends the input at this point, as if it had no more rows.
+    fn stop_input(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.stop_input(),
+            PipelineSource::Union(u) => u.stop_input(),
+        }
+    }
+
+    /// Chunks carry their source rows (for routing late rows).
+    pub fn keep_origin(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.keep_origin(),
+            PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.keep_origin()),
+        }
+    }
+
+    /// Why the input cannot be checkpointed, if it cannot.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        match self {
+            PipelineSource::Table(t) => t.checkpoint_blocker(),
+            PipelineSource::Union(u) => u.checkpoint_blocker(),
+        }
+    }
+
+    fn at_checkpoint_point(&self) -> bool {
+        match self {
+            PipelineSource::Table(t) => t.at_checkpoint_point(),
+            PipelineSource::Union(u) => u.at_checkpoint_point(),
+        }
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        match self {
+            PipelineSource::Table(t) => t.save_state(w),
+            PipelineSource::Union(u) => u.save_state(w),
+        }
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        match self {
+            PipelineSource::Table(t) => t.load_state(r),
+            PipelineSource::Union(u) => u.load_state(r),
+        }
+    }
+
+    /// Sources keep what checkpoints need (a checksum of the bytes read).
+    pub fn track_positions(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.track_position(),
+            PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.track_position()),
+        }
+    }
+
+    /// Sources keep the rows they skip (for a bad-records sink).
+    pub fn keep_bad_rows(&mut self) {
+        match self {
+            PipelineSource::Table(t) => t.keep_bad_rows(),
+            PipelineSource::Union(u) => u.branches_mut().for_each(|b| b.source.keep_bad_rows()),
+        }
+    }
+}
+
+/// How far a running query has got, for a progress display.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub rows_read: u64,
+    pub rows_emitted: u64,
+    pub late_rows: u64,
+    /// The lowest watermark of the sources.
+    pub watermark: i64,
+    pub elapsed: Duration,
+}
+
+/// How often a progress callback is called, at most.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// How often operators' state is measured (for its peak and its limit):
+/// measuring walks the state, so not at every batch.
+const STATE_EVERY: Duration = Duration::from_millis(200);
+
+/// The numbers a run ends with.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    pub sources: Vec<SourceMetrics>,
+    pub operators: Vec<(String, OperatorMetrics)>,
+    pub rows_emitted: u64,
+    pub final_watermark: i64,
+    pub elapsed: Duration,
+    /// The run was cancelled before the end of input: the numbers are
+    /// those so far, and windows still open were not fired.
+    pub cancelled: bool,
+    /// On the cancel, the input was ended there and open windows fired
+    /// with the final watermark (`drain`).
+    pub drained: bool,
+    /// Per operator (as `operators`), the most state it was seen holding;
+    /// measured every 200 ms or so, so a sample, not an exact peak.
+    pub peak_state: Vec<StateSize>,
+}
+
+impl Pipeline {
+    fn progress(&self, rows_emitted: u64, started: Instant) -> Progress {
+        let sources = self.source.metrics();
+        Progress {
+            rows_read: sources.iter().map(|s| s.rows_read).sum(),
+            rows_emitted,
+            late_rows: self.operators.iter().map(|o| o.metrics().late_rows).sum(),
+            watermark: sources
+                .iter()
+                .map(|s| s.watermark)
+                .min()
+                .unwrap_or(tidemark_common::time::NO_WATERMARK),
+            elapsed: started.elapsed(),
+        }
+    }
+
+    /// Runs to the end of input, handing every output chunk and side item
+    /// (trace events, late rows) to `sink`, in order.
+    pub fn run(&mut self, sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>) -> Result<RunSummary> {
+        self.run_until_cancelled(&AtomicBool::new(false), sink)
+    }
+
+    /// As [`Pipeline::run`], but stops before the next batch once `cancel`
+    /// is set (by an interrupt, from another thread). As when Flink
+    /// cancels a job, windows still open are dropped, not fired: firing
+    /// them would claim a completeness the input never reached.
+    pub fn run_until_cancelled(
+        &mut self,
+        cancel: &AtomicBool,
+        sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    ) -> Result<RunSummary> {
+        self.run_watched(cancel, false, None, sink)
+    }
+
+    /// As [`Pipeline::run_until_cancelled`], also calling `progress` every
+    /// 200 ms or so with how far the run has got. With `drain`, a cancel
+    /// ends the input where it is instead: the final watermark fires the
+    /// open windows, as Flink's `stop --drain` does.
+    pub fn run_watched(
+        &mut self,
+        cancel: &AtomicBool,
+        drain: bool,
+        mut progress: Option<&mut dyn FnMut(&Progress)>,
+        sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    ) -> Result<RunSummary> {
+        let started = Instant::now();
+        let mut last_progress = started;
+        let mut items = Vec::new();
+        let mut next = Vec::new();
+        let (mut rows_emitted, mut final_watermark) = self.resumed;
+        // A failing operator may first have passed on the rows before the
+        // failing one (so output does not depend on batching); they travel
+        // on to the sink before the error ends the run.
+        let mut failure = None;
+        let mut cancelled = false;
+        let mut peak_state = vec![StateSize::default(); self.operators.len()];
+        // Measured after the first batch, then every so often.
+        let mut last_state: Option<Instant> = None;
+        let mut checkpoints = self.checkpoint_every.map(|every| {
+            let mut clock = CheckpointClock {
+                every,
+                passed: None,
+            };
+            // A resumed run goes on from where its checkpoint was taken.
+            let (rows, watermark) = self.input_progress();
+            clock.taken(rows, watermark);
+            clock
+        });
+        let crash_after = checkpoints
+            .as_ref()
+            .and_then(|_| std::env::var(CRASH_AFTER_BATCHES).ok())
+            .and_then(|n| n.trim().parse::<u64>().ok());
+        let mut batches = 0u64;
+        while failure.is_none() {
+            // One relaxed load per batch: cheap next to reading a batch.
+            if !cancelled && cancel.load(Ordering::Relaxed) {
+                cancelled = true;
+                if !drain {
+                    // A checkpointed run stops with a checkpoint where it
+                    // is, as Flink's stop with a savepoint: a resumed run
+                    // goes on from here.
+                    if checkpoints.is_some() && self.source.at_checkpoint_point() {
+                        let (rows, _) = self.input_progress();
+                        self.checkpoint(rows, rows_emitted, final_watermark, sink)?;
+                    }
+                    break;
+                }
+                self.source.stop_input();
+            }
+            if let Some(report) = progress.as_mut() {
+                if last_progress.elapsed() >= PROGRESS_EVERY {
+                    last_progress = Instant::now();
+                    report(&self.progress(rows_emitted, started));
+                }
+            }
+            match self.source.next_items(&mut items) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => failure = Some(e),
+            }
+            for op in &mut self.operators {
+                for item in items.drain(..) {
+                    if let Err(e) = op.process(item, &mut next) {
+                        failure.get_or_insert(e);
+                        break;
+                    }
+                }
+                items.clear();
+                std::mem::swap(&mut items, &mut next);
+            }
+            deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
+            batches += 1;
+            if crash_after == Some(batches) {
+                std::process::abort();
+            }
+            if let Some(clock) = checkpoints.as_mut() {
+                let (rows, watermark) = self.input_progress();
+                if failure.is_none()
+                    && clock.due(rows, watermark)
+                    && self.source.at_checkpoint_point()
+                {
+                    self.checkpoint(rows, rows_emitted, final_watermark, sink)?;
+                    clock.taken(rows, watermark);
+                }
+            }
+            if failure.is_none() && last_state.is_none_or(|t| t.elapsed() >= STATE_EVERY) {
+                last_state = Some(Instant::now());
+                self.measure_state(&mut peak_state)?;
+            }
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if cancelled && !drain {
+            // Stopped without the end of input: what operators made and
+            // held back still goes out, through the operators after them.
+            for op in &mut self.operators {
+                for item in items.drain(..) {
+                    op.process(item, &mut next)?;
+                }
+                op.release_held(&mut next)?;
+                std::mem::swap(&mut items, &mut next);
+            }
+            deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
+        }
+        if let Some(report) = progress.as_mut() {
+            report(&self.progress(rows_emitted, started));
+        }
+        Ok(RunSummary {
+            sources: self.source.metrics(),
+            operators: self
+                .operators
+                .iter()
+                .map(|o| (o.name(), o.metrics()))
+                .collect(),
+            rows_emitted,
+            final_watermark,
+            elapsed: started.elapsed(),
+            cancelled,
+            drained: cancelled && drain,
+            peak_state,
+        })
+    }
+
+    /// Takes a checkpoint: the state, handed to the sink to write with its
+    /// own.
+    fn checkpoint(
+        &self,
+        rows_read: u64,
+        rows_emitted: u64,
+        final_watermark: i64,
+        sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let state = self.save_state(rows_emitted, final_watermark)?;
+        sink(RunOutput::Checkpoint {
+            state: &state,
+            rows_read,
+        })
+    }
+
+    /// Rows read and the lowest watermark of the sources.
+    fn input_progress(&self) -> (u64, i64) {
+        let sources = self.source.metrics();
+        (
+            sources.iter().map(|s| s.rows_read).sum(),
+            sources
+                .iter()
+                .map(|s| s.watermark)
+                .min()
+                .unwrap_or(NO_WATERMARK),
+        )
+    }
+
+    /// Why this pipeline cannot be checkpointed, if it cannot: a source or
+    /// an operator whose state cannot be saved yet.
+    pub fn checkpoint_blocker(&self) -> Option<Error> {
+        if let Some(e) = self.source.checkpoint_blocker() {
+            return Some(e);
+        }
+        // A fresh operator holds nothing, so trying costs nothing.
+        self.operators
+            .iter()
+            .find_map(|op| op.save_state(&mut StateWriter::new()).err())
+    }
+
+    /// The state of the sources and operators, between two batches, with
+    /// the rows emitted and the watermark told the sink so far.
+    pub fn save_state(&self, rows_emitted: u64, final_watermark: i64) -> Result<Vec<u8>> {
+        let mut w = StateWriter::new();
+        w.put(&(rows_emitted, final_watermark));
+        w.section(|w| self.source.save_state(w))?;
+        w.u64(self.operators.len() as u64);
+        for op in &self.operators {
+            w.put(&op.name());
+            w.section(|w| op.save_state(w))?;
+        }
+        Ok(w.into_bytes())
+    }
+
+    /// Puts back what [`Pipeline::save_state`] wrote, into this fresh
+    /// pipeline of the same plan.
+    pub fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let mut r = StateReader::new(state);
+        self.resumed = r.get()?;
+        let mut source = r.section()?;
+        self.source.load_state(&mut source)?;
+        source.finish()?;
+        if r.count()? != self.operators.len() {
+            return Err(crate::runtime::snapshot::corrupt(
+                "it holds another number of operators",
+            ));
+        }
+        for op in &mut self.operators {
+            let name: String = r.get()?;
+            if name != op.name() {
+                return Err(crate::runtime::snapshot::corrupt(&format!(
+                    "it holds the state of {name} where the query has {}",
+                    op.name()
+                )));
+            }
+            let mut section = r.section()?;
+            op.load_state(&mut section)?;
+            section.finish()?;
+        }
+        r.finish()
+    }
+
+    /// Measures each operator's state, keeping the peaks; fails when the
+    /// state has outgrown `tidemark.state.max-memory`.
+    fn measure_state(&self, peaks: &mut [StateSize]) -> Result<()> {
+        let mut total = 0;
+        let mut largest: Option<(usize, StateSize)> = None;
+        for (i, op) in self.operators.iter().enumerate() {
+            let now = op.state();
+            total += now.bytes;
+            if now.bytes > peaks[i].bytes {
+                peaks[i] = now;
+            }
+            if largest.is_none_or(|(_, l)| now.bytes > l.bytes) {
+                largest = Some((i, now));
+            }
+        }
+        match (self.state_limit, largest) {
+            (Some(limit), Some((i, size))) if total > limit => Err(Error::Execution(format!(
+                "the query's state outgrew 'tidemark.state.max-memory' = {}: operator {} holds {} in {} keyed entries ({} in all operators); raise the limit, or shorten the windows or the allowed lateness, or aggregate over fewer keys",
+                show_bytes(limit),
+                self.operators[i].name(),
+                show_bytes(size.bytes),
+                size.entries,
+                show_bytes(total),
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Hands the last operator's items to the sink, counting rows and noting
+/// the watermark.
+fn deliver(
+    items: &mut Vec<StreamItem>,
+    sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
+    rows_emitted: &mut u64,
+    final_watermark: &mut i64,
+) -> Result<()> {
+    for item in items.drain(..) {
+        match item {
+            StreamItem::Chunk(chunk) => {
+                *rows_emitted += chunk.num_rows() as u64;
+                sink(RunOutput::Rows(&chunk))?;
+            }
+            StreamItem::Side(side) => sink(RunOutput::Side(&side))?,
+            StreamItem::Watermark(w) => *final_watermark = (*final_watermark).max(w),
+            StreamItem::End => {}
+        }
+    }
+    Ok(())
+}
