@@ -217,10 +217,9 @@ fn writable(
     what: &str,
 ) -> Result<std::sync::Arc<tidemark_common::catalog::TableDef>> {
     let sink = catalog.table(name, span)?;
-    if !matches!(
-        sink.option("connector"),
-        Some("print" | "blackhole" | "filesystem")
-    ) {
+    let takes_side_output =
+        tidemark_engine::of_table(&sink).is_some_and(|c| c.declaration().capabilities.side_output);
+    if !takes_side_output {
         return Err(Error::plan(
             format!("{what} sink '{}' cannot be written", sink.name),
             span,

@@ -83,7 +83,7 @@ pub struct Output<'a> {
 impl Session {
     pub fn new(base_dir: impl Into<PathBuf>) -> Self {
         Session {
-            catalog: Catalog::default(),
+            catalog: Catalog::new(tidemark_engine::declarations()),
             options: SessionOptions::default(),
             base_dir: base_dir.into(),
             explain_only: false,
@@ -426,10 +426,10 @@ impl Session {
                     }
                     None => String::new(),
                 };
-                let writes = match connector {
-                    "jdbc" => format!("| writes: {}\n", tidemark_engine::explain_writes(&sink)),
-                    _ => String::new(),
-                };
+                let writes = tidemark_engine::of_table(&sink)
+                    .and_then(|c| c.explain_write(&sink))
+                    .map(|w| format!("| writes: {w}\n"))
+                    .unwrap_or_default();
                 let text = explain(&plan, &self.options).map(|t| {
                     let body: String = t.lines().map(|l| format!("  {l}\n")).collect();
                     format!(
@@ -735,24 +735,26 @@ impl InsertTarget {
         span: tidemark_common::Span,
         staged: Option<bool>,
     ) -> Result<Self> {
-        let connector = sink.option("connector").unwrap_or_default();
-        if !matches!(connector, "print" | "blackhole" | "filesystem" | "jdbc") {
+        let Some(connector) = tidemark_engine::of_table(sink)
+            .map(|c| c.declaration())
+            .filter(|c| c.capabilities.write)
+        else {
             return Err(Error::plan(
                 format!("table '{}' cannot be written", sink.name),
                 span,
             ));
-        }
+        };
         let key: Vec<usize> = sink
             .primary_key
             .iter()
             .filter_map(|k| sink.schema.index_of(k))
             .collect();
-        if updating && matches!(connector, "filesystem" | "jdbc") && key.is_empty() {
+        if updating && !connector.capabilities.changelog && key.is_empty() {
             return Err(Error::plan(
                 format!(
                     "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and {} cannot take a written row back",
                     sink.name,
-                    if connector == "jdbc" {
+                    if connector.name == "jdbc" {
                         "a table without key"
                     } else {
                         "a file"

@@ -252,7 +252,8 @@ fn a_stdin_table_needs_a_format() {
     let job = write_job(&dir, "'connector' = 'stdin'");
     let err = failing_run(&job);
     assert!(
-        err.contains("the stdin connector needs 'format' = 'csv' or 'json'"),
+        err.contains("the stdin connector needs a 'format' option")
+            && err.contains("hint: 'format' = 'csv' or 'json'"),
         "{err}"
     );
     assert!(err.contains('^'), "{err}");

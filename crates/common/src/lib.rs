@@ -10,7 +10,8 @@
 //! - [`expr`]: bound scalar expressions and aggregate calls, shared by the
 //!   front end that builds them and the engine that evaluates them.
 //! - [`window`]: the closed enum of window kinds.
-//! - [`catalog`]: declared tables.
+//! - [`catalog`]: declared tables; [`connector`]: what connectors and
+//!   formats declare (options, capabilities).
 //! - [`date_pattern`]: Java date patterns as chrono formats.
 //! - [`time`]: instants, durations and the saturating arithmetic that event
 //!   time needs.
@@ -18,6 +19,7 @@
 pub mod catalog;
 mod changelog;
 mod config;
+pub mod connector;
 pub mod date_pattern;
 mod error;
 pub mod expr;

@@ -23,10 +23,14 @@ mod ops;
 mod runtime;
 mod time;
 
-pub use connectors::filesystem::parallel::FileSplit;
-pub use connectors::jdbc::explain_writes;
+pub use connectors::filesystem::parallel::ParallelRead;
 pub use connectors::sink::{BadLayout, LateLayout, StagedRename, TableSink};
+pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::TableSource;
+pub use connectors::split::SplitReader;
+pub use connectors::{
+    connector, declarations, of_table, register, Connector, OpenedSource, SourceSpec, CONNECTORS,
+};
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};
 pub use ops::accumulators::{new_accumulator, Accumulator};
@@ -43,6 +47,7 @@ pub use ops::window_agg::{WindowAggregate, WindowAggregateSpec};
 pub use ops::window_join::{JoinSide, WindowJoin, WindowJoinSpec};
 pub use ops::window_rank::{WindowRank, WindowRankSpec};
 pub use runtime::pipeline::{Pipeline, PipelineSource, Progress, RunOutput, RunSummary};
+pub use runtime::read::{ReadBatch, ReadStats};
 pub use runtime::snapshot;
 pub use runtime::stream::{BadRows, Chunk, LateRows, SideItem, StreamItem};
 pub use time::clock::Clock;

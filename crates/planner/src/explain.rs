@@ -60,15 +60,9 @@ fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
     if threads < 2 {
         return Vec::new();
     }
-    let how = match table.option("connector") {
-        Some("filesystem") if !table.reads_unending_input() => {
-            format!("parsed on {threads} threads, in pieces, then taken in file order")
-        }
-        Some("nexmark") => {
-            format!("events made on {threads} threads, a batch each, then taken in order")
-        }
-        _ => "on one thread: only a file read to its end and the nexmark generator are split"
-            .to_string(),
+    let how = match tidemark_engine::of_table(table) {
+        Some(connector) => connector.explain_read(table, threads),
+        None => return Vec::new(),
     };
     vec![format!("read: {how}")]
 }

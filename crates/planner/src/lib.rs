@@ -13,7 +13,7 @@ use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
 use tidemark_engine::Clock;
-use tidemark_engine::FileSplit;
+use tidemark_engine::ParallelRead;
 use tidemark_engine::SessionAggregate;
 use tidemark_engine::SessionRows;
 use tidemark_engine::TableSource;
@@ -195,11 +195,12 @@ fn build(
 ) -> Result<PipelineSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
-            if let Some(connector @ ("print" | "blackhole" | "jdbc")) = table.option("connector") {
+            let connector = tidemark_engine::of_table(table).map(|c| c.declaration());
+            if let Some(connector) = connector.filter(|c| !c.capabilities.read) {
                 return Err(Error::plan(
                     format!(
-                        "table '{}' cannot be read: connector '{connector}' only writes",
-                        table.name
+                        "table '{}' cannot be read: connector '{}' only writes",
+                        table.name, connector.name
                     ),
                     Span::default(),
                 ));
@@ -207,7 +208,7 @@ fn build(
             Ok(PipelineSource::Table(Box::new(TableSource::open(
                 Arc::clone(table),
                 batch_size,
-                FileSplit {
+                ParallelRead {
                     threads: options.parallelism()?,
                     piece_bytes: options.piece_bytes()?,
                 },

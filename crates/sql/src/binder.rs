@@ -797,7 +797,7 @@ mod tests {
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
         let sql = format!("{TABLE}{}", query.replace('⟨', ""));
         let statements = parse_script(&sql)?;
-        let mut catalog = Catalog::default();
+        let mut catalog = Catalog::new(tidemark_engine::declarations());
         let mut result = Ok(());
         for s in &statements {
             result = match s {

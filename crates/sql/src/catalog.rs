@@ -7,11 +7,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use tidemark_common::catalog::{TableDef, Watermark};
+use tidemark_common::connector::Declarations;
 use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Field, Result, Schema, Span};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Catalog {
+    /// What the connectors and formats declare: tables are checked
+    /// against it.
+    connectors: Arc<Declarations>,
     tables: BTreeMap<String, Arc<TableDef>>,
     /// Views by lower-case name: their name as written and their query,
     /// bound where they are used.
@@ -23,6 +27,21 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// An empty catalog whose tables are checked against `connectors`.
+    pub fn new(connectors: Arc<Declarations>) -> Self {
+        Catalog {
+            connectors,
+            tables: BTreeMap::new(),
+            views: BTreeMap::new(),
+            declarations: BTreeMap::new(),
+        }
+    }
+
+    /// What the connectors and formats declare.
+    pub fn connectors(&self) -> &Declarations {
+        &self.connectors
+    }
+
     pub fn table(&self, name: &str, span: Span) -> Result<Arc<TableDef>> {
         let key = name.to_ascii_lowercase();
         self.tables.get(&key).cloned().ok_or_else(|| {
@@ -185,7 +204,7 @@ impl Catalog {
             }
         };
         let options = options_map(&create.options);
-        validate_connector(&options, create)?;
+        crate::table_options::validate(&self.connectors, &options, create)?;
         let primary_key = create.primary_key.iter().map(|i| i.value.clone()).collect();
         self.declarations
             .insert(key.clone(), Arc::new(create.clone()));
@@ -204,94 +223,4 @@ impl Catalog {
         );
         Ok(())
     }
-}
-
-/// Checks the connector options early, so a typo fails at CREATE TABLE
-/// rather than when the first query runs.
-fn validate_connector(options: &BTreeMap<String, String>, create: &CreateTable) -> Result<()> {
-    let option_span = |key: &str| {
-        create
-            .options
-            .iter()
-            .find(|(k, _, _)| k == key)
-            .map(|(_, _, s)| *s)
-            .unwrap_or(create.span)
-    };
-    let Some(connector) = options.get("connector") else {
-        return Err(Error::plan(
-            format!("table '{}' needs a 'connector' option", create.name.value),
-            create.span,
-        )
-        .with_hint(
-            "e.g. WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
-        ));
-    };
-    match connector.as_str() {
-        "filesystem" => {
-            if !options.contains_key("path") {
-                return Err(Error::plan(
-                    "the filesystem connector needs a 'path' option",
-                    option_span("connector"),
-                ));
-            }
-            match options.get("format").map(String::as_str) {
-                Some("csv" | "json") => {}
-                Some(other) => {
-                    return Err(Error::plan(
-                        format!("format '{other}' is not supported; use 'csv' or 'json'"),
-                        option_span("format"),
-                    ))
-                }
-                None => {
-                    return Err(Error::plan(
-                        "the filesystem connector needs a 'format' option",
-                        option_span("connector"),
-                    ))
-                }
-            }
-            if let Some(v) = options.get("source.monitor-interval") {
-                let positive = tidemark_common::time::parse_duration_ms(v).is_ok_and(|ms| ms > 0);
-                if !positive {
-                    return Err(Error::plan(
-                        format!("'source.monitor-interval' must be a positive duration such as '1 s', not '{v}'"),
-                        option_span("source.monitor-interval"),
-                    ));
-                }
-            }
-        }
-        // Generated rows; their options are checked when they are read.
-        "datagen" | "nexmark" => {}
-        // Rows piped in, in the csv or json format.
-        "stdin" => match options.get("format").map(String::as_str) {
-            Some("csv" | "json") => {}
-            _ => {
-                return Err(Error::plan(
-                    "the stdin connector needs 'format' = 'csv' or 'json'",
-                    option_span("connector"),
-                ))
-            }
-        },
-        // Sink-only connectors: written (late rows), never read.
-        "print" | "blackhole" => {}
-        // A PostgreSQL table, written by INSERT INTO.
-        "jdbc" => {
-            for key in ["url", "table-name"] {
-                if !options.contains_key(key) {
-                    return Err(Error::plan(
-                        format!("the jdbc connector needs a '{key}' option"),
-                        option_span("connector"),
-                    )
-                    .with_hint("e.g. WITH ('connector' = 'jdbc', 'url' = 'postgresql://localhost:5432/db', 'table-name' = 'totals')"));
-                }
-            }
-        }
-        other => return Err(Error::plan(
-            format!("connector '{other}' is not supported"),
-            option_span("connector"),
-        )
-        .with_hint(
-            "use 'filesystem', 'stdin', 'datagen' or 'nexmark', or 'print' / 'blackhole' / 'jdbc' for a sink table",
-        )),
-    }
-    Ok(())
 }

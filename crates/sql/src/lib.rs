@@ -17,6 +17,7 @@ mod over;
 mod plan;
 mod show;
 mod statement;
+mod table_options;
 mod types;
 mod window_tvf;
 

@@ -118,7 +118,7 @@ mod tests {
     use crate::statement::{parse_script, Statement};
 
     fn catalog(sql: &str) -> Result<Catalog> {
-        let mut catalog = Catalog::default();
+        let mut catalog = Catalog::new(tidemark_engine::declarations());
         for statement in parse_script(sql)? {
             match statement {
                 Statement::CreateTable(c) => catalog.create_table(&c, std::path::Path::new("."))?,

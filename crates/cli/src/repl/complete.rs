@@ -1,5 +1,7 @@
 //! Tab completion: SQL keywords and functions, the session's tables and
-//! views, their columns, and option keys and values inside `SET '...'`.
+//! views, their columns, option keys and values inside `SET '...'`, and
+//! the options a connector and format declare inside `CREATE TABLE ...
+//! WITH ('...`.
 //!
 //! Completion works on a snapshot of names taken after each statement,
 //! since the line editor owns the helper while a line is edited and the
@@ -11,6 +13,7 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
+use tidemark_common::connector::{FormatUse, ValueKind};
 use tidemark_common::{KNOWN_OPTIONS, RESULT_MODE};
 use tidemark_sql::Catalog;
 
@@ -185,7 +188,9 @@ impl SqlHelper {
         let words: Vec<&str> = head.split_whitespace().collect();
         let last = words.last().copied().unwrap_or_default();
         let mut found = Vec::new();
-        if last.eq_ignore_ascii_case("SET") || last.eq_ignore_ascii_case("RESET") {
+        if let Some(options) = with_candidates(head) {
+            found = options.into_iter().map(|o| format!("{o}'")).collect();
+        } else if last.eq_ignore_ascii_case("SET") || last.eq_ignore_ascii_case("RESET") {
             for known in KNOWN_OPTIONS {
                 if known.key.ends_with('.') {
                     for table in &self.names.relations {
@@ -329,6 +334,108 @@ impl Highlighter for SqlHelper {}
 impl Validator for SqlHelper {}
 impl Helper for SqlHelper {}
 
+/// Inside a string of a `CREATE TABLE ... WITH (` clause: the option keys
+/// the connector named so far declares (or `connector` when none is
+/// named yet), its format's keys, and the values a key takes — all from
+/// the connectors' declarations. `None` outside such a clause.
+fn with_candidates(head: &str) -> Option<Vec<String>> {
+    let statement = head.rsplit(';').next().unwrap_or(head);
+    let upper = statement.to_ascii_uppercase();
+    if !upper.trim_start().starts_with("CREATE TABLE") {
+        return None;
+    }
+    let clause = statement[upper.rfind("WITH")? + 4..].trim_start();
+    let tokens = with_tokens(clause.strip_prefix('(')?);
+    let given: Vec<(&str, &str)> = tokens
+        .windows(3)
+        .filter_map(|w| match w {
+            [Token::Text(k), Token::Equals, Token::Text(v)] => Some((k.as_str(), v.as_str())),
+            _ => None,
+        })
+        .collect();
+    let value_of = |key: &str| given.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let declarations = tidemark_engine::declarations();
+    let connector = value_of("connector").and_then(|c| declarations.connector(c));
+    let format = value_of("format").and_then(|f| declarations.format(f));
+    match tokens.as_slice() {
+        // A value: after `'key' =`.
+        [.., Token::Text(key), Token::Equals] => {
+            let declared = connector
+                .and_then(|c| c.option(key))
+                .or_else(|| format.and_then(|f| f.option(key)));
+            let values: Vec<String> = match (key.as_str(), declared.map(|d| d.kind)) {
+                ("connector", _) => declarations
+                    .connectors
+                    .iter()
+                    .map(|c| c.name.into())
+                    .collect(),
+                ("format", _) => match connector {
+                    Some(c) => c.formats.iter().map(|f| f.to_string()).collect(),
+                    None => declarations.formats.iter().map(|f| f.name.into()).collect(),
+                },
+                (_, Some(ValueKind::Bool)) => vec!["true".into(), "false".into()],
+                (_, Some(ValueKind::OneOf(words))) => words.iter().map(|w| w.to_string()).collect(),
+                _ => Vec::new(),
+            };
+            Some(values)
+        }
+        // A key: first, or after a comma.
+        [] | [.., Token::Comma] => {
+            let Some(connector) = connector else {
+                return Some(vec!["connector".into()]);
+            };
+            let mut keys: Vec<&str> = connector.options.iter().map(|o| o.key).collect();
+            if connector.format != FormatUse::None {
+                keys.push("format");
+            }
+            keys.extend(format.iter().flat_map(|f| f.options.iter().map(|o| o.key)));
+            Some(
+                keys.into_iter()
+                    .filter(|k| !k.ends_with('.') && value_of(k).is_none())
+                    .map(String::from)
+                    .collect(),
+            )
+        }
+        _ => Some(Vec::new()),
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum Token {
+    Text(String),
+    Equals,
+    Comma,
+}
+
+/// The quoted strings, `=` and `,` of a WITH clause typed so far (quotes
+/// doubled inside a string are one quote).
+fn with_tokens(clause: &str) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let mut chars = clause.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '=' => tokens.push(Token::Equals),
+            ',' => tokens.push(Token::Comma),
+            '\'' => {
+                let mut text = String::new();
+                while let Some(c) = chars.next() {
+                    if c == '\'' {
+                        if chars.peek() == Some(&'\'') {
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    text.push(c);
+                }
+                tokens.push(Token::Text(text));
+            }
+            _ => {}
+        }
+    }
+    tokens
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,6 +488,30 @@ mod tests {
                 &["table.exec.late-records.sink.auctions'"],
             ),
             ("SELECT 'tid", 8, &[]),
+            ("CREATE TABLE t (a INT) WITH ('c", 30, &["connector'"]),
+            ("CREATE TABLE t (a INT) WITH ('connector' = 'fi", 44, &["filesystem'"]),
+            (
+                "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', '",
+                58,
+                &["path'", "source.monitor-interval'", "format'"],
+            ),
+            (
+                "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'format' = '",
+                69,
+                &["csv'", "json'"],
+            ),
+            (
+                "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'format' = 'csv', 'csv.fi",
+                76,
+                &["csv.field-delimiter'"],
+            ),
+            (
+                "create table t (a int) with ('connector' = 'filesystem', 'format' = 'json', \
+                 'json.timestamp-format.standard' = '",
+                112,
+                &["SQL'", "ISO-8601'"],
+            ),
+            ("CREATE TABLE t (a INT) WITH ('connector' = 'print', 'p", 53, &["print-identifier'"]),
             ("SELECT ", 7, &[]),
             ("SELECT 1 -- b", 0, &[]),
         ];

@@ -18,7 +18,8 @@
 //! Rowtimes come from computed columns, e.g. `ts AS
 //! TO_TIMESTAMP_LTZ(id * 1000, 3)` over a sequence `id`.
 
-use crate::formats::csv::{option_error, CsvBatch, CsvStats};
+use crate::formats::csv::option_error;
+use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::time::clock::Clock;
 use arrow::array::{
     ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
@@ -29,10 +30,9 @@ use arrow::record_batch::RecordBatch;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tidemark_common::connector::{Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin};
 use tidemark_common::{Error, Result, SqlType};
 
-/// Options of the connector itself (fields' options are checked apart).
-const TABLE_OPTIONS: &[&str] = &["connector", "number-of-rows", "rows-per-second", "seed"];
 const FIELD_OPTIONS: &[&str] = &[
     "kind",
     "start",
@@ -89,7 +89,7 @@ pub struct DatagenSource {
     rows_per_second: f64,
     started: Option<Instant>,
     clock: Clock,
-    stats: CsvStats,
+    stats: ReadStats,
 }
 
 impl DatagenSource {
@@ -106,7 +106,7 @@ impl DatagenSource {
                 Some(rest) => rest.split_once('.').is_some_and(|(field, option)| {
                     columns.iter().any(|(c, _)| c == field) && FIELD_OPTIONS.contains(&option)
                 }),
-                None => TABLE_OPTIONS.contains(&key.as_str()),
+                None => key == "connector" || DECLARATION.option(key).is_some(),
             };
             if !known {
                 return Err(option_error(format!(
@@ -114,7 +114,7 @@ impl DatagenSource {
                 ))
                 .with_hint(format!(
                     "datagen knows {}, and fields.<column>.{{{}}} for declared columns",
-                    TABLE_OPTIONS[1..].join(", "),
+                    table_options().join(", "),
                     FIELD_OPTIONS.join(", ")
                 )));
             }
@@ -220,17 +220,17 @@ impl DatagenSource {
             rows_per_second,
             started: None,
             clock,
-            stats: CsvStats::default(),
+            stats: ReadStats::default(),
         })
     }
 
-    pub fn stats(&self) -> CsvStats {
+    pub fn stats(&self) -> ReadStats {
         self.stats.clone()
     }
 
     /// The next batch, or None when the rows are all made (or a sequence
     /// has ended).
-    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+    pub fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         let sequence_left = self
             .fields
             .iter()
@@ -268,7 +268,7 @@ impl DatagenSource {
         if let Some(r) = &mut self.remaining {
             *r -= n as u64;
         }
-        Ok(Some(CsvBatch {
+        Ok(Some(ReadBatch {
             batch,
             lines: (first..first + n as u64).collect(),
             raw: Vec::new(),
@@ -494,6 +494,85 @@ impl SplitMix64 {
     fn below_u128(&mut self, n: u128) -> u128 {
         let wide = (u128::from(self.next()) << 64) | u128::from(self.next());
         wide % n.max(1)
+    }
+}
+
+/// The `datagen` connector.
+pub struct Datagen;
+
+/// The connector's own options (the fields' are checked apart).
+fn table_options() -> Vec<&'static str> {
+    DECLARATION
+        .options
+        .iter()
+        .map(|o| o.key)
+        .filter(|k| !k.ends_with('.'))
+        .collect()
+}
+
+static DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "datagen",
+    origin: Origin::Flink,
+    doc: "rows generated from per-column rules",
+    format: FormatUse::None,
+    formats: &[],
+    options: &[
+        OptionDecl::flink(
+            "number-of-rows",
+            "how many rows; without it (and without a sequence column) the source has no end",
+        ),
+        OptionDecl::flink("rows-per-second", "the most rows made per second")
+            .default_value("10000"),
+        OptionDecl::own("seed", "random columns are the same on every run with the same seed")
+            .default_value("0"),
+        OptionDecl::flink(
+            "fields.",
+            "`fields.<column>.<property>`, properties `kind`, `start`, `end`, `min`, `max`, `length`, `max-past`, `null-rate`: how a column's values are made",
+        ),
+    ],
+    capabilities: Capabilities {
+        read: true,
+        write: false,
+        upsert: false,
+        changelog: false,
+        side_output: false,
+        checkpoint_read: false,
+        unbounded: true,
+    },
+    example: "WITH ('connector' = 'datagen', 'number-of-rows' = '100')",
+};
+
+impl super::Connector for Datagen {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &DECLARATION
+    }
+
+    fn open_source(&self, spec: super::SourceSpec<'_>) -> Result<super::OpenedSource> {
+        let reader = DatagenSource::open(
+            spec.columns,
+            &spec.table.options,
+            spec.batch_size,
+            spec.clock,
+        )?;
+        Ok(super::OpenedSource {
+            reader: Box::new(reader),
+            ignore_parse_errors: false,
+            display: "datagen".into(),
+        })
+    }
+}
+
+impl super::split::SplitReader for DatagenSource {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+        DatagenSource::next_batch(self)
+    }
+
+    fn stats(&self) -> ReadStats {
+        DatagenSource::stats(self)
+    }
+
+    fn unpositioned(&self) -> Option<&'static str> {
+        Some("the datagen connector")
     }
 }
 

@@ -16,12 +16,14 @@
 //! Credentials come from the options or the standard `PG*` environment
 //! variables and are never shown: errors name the server without them.
 
+use super::sink::{PrintLines, SinkWriter};
 use crate::formats::print::format_value;
 use arrow::array::{Array, RecordBatch};
 use postgres::{Client, Config, NoTls};
 use std::collections::HashMap;
 use std::time::Duration;
 use tidemark_common::catalog::TableDef;
+use tidemark_common::connector::{Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin};
 use tidemark_common::{Error, Result, RowKind, Span, SqlType};
 
 /// Retries of a batch after a lost connection, unless `'sink.max-retries'`
@@ -568,6 +570,80 @@ fn error_text(e: &postgres::Error) -> String {
         cause = c.source();
     }
     text
+}
+
+/// The `jdbc` connector: PostgreSQL tables, written.
+pub struct Jdbc;
+
+static DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "jdbc",
+    origin: Origin::Flink,
+    doc: "a PostgreSQL table, written by INSERT INTO (upserted on its key, or appended)",
+    format: FormatUse::None,
+    formats: &[],
+    options: &[
+        OptionDecl::flink(
+            "url",
+            "postgresql://host:port/database (jdbc:postgresql://... is taken too)",
+        )
+        .required(),
+        OptionDecl::flink("table-name", "the database table, optionally schema.table").required(),
+        OptionDecl::flink("username", "the user; else the URL's, then PGUSER"),
+        OptionDecl::flink("password", "the password; else the URL's, then PGPASSWORD"),
+        OptionDecl::flink(
+            "sink.max-retries",
+            "how often a batch is sent again after a lost connection",
+        )
+        .default_value("3"),
+    ],
+    capabilities: Capabilities {
+        read: false,
+        write: true,
+        upsert: true,
+        changelog: false,
+        side_output: false,
+        checkpoint_read: false,
+        unbounded: false,
+    },
+    example: "WITH ('connector' = 'jdbc', 'url' = 'postgresql://localhost:5432/db', 'table-name' = 'totals')",
+};
+
+impl super::Connector for Jdbc {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &DECLARATION
+    }
+
+    fn explain_write(&self, table: &TableDef) -> Option<String> {
+        Some(explain_writes(table))
+    }
+
+    fn open_sink(&self, table: &TableDef, _staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
+        Ok(Box::new(PgSink::open(table, Span::default())?))
+    }
+}
+
+impl SinkWriter for PgSink {
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<PrintLines> {
+        PgSink::write(self, batch, types, kinds, tz)?;
+        Ok(String::new())
+    }
+
+    fn note(&self) -> Option<String> {
+        PgSink::note(self)
+    }
+
+    fn checkpoint_blocker(&self, name: &str) -> Option<Error> {
+        (!self.has_key()).then(|| Error::plan(
+            format!("checkpointing needs outputs that can be taken back to the last checkpoint: table {name} appends to a database table"),
+            Span::default(),
+        ).with_hint(format!("declare PRIMARY KEY (...) NOT ENFORCED on {name}: upserts written again after a resume change nothing")))
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,303 @@
 //! Where rows come from and go to: a declared table read as a stream
 //! ([`source`]) or written as a sink ([`sink`]), and one module per
 //! connector: [`filesystem`] (files and folders, read once or followed),
-//! [`stdin`], [`datagen`], [`nexmark`] and [`jdbc`] (PostgreSQL).
+//! [`stdin`], [`datagen`], [`nexmark`], [`print`], [`blackhole`] and
+//! [`jdbc`] (PostgreSQL).
+//!
+//! Each connector is one [`Connector`] in [`CONNECTORS`]: it declares its
+//! options and capabilities once ([`ConnectorDecl`]), and the front end
+//! validates `CREATE TABLE`, `EXPLAIN` explains and the docs list options
+//! from that declaration. Adding a connector is a module and a line in
+//! [`CONNECTORS`].
 
+pub mod blackhole;
 pub mod datagen;
 pub mod filesystem;
 pub mod jdbc;
 pub mod nexmark;
+pub mod print;
 pub mod sink;
 pub mod source;
+pub mod split;
 pub mod stdin;
+
+use crate::time::clock::Clock;
+use filesystem::parallel::ParallelRead;
+use sink::SinkWriter;
+use split::SplitReader;
+use std::sync::{Arc, RwLock};
+use tidemark_common::catalog::TableDef;
+use tidemark_common::connector::{ConnectorDecl, Declarations};
+use tidemark_common::{Error, Result, SqlType};
+
+/// A connector: its declaration, and what it says about a table of its
+/// own in `EXPLAIN`.
+pub trait Connector: Sync {
+    fn declaration(&self) -> &'static ConnectorDecl;
+
+    /// How a read of `table` goes at parallelism `threads` (> 1).
+    fn explain_read(&self, _table: &TableDef, _threads: usize) -> String {
+        ON_ONE_THREAD.into()
+    }
+
+    /// What writing `table` does, when there is more to say than the
+    /// connector's name.
+    fn explain_write(&self, _table: &TableDef) -> Option<String> {
+        None
+    }
+
+    /// Opens `table` to be read. Only connectors that declare `read` are
+    /// asked.
+    fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
+        Err(Error::Internal(format!(
+            "table {} cannot be read (connector {})",
+            spec.table.name,
+            self.declaration().name
+        )))
+    }
+
+    /// Opens `table` to be written; `staged` for a checkpointed run (see
+    /// [`sink::TableSink::open_staged`]). Only connectors that declare
+    /// `write` are asked.
+    fn open_sink(&self, table: &TableDef, _staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
+        Err(Error::Internal(format!(
+            "table {} cannot be written (connector {})",
+            table.name,
+            self.declaration().name
+        )))
+    }
+}
+
+/// What a table is opened to be read with.
+pub struct SourceSpec<'a> {
+    pub table: &'a TableDef,
+    /// The physical columns the reader makes, by name and type.
+    pub columns: Vec<(String, SqlType)>,
+    pub batch_size: usize,
+    /// How many threads may read it.
+    pub parallel: ParallelRead,
+    /// The engine's clock (generated rows may be timed by it).
+    pub clock: Clock,
+}
+
+/// An opened table: the reader of its split, whether it skips what does
+/// not parse, and how messages name what it reads.
+pub struct OpenedSource {
+    pub reader: Box<dyn SplitReader>,
+    pub ignore_parse_errors: bool,
+    pub display: String,
+}
+
+/// Gives an I/O error of reading table `name` the table's name.
+fn in_table(name: &str) -> impl Fn(Error) -> Error + '_ {
+    move |e| match e {
+        Error::Io { context, source } => Error::Io {
+            context: format!("table {name}: {context}"),
+            source,
+        },
+        other => other,
+    }
+}
+
+/// How a read goes that is not split over threads.
+pub const ON_ONE_THREAD: &str =
+    "on one thread: only a file read to its end and the nexmark generator are split";
+
+/// Every connector tidemark has, in the order the docs list them.
+pub static CONNECTORS: &[&dyn Connector] = &[
+    &filesystem::Filesystem,
+    &stdin::Stdin,
+    &datagen::Datagen,
+    &nexmark::Nexmark,
+    &print::Print,
+    &blackhole::Blackhole,
+    &jdbc::Jdbc,
+];
+
+/// Connectors added by a program that embeds the engine
+/// ([`register`]), after the built-in ones.
+static REGISTERED: RwLock<Vec<&'static dyn Connector>> = RwLock::new(Vec::new());
+
+/// Adds a connector of the embedding program's own; tables declared after
+/// this (in a catalog made from [`declarations`]) can use it. A name
+/// already taken is refused.
+pub fn register(connector: &'static dyn Connector) -> Result<()> {
+    let name = connector.declaration().name;
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    if CONNECTORS
+        .iter()
+        .chain(registered.iter())
+        .any(|c| c.declaration().name == name)
+    {
+        return Err(Error::plan(
+            format!("a connector named '{name}' exists already"),
+            tidemark_common::Span::default(),
+        ));
+    }
+    registered.push(connector);
+    Ok(())
+}
+
+/// Every connector: the built-in ones, then the registered ones.
+fn all() -> Vec<&'static dyn Connector> {
+    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    CONNECTORS
+        .iter()
+        .chain(registered.iter())
+        .copied()
+        .collect()
+}
+
+/// The connector `name`, if there is one.
+pub fn connector(name: &str) -> Option<&'static dyn Connector> {
+    all().into_iter().find(|c| c.declaration().name == name)
+}
+
+/// The connector of a declared table (which the front end checked).
+pub fn of_table(table: &TableDef) -> Option<&'static dyn Connector> {
+    connector(table.option("connector")?)
+}
+
+/// What every connector and format declares, for the front end.
+pub fn declarations() -> Arc<Declarations> {
+    Arc::new(Declarations {
+        connectors: all().into_iter().map(|c| c.declaration()).collect(),
+        formats: crate::formats::FORMATS.to_vec(),
+    })
+}
+
+/// The options of every connector and format, as the tables of
+/// docs/sql-reference.md show them (a test keeps the two the same).
+#[cfg(test)]
+fn options_reference() -> String {
+    use std::fmt::Write;
+    use tidemark_common::connector::{FormatUse, OptionDecl, Origin};
+    let origin = |o: Origin| match o {
+        Origin::Flink => "Flink's",
+        Origin::Tidemark => "tidemark's",
+    };
+    let mut out = String::new();
+    let table = |out: &mut String, options: &[OptionDecl]| {
+        if options.is_empty() {
+            out.push_str("No options besides `'connector'`.\n\n");
+            return;
+        }
+        out.push_str("| option | default | name | meaning |\n| --- | --- | --- | --- |\n");
+        for o in options {
+            let key = match o.key.strip_suffix('.') {
+                Some(prefix) => format!("`{prefix}.…`"),
+                None => format!("`{}`", o.key),
+            };
+            let default = match (o.required, o.default) {
+                (true, _) => "required".to_string(),
+                (false, Some(d)) => format!("`{d}`"),
+                (false, None) => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "| {key} | {default} | {} | {} |",
+                origin(o.origin),
+                o.doc
+            );
+        }
+        out.push('\n');
+    };
+    for connector in CONNECTORS.iter().map(|c| c.declaration()) {
+        let c = connector.capabilities;
+        let can: Vec<&str> = [
+            (c.read, "read"),
+            (c.write, "written"),
+            (c.upsert, "upserts on a PRIMARY KEY"),
+            (c.side_output, "takes late and bad rows"),
+            (c.checkpoint_read, "checkpointed reads"),
+            (c.unbounded, "may have no end"),
+        ]
+        .into_iter()
+        .filter_map(|(yes, what)| yes.then_some(what))
+        .collect();
+        let formats = match connector.format {
+            FormatUse::None => String::new(),
+            _ => {
+                let names: Vec<String> =
+                    connector.formats.iter().map(|f| format!("`{f}`")).collect();
+                format!("; formats {}", names.join(", "))
+            }
+        };
+        let _ = writeln!(
+            out,
+            "#### `'connector' = '{}'` ({} connector)\n\n{}: {}{formats}.\n",
+            connector.name,
+            origin(connector.origin),
+            capitalised(connector.doc),
+            can.join(", "),
+        );
+        table(&mut out, connector.options);
+    }
+    for format in crate::formats::FORMATS {
+        let _ = writeln!(
+            out,
+            "#### `'format' = '{}'`\n\n{}.\n",
+            format.name,
+            capitalised(format.doc)
+        );
+        table(&mut out, format.options);
+    }
+    out
+}
+
+#[cfg(test)]
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BEGIN: &str = "<!-- connector options: generated from the declarations -->\n";
+    const END: &str = "<!-- end of connector options -->\n";
+
+    /// docs/sql-reference.md lists exactly the declared options; with
+    /// `TIDEMARK_BLESS_DOCS=1` the test rewrites the list instead.
+    #[test]
+    fn the_sql_reference_lists_the_declared_options() -> std::io::Result<()> {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sql-reference.md");
+        let text = std::fs::read_to_string(&path)?;
+        let start = text
+            .find(BEGIN)
+            .expect("docs/sql-reference.md has the begin marker")
+            + BEGIN.len();
+        let end = text[start..]
+            .find(END)
+            .expect("docs/sql-reference.md has the end marker")
+            + start;
+        let generated = options_reference();
+        if std::env::var_os("TIDEMARK_BLESS_DOCS").is_some() {
+            std::fs::write(
+                &path,
+                format!("{}{generated}{}", &text[..start], &text[end..]),
+            )?;
+            return Ok(());
+        }
+        assert!(
+            text[start..end] == generated,
+            "docs/sql-reference.md's option tables differ from the connectors' declarations; \
+             run TIDEMARK_BLESS_DOCS=1 cargo test -p tidemark-engine the_sql_reference and read the diff"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn every_connector_is_found_by_its_name() {
+        for c in CONNECTORS {
+            let name = c.declaration().name;
+            assert!(connector(name).is_some_and(|found| found.declaration().name == name));
+        }
+        assert!(connector("kafka").is_none());
+    }
+}

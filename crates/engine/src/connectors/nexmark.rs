@@ -15,8 +15,9 @@
 //! - `'base-time'` (tidemark's own; default `2024-01-01 00:00:00`, UTC):
 //!   the first event's time, so every run makes the same events.
 
-use crate::formats::csv::{option_error, CsvBatch, CsvStats};
+use crate::formats::csv::option_error;
 use crate::runtime::ordered_pool::OrderedPool;
+use crate::runtime::read::{ReadBatch, ReadStats};
 use arrow::array::{ArrayRef, Int64Builder, StringBuilder, TimestampMillisecondBuilder};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -25,19 +26,8 @@ use nexmark::event::{Event, EventType};
 use nexmark::EventGenerator;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tidemark_common::connector::{Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin};
 use tidemark_common::{Error, Result, SqlType};
-
-const OPTIONS: &[&str] = &[
-    "connector",
-    "stream",
-    "events.num",
-    "person.proportion",
-    "auction.proportion",
-    "bid.proportion",
-    "first-event.rate",
-    "next-event.rate",
-    "base-time",
-];
 
 /// The columns of each stream, as Flink's Nexmark tables name them.
 const PERSON: &[(&str, Kind)] = &[
@@ -191,7 +181,7 @@ pub struct NexmarkSource {
     /// an [`OrderedPool`] (started at the first batch).
     threads: usize,
     pool: Option<OrderedPool<Result<RecordBatch>>>,
-    stats: CsvStats,
+    stats: ReadStats,
 }
 
 impl NexmarkSource {
@@ -201,12 +191,8 @@ impl NexmarkSource {
         batch_size: usize,
         threads: usize,
     ) -> Result<Self> {
-        if let Some(key) = options.keys().find(|k| !OPTIONS.contains(&k.as_str())) {
-            return Err(
-                option_error(format!("unknown option '{key}' of the nexmark connector"))
-                    .with_hint(format!("nexmark knows {}", OPTIONS[1..].join(", "))),
-            );
-        }
+        // The option keys were checked against the declaration when the
+        // table was declared.
         let (stream, event_type) = match options.get("stream").map(String::as_str) {
             Some("person") => (PERSON, EventType::Person),
             Some("auction") => (AUCTION, EventType::Auction),
@@ -304,15 +290,15 @@ impl NexmarkSource {
             made: 0,
             threads: threads.max(1),
             pool: None,
-            stats: CsvStats::default(),
+            stats: ReadStats::default(),
         })
     }
 
-    pub fn stats(&self) -> CsvStats {
+    pub fn stats(&self) -> ReadStats {
         self.stats.clone()
     }
 
-    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+    pub fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         let per_batch = if self.threads > 1 {
             (self.batch_size as u64).min(PARALLEL_BATCH)
         } else {
@@ -348,7 +334,7 @@ impl NexmarkSource {
         let first = self.stats.rows_read + 1;
         self.stats.rows_read += n as u64;
         self.made += n as u64;
-        Ok(Some(CsvBatch {
+        Ok(Some(ReadBatch {
             batch,
             lines: (first..first + n as u64).collect(),
             raw: Vec::new(),
@@ -379,6 +365,82 @@ fn share(events: u64, config: &NexmarkConfig, kind: EventType) -> u64 {
     };
     let period = p + a + b;
     events / period * len + (events % period).saturating_sub(from).min(len)
+}
+
+/// The `nexmark` connector.
+pub struct Nexmark;
+
+static DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "nexmark",
+    origin: Origin::Tidemark,
+    doc: "one stream of the Nexmark benchmark's events, with Flink's Nexmark column names",
+    format: FormatUse::None,
+    formats: &[],
+    options: &[
+        OptionDecl::flink("stream", "which events: 'person', 'auction' or 'bid'"),
+        OptionDecl::flink("events.num", "events of all kinds generated").default_value("10000000"),
+        OptionDecl::flink("person.proportion", "persons among every 50 events").default_value("1"),
+        OptionDecl::flink("auction.proportion", "auctions among every 50 events")
+            .default_value("3"),
+        OptionDecl::flink("bid.proportion", "bids among every 50 events").default_value("46"),
+        OptionDecl::flink(
+            "first-event.rate",
+            "events per second of event time at the start",
+        )
+        .default_value("10000"),
+        OptionDecl::flink("next-event.rate", "events per second of event time after")
+            .default_value("10000"),
+        OptionDecl::own("base-time", "the first event's time (UTC)")
+            .default_value("2024-01-01 00:00:00"),
+    ],
+    capabilities: Capabilities {
+        read: true,
+        write: false,
+        upsert: false,
+        changelog: false,
+        side_output: false,
+        checkpoint_read: false,
+        unbounded: false,
+    },
+    example: "WITH ('connector' = 'nexmark', 'stream' = 'bid')",
+};
+
+impl super::Connector for Nexmark {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &DECLARATION
+    }
+
+    fn explain_read(&self, _table: &tidemark_common::catalog::TableDef, threads: usize) -> String {
+        format!("events made on {threads} threads, a batch each, then taken in order")
+    }
+
+    fn open_source(&self, spec: super::SourceSpec<'_>) -> Result<super::OpenedSource> {
+        let reader = NexmarkSource::open(
+            spec.columns,
+            &spec.table.options,
+            spec.batch_size,
+            spec.parallel.threads,
+        )?;
+        Ok(super::OpenedSource {
+            reader: Box::new(reader),
+            ignore_parse_errors: false,
+            display: "nexmark".into(),
+        })
+    }
+}
+
+impl super::split::SplitReader for NexmarkSource {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+        NexmarkSource::next_batch(self)
+    }
+
+    fn stats(&self) -> ReadStats {
+        NexmarkSource::stats(self)
+    }
+
+    fn unpositioned(&self) -> Option<&'static str> {
+        Some("the nexmark connector")
+    }
 }
 
 #[cfg(test)]

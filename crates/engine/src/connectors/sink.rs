@@ -3,34 +3,86 @@
 //! skipped input rows (`table.exec.bad-records.sink`) — and how late and
 //! skipped rows are laid out as a sink table's rows.
 //!
-//! Connectors: `print` (stdout, in the changelog format, optionally behind
-//! `'print-identifier'`), `blackhole` (discards), and `filesystem` with
-//! `'format' = 'csv'` or `'json'`, staged and committed atomically (see
-//! [`crate::connectors::filesystem::sink`]).
+//! Each connector that writes opens a [`SinkWriter`] for its tables
+//! ([`super::Connector::open_sink`]); [`TableSink`] is the open table the
+//! session holds, whatever its connector.
 
 pub use crate::connectors::filesystem::sink::StagedRename;
-use crate::connectors::filesystem::sink::{CsvFileSink, LineFormat};
-use crate::formats::print::write_changelog;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{BadRows, LateRows};
 use arrow::array::{ArrayRef, RecordBatch, StringArray, TimestampMillisecondArray};
-use std::path::PathBuf;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::{Error, Result, RowKind, Span, SqlType};
 
-/// An open sink table.
-pub enum TableSink {
-    /// Lines for stdout, handed to the caller as they are made so they
-    /// keep their place among the query's own output.
-    Print {
-        prefix: String,
-    },
-    Blackhole,
-    Csv(Box<CsvFileSink>),
-    /// A PostgreSQL table (`'connector' = 'jdbc'`).
-    Postgres(Box<crate::connectors::jdbc::PgSink>),
+/// What a connector writes with: one open sink table. Only `write` is
+/// every writer's own; the rest is for writers that stage, commit, keep
+/// rows per key or report something.
+pub trait SinkWriter: Send {
+    /// Writes `batch` (columns of `types`) with its row kinds; a writer
+    /// for stdout returns the lines to show, so that they keep their place
+    /// among the query's own output.
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<PrintLines>;
+
+    /// Keeps the last row per key (`key`: column positions): `+I`/`+U`
+    /// replace a key's row, `-D` removes it, `-U` is left out.
+    fn upsert_on(&mut self, _key: Vec<usize>) {}
+
+    /// What the run summary says of the sink, if anything.
+    fn note(&self) -> Option<String> {
+        None
+    }
+
+    /// Completes the sink (a staged file is moved into place).
+    fn finish(self: Box<Self>) -> Result<()> {
+        Ok(())
+    }
+
+    /// Gives up a sink that wrote nothing worth keeping: what it staged is
+    /// removed, even a checkpointed run's.
+    fn discard(self: Box<Self>) {}
+
+    /// Why this sink cannot take part in a checkpoint, if it cannot: what
+    /// it has written cannot be taken back.
+    fn checkpoint_blocker(&self, _name: &str) -> Option<Error> {
+        None
+    }
+
+    /// Stages what was written so far for a checkpoint and writes where
+    /// the staged output stands. By default nothing: each batch is
+    /// committed as it comes.
+    fn save_state(&mut self, _w: &mut StateWriter) -> Result<()> {
+        Ok(())
+    }
+
+    /// Goes on from a checkpoint: what was staged is cut back to what the
+    /// checkpoint staged.
+    fn load_state(&mut self, _r: &mut StateReader<'_>) -> Result<()> {
+        Ok(())
+    }
+
+    /// The first half of the commit at the end of a checkpointed run:
+    /// everything is staged and synced; returns the renames that complete
+    /// it, for the checkpoint to record before they are made.
+    fn prepare_commit(&mut self) -> Result<Vec<StagedRename>> {
+        Ok(Vec::new())
+    }
+
+    /// The checkpoint just written is complete: what it closed of the
+    /// output (a folder's parts) is moved into place.
+    fn commit_checkpoint(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
+
+/// An open sink table, written by its connector's [`SinkWriter`].
+pub struct TableSink(Box<dyn SinkWriter>);
 
 /// What a sink produced that the caller must show (print sinks).
 pub type PrintLines = String;
@@ -51,59 +103,16 @@ impl TableSink {
     }
 
     fn open_as(table: &TableDef, staged: Option<bool>) -> Result<Self> {
-        match table.option("connector") {
-            Some("print") => Ok(TableSink::Print {
-                prefix: table
-                    .option("print-identifier")
-                    .map(|id| format!("{id}> "))
-                    .unwrap_or_default(),
-            }),
-            Some("blackhole") => Ok(TableSink::Blackhole),
-            Some("filesystem") => {
-                let path = table
-                    .option("path")
-                    .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?;
-                let path = PathBuf::from(path);
-                let path = if path.is_absolute() {
-                    path
-                } else {
-                    table.base_dir.join(path)
-                };
-                let delimiter = table.option("csv.field-delimiter").unwrap_or(",");
-                let delimiter = match delimiter.as_bytes() {
-                    [b] => *b as char,
-                    _ => ',',
-                };
-                let format = match table.option("format") {
-                    Some("json") => LineFormat::Json(
-                        table.schema.fields.iter().map(|f| f.name.clone()).collect(),
-                    ),
-                    _ => LineFormat::Csv(delimiter),
-                };
-                Ok(TableSink::Csv(Box::new(CsvFileSink::create(
-                    &path, format, staged,
-                )?)))
-            }
-            Some("jdbc") => Ok(TableSink::Postgres(Box::new(
-                crate::connectors::jdbc::PgSink::open(table, Span::default())?,
-            ))),
-            other => Err(Error::Internal(format!(
-                "table {} cannot be written (connector {other:?})",
-                table.name
-            ))),
-        }
+        let connector = super::of_table(table).ok_or_else(|| {
+            Error::Internal(format!("table {} has no known connector", table.name))
+        })?;
+        connector.open_sink(table, staged).map(TableSink)
     }
 
-    /// A file sink keeps the last row per key (`key`: column positions):
-    /// `+I`/`+U` replace a key's row, `-D` removes it, `-U` is left out.
     pub fn upsert_on(&mut self, key: Vec<usize>) {
-        if let TableSink::Csv(csv) = self {
-            csv.upsert_on(key);
-        }
+        self.0.upsert_on(key);
     }
 
-    /// Writes `batch` (columns of `types`) with its row kinds; a print sink
-    /// returns the lines to show.
     pub fn write(
         &mut self,
         batch: &RecordBatch,
@@ -111,108 +120,39 @@ impl TableSink {
         kinds: &[RowKind],
         tz: chrono_tz::Tz,
     ) -> Result<PrintLines> {
-        match self {
-            TableSink::Blackhole => Ok(String::new()),
-            TableSink::Print { prefix } => {
-                let mut text = String::new();
-                write_changelog(batch, types, kinds, tz, &mut text)?;
-                if prefix.is_empty() {
-                    return Ok(text);
-                }
-                Ok(text.lines().map(|l| format!("{prefix}{l}\n")).collect())
-            }
-            TableSink::Csv(csv) => {
-                csv.write(batch, types, kinds, tz)?;
-                Ok(String::new())
-            }
-            TableSink::Postgres(pg) => {
-                pg.write(batch, types, kinds, tz)?;
-                Ok(String::new())
-            }
-        }
+        self.0.write(batch, types, kinds, tz)
     }
 
-    /// What the run summary says of the sink, if anything.
     pub fn note(&self) -> Option<String> {
-        match self {
-            TableSink::Postgres(pg) => pg.note(),
-            _ => None,
-        }
+        self.0.note()
     }
 
-    /// Completes the sink: the file is moved into place.
     pub fn finish(self) -> Result<()> {
-        match self {
-            TableSink::Csv(csv) => csv.finish(),
-            _ => Ok(()),
-        }
+        self.0.finish()
     }
 
-    /// Gives up a sink that wrote nothing worth keeping: its staged file is
-    /// removed, even a checkpointed run's.
     pub fn discard(self) {
-        if let TableSink::Csv(mut csv) = self {
-            csv.discard();
-        }
+        self.0.discard();
     }
 
-    /// Why this sink cannot take part in a checkpoint, if it cannot: what
-    /// it has shown cannot be taken back.
     pub fn checkpoint_blocker(&self, name: &str) -> Option<Error> {
-        match self {
-            TableSink::Print { .. } => Some(Error::plan(
-                format!("checkpointing needs outputs that can be taken back to the last checkpoint: table {name} prints to standard output"),
-                Span::default(),
-            ).with_hint("write to a filesystem table, or run without 'execution.checkpointing.dir'")),
-            TableSink::Postgres(pg) if !pg.has_key() => Some(Error::plan(
-                format!("checkpointing needs outputs that can be taken back to the last checkpoint: table {name} appends to a database table"),
-                Span::default(),
-            ).with_hint(format!("declare PRIMARY KEY (...) NOT ENFORCED on {name}: upserts written again after a resume change nothing"))),
-            _ => None,
-        }
+        self.0.checkpoint_blocker(name)
     }
 
-    /// Stages what was written so far for a checkpoint (flushed and synced
-    /// to disk) and writes where the staged output stands.
     pub fn save_state(&mut self, w: &mut StateWriter) -> Result<()> {
-        match self {
-            TableSink::Csv(csv) => csv.save_state(w),
-            // Each batch is committed as it comes; the upserts a resumed
-            // run sends again leave the same rows.
-            TableSink::Blackhole | TableSink::Postgres(_) => Ok(()),
-            TableSink::Print { .. } => Err(self
-                .checkpoint_blocker("?")
-                .unwrap_or_else(|| Error::Internal("checkpointing a print sink".into()))),
-        }
+        self.0.save_state(w)
     }
 
-    /// Goes on from a checkpoint: the staged file is cut back to what the
-    /// checkpoint staged, and the rows kept per key are put back.
     pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        match self {
-            TableSink::Csv(csv) => csv.load_state(r),
-            TableSink::Blackhole | TableSink::Postgres(_) => Ok(()),
-            TableSink::Print { .. } => Err(Error::Internal("resuming a print sink".into())),
-        }
+        self.0.load_state(r)
     }
 
-    /// The first half of the commit at the end of a checkpointed run:
-    /// everything is staged and synced; returns the renames that complete
-    /// it, for the checkpoint to record before they are made.
     pub fn prepare_commit(&mut self) -> Result<Vec<StagedRename>> {
-        match self {
-            TableSink::Csv(csv) => csv.prepare_commit(),
-            _ => Ok(Vec::new()),
-        }
+        self.0.prepare_commit()
     }
 
-    /// The checkpoint just written is complete: what it closed of the
-    /// output (a folder's parts) is renamed into place.
     pub fn commit_checkpoint(&mut self) -> Result<()> {
-        match self {
-            TableSink::Csv(csv) => csv.commit_checkpoint(),
-            _ => Ok(()),
-        }
+        self.0.commit_checkpoint()
     }
 }
 

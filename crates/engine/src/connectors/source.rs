@@ -2,19 +2,17 @@
 //! columns, drops (and counts) rows that cannot be placed in time, and
 //! assigns the watermark row by row.
 
-use crate::connectors::datagen::DatagenSource;
-use crate::connectors::filesystem::parallel::{FileSplit, ParallelFile, PieceFormat};
-use crate::connectors::nexmark::NexmarkSource;
+use super::filesystem::parallel::ParallelRead;
+use super::split::SplitReader;
+use super::SourceSpec;
 use crate::expr::eval::{evaluate, EvalContext};
-use crate::formats::csv::{CsvBatch, CsvOptions, CsvSource, CsvStats, ReadPosition};
-use crate::formats::json::{JsonOptions, JsonSource};
+use crate::runtime::read::{ReadPosition, ReadStats};
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use crate::time::clock::Clock;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
-use std::path::PathBuf;
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::expr::{Expr, ScalarFunction};
@@ -28,7 +26,7 @@ pub struct SourceMetrics {
     pub rows_read: u64,
     /// Rows skipped because their rowtime is NULL or unparsable.
     pub rows_without_rowtime: u64,
-    pub csv: CsvStats,
+    pub csv: ReadStats,
     pub watermark: i64,
     /// The earliest and latest rowtime read, if the table has one.
     pub rowtimes: Option<(i64, i64)>,
@@ -36,60 +34,10 @@ pub struct SourceMetrics {
     pub watermark_delay: Option<i64>,
 }
 
-/// What reads a table: a file in its format, or a generator.
-enum FileReader {
-    Csv(CsvSource),
-    Json(JsonSource),
-    Datagen(DatagenSource),
-    Nexmark(NexmarkSource),
-    /// A CSV or JSON file read on several threads.
-    Parallel(ParallelFile),
-}
-
-impl FileReader {
-    fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
-        match self {
-            FileReader::Csv(r) => r.next_batch(),
-            FileReader::Json(r) => r.next_batch(),
-            FileReader::Datagen(r) => r.next_batch(),
-            FileReader::Nexmark(r) => r.next_batch(),
-            FileReader::Parallel(r) => r.next_batch(),
-        }
-    }
-
-    fn stats(&self) -> CsvStats {
-        match self {
-            FileReader::Csv(r) => r.stats(),
-            FileReader::Json(r) => r.stats(),
-            FileReader::Datagen(r) => r.stats(),
-            FileReader::Nexmark(r) => r.stats(),
-            FileReader::Parallel(r) => r.stats(),
-        }
-    }
-
-    fn keep_raw(&mut self) {
-        match self {
-            FileReader::Csv(r) => r.keep_raw(),
-            FileReader::Json(r) => r.keep_raw(),
-            FileReader::Parallel(r) => r.keep_raw(),
-            // Generated rows are never malformed.
-            FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
-        }
-    }
-
-    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
-        match self {
-            FileReader::Csv(r) => r.set_time_zone(tz),
-            FileReader::Json(r) => r.set_time_zone(tz),
-            FileReader::Parallel(r) => r.set_time_zone(tz),
-            FileReader::Datagen(_) | FileReader::Nexmark(_) => {}
-        }
-    }
-}
-
 pub struct TableSource {
     table: Arc<TableDef>,
-    reader: FileReader,
+    /// The table's one split.
+    reader: Box<dyn SplitReader>,
     schema: SchemaRef,
     ctx: EvalContext,
     ignore_parse_errors: bool,
@@ -108,17 +56,15 @@ pub struct TableSource {
     /// they hold.
     origin: Option<Arc<SourceTable>>,
     rowtimes: Option<(i64, i64)>,
-    /// The file read, when it is one (a checkpoint reopens it).
-    file: Option<PathBuf>,
 }
 
 impl TableSource {
-    /// Opens `table`'s connector; a file that is read to its end is parsed
-    /// as `split` says (in file order all the same).
+    /// Opens `table` through its connector; a file that is read to its
+    /// end is parsed as `parallel` says (in file order all the same).
     pub fn open(
         table: Arc<TableDef>,
         batch_size: usize,
-        split: FileSplit,
+        parallel: ParallelRead,
         ctx: EvalContext,
         clock: Clock,
     ) -> Result<Self> {
@@ -127,122 +73,29 @@ impl TableSource {
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        if table.option("connector") == Some("datagen") {
-            let reader = DatagenSource::open(columns, &table.options, batch_size, clock.clone())?;
-            return Ok(Self::with_reader(
-                table,
-                FileReader::Datagen(reader),
-                ctx,
-                clock,
-                false,
-                "datagen".into(),
-            ));
-        }
-        if table.option("connector") == Some("nexmark") {
-            let reader = NexmarkSource::open(columns, &table.options, batch_size, split.threads)?;
-            return Ok(Self::with_reader(
-                table,
-                FileReader::Nexmark(reader),
-                ctx,
-                clock,
-                false,
-                "nexmark".into(),
-            ));
-        }
-        // Standard input, or a file (followed as it grows when
-        // 'source.monitor-interval' is set).
-        let stdin = table.option("connector") == Some("stdin");
-        let (input, path_text, full): (Box<dyn std::io::Read + Send>, String, _) = if stdin {
-            (
-                Box::new(crate::connectors::stdin::PipeReader::spawn(std::io::stdin())),
-                "stdin".into(),
-                None,
-            )
-        } else {
-            let path_text = table
-                .option("path")
-                .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
-                .to_string();
-            let path = PathBuf::from(&path_text);
-            let full = if path.is_absolute() {
-                path
-            } else {
-                table.base_dir.join(path)
-            };
-            let file = std::fs::File::open(&full).map_err(|e| {
-                Error::io(
-                    format!("table {}: cannot open '{path_text}'", table.name),
-                    e,
-                )
-            })?;
-            (Box::new(file), path_text, Some(full))
-        };
-        let full_path = full.clone();
-        let follow = table.monitor_interval();
-        // A file read to its end may be parsed on several threads; it was
-        // opened above all the same, so a missing file fails here, at once.
-        let parallel = full.filter(|_| split.threads > 1 && follow.is_none());
-        let (reader, ignore_parse_errors) = if let Some(full) = parallel {
-            drop(input);
-            let format = if table.option("format") == Some("json") {
-                PieceFormat::Json(JsonOptions::from_options(&table.options)?)
-            } else {
-                PieceFormat::Csv(CsvOptions::from_options(&table.options)?)
-            };
-            let ignore = match &format {
-                PieceFormat::Json(o) => o.ignore_parse_errors,
-                PieceFormat::Csv(o) => o.ignore_parse_errors,
-            };
-            let reader =
-                ParallelFile::new(full, path_text.clone(), columns, format, batch_size, split)
-                    .map(FileReader::Parallel);
-            (reader, ignore)
-        } else if table.option("format") == Some("json") {
-            let options = JsonOptions::from_options(&table.options)?;
-            let ignore = options.ignore_parse_errors;
-            let reader =
-                JsonSource::from_reader(input, path_text.clone(), columns, options, batch_size)
-                    .map(|mut r| {
-                        match follow {
-                            Some(interval) => r.follow(interval),
-                            None if stdin => r.stream(),
-                            None => {}
-                        }
-                        FileReader::Json(r)
-                    });
-            (reader, ignore)
-        } else {
-            let options = CsvOptions::from_options(&table.options)?;
-            let ignore = options.ignore_parse_errors;
-            let reader =
-                CsvSource::from_reader(input, path_text.clone(), columns, options, batch_size).map(
-                    |mut r| {
-                        match follow {
-                            Some(interval) => r.follow(interval),
-                            None if stdin => r.stream(),
-                            None => {}
-                        }
-                        FileReader::Csv(r)
-                    },
-                );
-            (reader, ignore)
-        };
-        let reader = reader.map_err(|e| match e {
-            Error::Io { context, source } => Error::Io {
-                context: format!("table {}: {context}", table.name),
-                source,
-            },
-            other => other,
+        let connector = super::of_table(&table).ok_or_else(|| {
+            Error::Internal(format!("table {} has no known connector", table.name))
         })?;
-        let mut source =
-            Self::with_reader(table, reader, ctx, clock, ignore_parse_errors, path_text);
-        source.file = full_path;
-        Ok(source)
+        let opened = connector.open_source(SourceSpec {
+            table: &table,
+            columns,
+            batch_size,
+            parallel,
+            clock: clock.clone(),
+        })?;
+        Ok(Self::with_reader(
+            table,
+            opened.reader,
+            ctx,
+            clock,
+            opened.ignore_parse_errors,
+            opened.display,
+        ))
     }
 
     fn with_reader(
         table: Arc<TableDef>,
-        mut reader: FileReader,
+        mut reader: Box<dyn SplitReader>,
         ctx: EvalContext,
         clock: Clock,
         ignore_parse_errors: bool,
@@ -264,22 +117,13 @@ impl TableSource {
             clock,
             origin: None,
             rowtimes: None,
-            file: None,
         }
     }
 
     /// Why this table cannot be checkpointed, if it cannot: only files
     /// read on one thread can be read again from a position.
     pub fn checkpoint_blocker(&self) -> Option<Error> {
-        let what = match (&self.reader, &self.file) {
-            (FileReader::Csv(_) | FileReader::Json(_), Some(_)) => return None,
-            (FileReader::Csv(_) | FileReader::Json(_), None) => {
-                "standard input, which cannot be read again"
-            }
-            (FileReader::Datagen(_), _) => "the datagen connector",
-            (FileReader::Nexmark(_), _) => "the nexmark connector",
-            (FileReader::Parallel(_), _) => "a file on several threads",
-        };
+        let what = self.reader.unpositioned()?;
         Some(
             Error::plan(
                 format!(
@@ -295,34 +139,20 @@ impl TableSource {
     /// Keeps what checkpoints need of the reading: a checksum of the bytes
     /// read (called before the first read).
     pub fn track_position(&mut self) {
-        match &mut self.reader {
-            FileReader::Csv(r) => r.hash_prefix(),
-            FileReader::Json(r) => r.hash_prefix(),
-            _ => {}
-        }
+        self.reader.track_position();
     }
 
     /// Whether the source stands between two batches with nothing waiting
     /// (no error to report, the input not ended): a checkpoint can be taken.
     pub fn at_checkpoint_point(&self) -> bool {
-        let between = match &self.reader {
-            FileReader::Csv(r) => r.between_batches(),
-            FileReader::Json(r) => r.between_batches(),
-            _ => false,
-        };
-        between && self.pending_error.is_none() && !self.stopped
+        self.reader.between_batches() && self.pending_error.is_none() && !self.stopped
     }
 
-    /// Writes where the source stands for a checkpoint: its file position
-    /// (with a checksum of the bytes before it, so that a changed file is
-    /// noticed on resume), its watermark and counts.
+    /// Writes where the source stands for a checkpoint: its split's
+    /// position (with a checksum of the bytes before it, so that a changed
+    /// file is noticed on resume), its watermark and counts.
     pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
-        let position = match &self.reader {
-            FileReader::Csv(r) => r.position(),
-            FileReader::Json(r) => r.position(),
-            _ => None,
-        };
-        let (Some(position), Some(_)) = (position, &self.file) else {
+        let Some(position) = self.reader.position() else {
             return Err(self.checkpoint_blocker().unwrap_or_else(|| {
                 Error::Internal("a checkpoint between two batches of a source".into())
             }));
@@ -339,46 +169,14 @@ impl TableSource {
         Ok(())
     }
 
-    /// Reads what [`TableSource::save_state`] wrote, and reopens the file
-    /// at the position saved.
+    /// Reads what [`TableSource::save_state`] wrote, and goes on reading
+    /// the split from the position saved.
     pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        use std::io::Seek;
         let position: ReadPosition = r.get()?;
-        let Some(path) = self.file.clone() else {
-            return Err(self
-                .checkpoint_blocker()
-                .unwrap_or_else(|| Error::Internal("resuming a source without a file".into())));
-        };
-        if prefix_checksum(&path, position.offset, &self.display_path)? != position.prefix_crc {
-            return Err(Error::Execution(format!(
-                "table {}: '{}' is not the file the checkpoint read: its first {} bytes changed since",
-                self.table.name, self.display_path, position.offset
-            )));
+        if let Some(blocker) = self.checkpoint_blocker() {
+            return Err(blocker);
         }
-        let mut file = std::fs::File::open(&path).map_err(|e| {
-            Error::io(
-                format!(
-                    "table {}: cannot open '{}'",
-                    self.table.name, self.display_path
-                ),
-                e,
-            )
-        })?;
-        file.seek(std::io::SeekFrom::Start(position.offset))
-            .map_err(|e| {
-                Error::io(
-                    format!(
-                        "table {}: cannot read '{}'",
-                        self.table.name, self.display_path
-                    ),
-                    e,
-                )
-            })?;
-        match &mut self.reader {
-            FileReader::Csv(reader) => reader.resume(Box::new(file), &position),
-            FileReader::Json(reader) => reader.resume(Box::new(file), &position),
-            _ => return Err(Error::Internal("resuming a generated table".into())),
-        }
+        self.reader.resume(&position)?;
         self.done = r.get()?;
         self.watermark = r.get()?;
         self.rows_without_rowtime = r.get()?;
@@ -683,31 +481,6 @@ impl TableSource {
 /// The CRC-32 of the first `offset` bytes of `path`, read once when a run
 /// resumes, to compare with the checkpoint's; fails if the file has
 /// become shorter.
-fn prefix_checksum(path: &std::path::Path, offset: u64, display: &str) -> Result<u32> {
-    use std::io::Read;
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::io(format!("cannot read '{display}'"), e))?;
-    let mut hasher = crc32fast::Hasher::new();
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(offset));
-    let mut buf = vec![0; 1 << 20];
-    let mut read = 0u64;
-    loop {
-        let n = reader
-            .read(&mut buf)
-            .map_err(|e| Error::io(format!("cannot read '{display}'"), e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        read += n as u64;
-    }
-    if read < offset {
-        return Err(Error::Execution(format!(
-            "'{display}' is shorter ({read} bytes) than where the checkpoint read it to (byte {offset}): it is not the file the checkpoint read"
-        )));
-    }
-    Ok(hasher.finalize())
-}
 
 /// `d` when a watermark expression is `rowtime - INTERVAL d` (or the
 /// rowtime itself, d = 0): the bounded out-of-orderness it allows.

@@ -7,9 +7,15 @@
 //! for now" (rows so far go out, the query can check for a stop), and end
 //! of input is a read of zero bytes, as for a file.
 
+use super::split::SplitReader;
+use super::{in_table, Connector, OpenedSource, SourceSpec};
+use crate::formats::{open_decoder, Ending, FormatReader};
+use crate::runtime::read::{ReadBatch, ReadStats};
 use std::io::{ErrorKind, Read};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::Duration;
+use tidemark_common::connector::{Capabilities, ConnectorDecl, FormatUse, Origin};
+use tidemark_common::Result;
 
 /// How long a read waits for the writer before reporting `WouldBlock`.
 const WAIT: Duration = Duration::from_millis(200);
@@ -76,6 +82,78 @@ impl Read for PipeReader {
         out[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+/// The `stdin` connector: rows piped in, in the csv or json format, read
+/// until the pipe closes.
+pub struct Stdin;
+
+static DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "stdin",
+    origin: Origin::Tidemark,
+    doc: "rows piped in on standard input, read until the pipe closes",
+    format: FormatUse::Required,
+    formats: &["csv", "json"],
+    options: &[],
+    capabilities: Capabilities {
+        read: true,
+        write: false,
+        upsert: false,
+        changelog: false,
+        side_output: false,
+        checkpoint_read: false,
+        unbounded: true,
+    },
+    example: "WITH ('connector' = 'stdin', 'format' = 'csv')",
+};
+
+impl Connector for Stdin {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &DECLARATION
+    }
+
+    fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
+        let decoder = open_decoder(
+            &spec.table.options,
+            Box::new(PipeReader::spawn(std::io::stdin())),
+            "stdin".into(),
+            spec.columns,
+            spec.batch_size,
+            Ending::Stream,
+        )
+        .map_err(in_table(&spec.table.name))?;
+        Ok(OpenedSource {
+            reader: Box::new(StdinReader(decoder.reader)),
+            ignore_parse_errors: decoder.ignore_parse_errors,
+            display: "stdin".into(),
+        })
+    }
+}
+
+/// Standard input, decoded by its format; it cannot be read again, so no
+/// position is recorded in it.
+struct StdinReader(Box<dyn FormatReader>);
+
+impl SplitReader for StdinReader {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+        self.0.next_batch()
+    }
+
+    fn stats(&self) -> ReadStats {
+        self.0.stats()
+    }
+
+    fn keep_raw(&mut self) {
+        self.0.keep_raw();
+    }
+
+    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        self.0.set_time_zone(tz);
+    }
+
+    fn unpositioned(&self) -> Option<&'static str> {
+        Some("standard input, which cannot be read again")
     }
 }
 

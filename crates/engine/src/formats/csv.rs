@@ -5,7 +5,7 @@
 //! every SQL type, line numbers, and what a bad row does: stop the query
 //! with an error naming file, line and field, or — under
 //! `'csv.ignore-parse-errors' = 'true'` — repair or drop it and count that
-//! in [`CsvStats`].
+//! in [`ReadStats`].
 //!
 //! Flink's behaviour that is kept on purpose:
 //! - An empty line is a row of one empty field (a short row), not skipped;
@@ -31,7 +31,8 @@
 //!   under ignore-parse-errors drops the row (Flink fails either way).
 //! - `csv.null-literal = ''` makes an empty field NULL for every type.
 
-use crate::runtime::snapshot::{Persist, StateReader, StateWriter};
+use super::unknown_option;
+use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
 use crate::runtime::stream::BadRow;
 use arrow::array::{
     ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
@@ -43,6 +44,7 @@ use chrono::{NaiveDate, Offset, TimeZone};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::Arc;
+use tidemark_common::connector::{FormatDecl, OptionDecl, ValueKind};
 use tidemark_common::{Error, Result, Span, SqlType};
 
 /// The `csv.*` options of a table, as Flink names them.
@@ -79,19 +81,81 @@ impl Default for CsvOptions {
 }
 
 /// Every `csv.*` key Flink's CSV format knows, and tidemark's `csv.header`.
-const KNOWN_OPTIONS: &[&str] = &[
-    "csv.field-delimiter",
-    "csv.quote-character",
-    "csv.disable-quote-character",
-    "csv.allow-comments",
-    "csv.ignore-parse-errors",
-    "csv.null-literal",
-    "csv.escape-character",
-    "csv.array-element-delimiter",
-    "csv.write-bigdecimal-in-scientific-notation",
-    // Beyond Flink: a first line of column names.
-    "csv.header",
-];
+/// The csv format's declaration: its options, Flink's names but for
+/// `csv.header`.
+pub static DECLARATION: FormatDecl = FormatDecl {
+    name: "csv",
+    doc: "comma-separated values, one row per line, as Flink's csv format reads and writes them",
+    options: &[
+        OptionDecl::flink(
+            "csv.field-delimiter",
+            "the field separator; Java escapes such as '\\t' are read",
+        )
+        .default_value(",")
+        .checked(|v| {
+            single_ascii("csv.field-delimiter", v, &unescape_java(v))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }),
+        OptionDecl::flink("csv.quote-character", "the character around quoted fields")
+            .default_value("\"")
+            .checked(|v| {
+                single_ascii("csv.quote-character", v, v)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            }),
+        OptionDecl::flink(
+            "csv.disable-quote-character",
+            "read quotes as plain characters",
+        )
+        .default_value("false")
+        .kind(ValueKind::Bool),
+        OptionDecl::flink("csv.allow-comments", "skip lines that start with '#'")
+            .default_value("false")
+            .kind(ValueKind::Bool),
+        OptionDecl::flink(
+            "csv.ignore-parse-errors",
+            "skip or null what does not parse, and count it, instead of failing",
+        )
+        .default_value("false")
+        .kind(ValueKind::Bool),
+        OptionDecl::flink("csv.null-literal", "the text read as NULL"),
+        OptionDecl::flink(
+            "csv.escape-character",
+            "the character that escapes the next one",
+        )
+        .checked(|v| {
+            single_ascii("csv.escape-character", v, v)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }),
+        OptionDecl::flink(
+            "csv.array-element-delimiter",
+            "the separator of array elements (checked; tidemark has no ARRAY columns)",
+        )
+        .checked(|v| {
+            single_ascii("csv.array-element-delimiter", v, v)
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }),
+        OptionDecl::flink(
+            "csv.write-bigdecimal-in-scientific-notation",
+            "a writing option, accepted so that one table serves both ways",
+        )
+        .kind(ValueKind::Bool),
+        OptionDecl::own(
+            "csv.header",
+            "the first line holds column names and is skipped",
+        )
+        .default_value("false")
+        .kind(ValueKind::Bool),
+    ],
+    check: |options| {
+        CsvOptions::from_options(options)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    },
+};
 
 impl CsvOptions {
     /// From the WITH options of a table (all keys, not only csv.*; ignore
@@ -99,11 +163,8 @@ impl CsvOptions {
     pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
         let mut out = CsvOptions::default();
         for key in options.keys().filter(|k| k.starts_with("csv.")) {
-            if !KNOWN_OPTIONS.contains(&key.as_str()) {
-                return Err(
-                    option_error(format!("unknown option '{key}' of the csv format"))
-                        .with_hint(format!("the csv format knows {}", KNOWN_OPTIONS.join(", "))),
-                );
+            if DECLARATION.option(key).is_none() {
+                return Err(unknown_option(key, &DECLARATION));
             }
         }
         let get = |key: &str| options.get(key).map(String::as_str);
@@ -206,75 +267,6 @@ fn unescape_java(text: &str) -> String {
         }
     }
     out
-}
-
-/// Where a file source stands between two batches, for a checkpoint: the
-/// byte and line the next record starts at, and the counts so far.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReadPosition {
-    pub offset: u64,
-    /// Line of the byte at `offset`, 1-based.
-    pub line: u64,
-    pub stats: CsvStats,
-    /// CRC-32 of the bytes before `offset`: a resumed run checks that the
-    /// file it reads on from is the one the checkpoint read.
-    pub prefix_crc: u32,
-}
-
-impl Persist for ReadPosition {
-    fn save(&self, w: &mut StateWriter) {
-        w.put(&self.offset);
-        w.put(&self.line);
-        w.put(&self.prefix_crc);
-        for n in [
-            self.stats.rows_read,
-            self.stats.fields_nulled,
-            self.stats.rows_padded,
-            self.stats.rows_skipped,
-        ] {
-            w.u64(n);
-        }
-    }
-
-    fn load(r: &mut StateReader<'_>) -> Result<Self> {
-        Ok(ReadPosition {
-            offset: r.get()?,
-            line: r.get()?,
-            prefix_crc: r.get()?,
-            stats: CsvStats {
-                rows_read: r.get()?,
-                fields_nulled: r.get()?,
-                rows_padded: r.get()?,
-                rows_skipped: r.get()?,
-            },
-        })
-    }
-}
-
-/// Rows read, and the repairs that `csv.ignore-parse-errors` made.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CsvStats {
-    /// Rows put into batches.
-    pub rows_read: u64,
-    /// Unparsable fields turned into NULL under ignore-parse-errors.
-    pub fields_nulled: u64,
-    /// Short rows padded with NULLs.
-    pub rows_padded: u64,
-    /// Rows dropped: too many fields, an unterminated quote or invalid UTF-8
-    /// under ignore-parse-errors.
-    pub rows_skipped: u64,
-}
-
-#[derive(Clone, Debug)]
-pub struct CsvBatch {
-    pub batch: RecordBatch,
-    /// 1-based line number in the file of each row
-    pub lines: Vec<u64>,
-    /// Each row's text, when kept ([`CsvSource::keep_raw`]).
-    pub raw: Vec<String>,
-    /// Rows skipped (`ignore-parse-errors`) among these, when raw text is
-    /// kept.
-    pub skipped: Vec<BadRow>,
 }
 
 /// Where a data error's caret goes in the record it shows.
@@ -1057,7 +1049,7 @@ pub struct CsvSource {
     builders: Vec<ColumnBuilder>,
     parser: Parser,
     input: Input,
-    stats: CsvStats,
+    stats: ReadStats,
     /// Set after the end of file or an error: later calls return None.
     done: bool,
     /// An error met after some rows of a batch: reported by the next call,
@@ -1198,7 +1190,7 @@ impl CsvSource {
                 last_date: None,
             },
             input,
-            stats: CsvStats::default(),
+            stats: ReadStats::default(),
             done: false,
             pending_error: None,
             raw: Vec::new(),
@@ -1291,7 +1283,7 @@ impl CsvSource {
 
     /// Next batch of at most batch_size rows (never an empty batch), or None
     /// at end of file.
-    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+    pub fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         if self.done {
             return Ok(None);
         }
@@ -1308,11 +1300,11 @@ impl CsvSource {
         }
     }
 
-    pub fn stats(&self) -> CsvStats {
+    pub fn stats(&self) -> ReadStats {
         self.stats.clone()
     }
 
-    fn fill_batch(&mut self) -> Result<Option<CsvBatch>> {
+    fn fill_batch(&mut self) -> Result<Option<ReadBatch>> {
         if let Some(e) = self.pending_error.take() {
             return Err(e);
         }
@@ -1332,7 +1324,7 @@ impl CsvSource {
                 .collect();
             let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
             self.stats.rows_read += lines.len() as u64;
-            return Ok(Some(CsvBatch {
+            return Ok(Some(ReadBatch {
                 batch,
                 lines,
                 raw: std::mem::take(&mut self.raw),
@@ -1358,7 +1350,7 @@ impl CsvSource {
             .collect();
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += lines.len() as u64;
-        Ok(Some(CsvBatch {
+        Ok(Some(ReadBatch {
             batch,
             lines,
             raw: std::mem::take(&mut self.raw),
@@ -1628,7 +1620,7 @@ mod tests {
         columns: &[(&str, SqlType)],
         options: CsvOptions,
         batch_size: usize,
-    ) -> Result<(Vec<(u64, String)>, CsvStats)> {
+    ) -> Result<(Vec<(u64, String)>, ReadStats)> {
         let file = TempCsv::new(content)?;
         let columns = cols(columns);
         let types: Vec<SqlType> = columns.iter().map(|(_, t)| t.clone()).collect();
@@ -1779,9 +1771,9 @@ mod tests {
         );
         assert_eq!(
             stats,
-            CsvStats {
+            ReadStats {
                 rows_read: 2,
-                ..CsvStats::default()
+                ..ReadStats::default()
             }
         );
         Ok(())
@@ -2243,7 +2235,7 @@ mod tests {
             );
             assert_eq!(
                 stats,
-                CsvStats {
+                ReadStats {
                     rows_read: 6,
                     fields_nulled: 4,
                     rows_padded: 2,

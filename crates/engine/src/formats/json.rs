@@ -20,16 +20,17 @@
 //! JSON) is taken apart line by line with serde_json. Blank lines are
 //! skipped.
 
-use crate::formats::csv::ReadPosition;
-use crate::formats::csv::{
-    option_error, parse_bool_option, shorten, ColumnBuilder, CsvBatch, CsvStats, Parser,
-};
+use super::unknown_option;
+use crate::formats::csv::{option_error, parse_bool_option, shorten, ColumnBuilder, Parser};
+use crate::runtime::read::ReadPosition;
+use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::runtime::stream::BadRow;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;
+use tidemark_common::connector::{FormatDecl, OptionDecl, ValueKind};
 use tidemark_common::{Error, Result, SqlType};
 
 /// The `json.*` options of a table, as Flink names them.
@@ -42,28 +43,38 @@ pub struct JsonOptions {
     pub iso_timestamps: bool,
 }
 
-/// Every `json.*` key Flink's JSON format knows.
-const KNOWN_OPTIONS: &[&str] = &[
-    "json.ignore-parse-errors",
-    "json.fail-on-missing-field",
-    "json.timestamp-format.standard",
-    "json.map-null-key.mode",
-    "json.map-null-key.literal",
-    "json.encode.decimal-as-plain-number",
-    "json.encode.ignore-null-fields",
-    "json.decode.json-parser.enabled",
-];
+/// The json format's declaration: Flink's options.
+pub static DECLARATION: FormatDecl = FormatDecl {
+    name: "json",
+    doc: "JSON lines: one object per line, fields found by name, as Flink's json format reads and writes them",
+    options: &[
+        OptionDecl::flink("json.ignore-parse-errors", "skip or null what does not parse, and count it, instead of failing")
+            .default_value("false")
+            .kind(ValueKind::Bool),
+        OptionDecl::flink("json.fail-on-missing-field", "a missing field is an error rather than NULL")
+            .default_value("false")
+            .kind(ValueKind::Bool),
+        OptionDecl::flink("json.timestamp-format.standard", "timestamps as 'SQL' (a space) or 'ISO-8601' (a T)")
+            .default_value("SQL")
+            .kind(ValueKind::OneOf(&["SQL", "ISO-8601"])),
+        OptionDecl::flink("json.map-null-key.mode", "a writing option of Flink's for MAP keys (tidemark has no MAP columns)"),
+        OptionDecl::flink("json.map-null-key.literal", "a writing option of Flink's for MAP keys (tidemark has no MAP columns)"),
+        OptionDecl::flink("json.encode.decimal-as-plain-number", "a writing option, accepted so that one table serves both ways")
+            .kind(ValueKind::Bool),
+        OptionDecl::flink("json.encode.ignore-null-fields", "a writing option, accepted so that one table serves both ways")
+            .kind(ValueKind::Bool),
+        OptionDecl::flink("json.decode.json-parser.enabled", "Flink's choice of JSON parser; the rows are the same either way")
+            .kind(ValueKind::Bool),
+    ],
+    check: |options| JsonOptions::from_options(options).map(drop).map_err(|e| e.to_string()),
+};
 
 impl JsonOptions {
     /// From the WITH options of a table (non-json keys are ignored).
     pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
         for key in options.keys().filter(|k| k.starts_with("json.")) {
-            if !KNOWN_OPTIONS.contains(&key.as_str()) {
-                return Err(
-                    option_error(format!("unknown option '{key}' of the json format")).with_hint(
-                        format!("the json format knows {}", KNOWN_OPTIONS.join(", ")),
-                    ),
-                );
+            if DECLARATION.option(key).is_none() {
+                return Err(unknown_option(key, &DECLARATION));
             }
         }
         let fail_on_missing_field =
@@ -133,7 +144,7 @@ pub struct JsonSource {
     bytes_read: u64,
     /// For checkpoints: the CRC-32 of the lines taken so far.
     prefix: Option<crc32fast::Hasher>,
-    stats: CsvStats,
+    stats: ReadStats,
     done: bool,
     /// An error met after some rows of a batch: reported by the next call,
     /// once those rows have gone out.
@@ -206,7 +217,7 @@ impl JsonSource {
             line: 0,
             bytes_read: 0,
             prefix: None,
-            stats: CsvStats::default(),
+            stats: ReadStats::default(),
             done: false,
             pending_error: None,
             keep_raw: false,
@@ -286,12 +297,12 @@ impl JsonSource {
         self.stats = at.stats.clone();
     }
 
-    pub fn stats(&self) -> CsvStats {
+    pub fn stats(&self) -> ReadStats {
         self.stats.clone()
     }
 
     /// Next batch of at most batch_size rows, or None at end of file.
-    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+    pub fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         if self.done {
             return Ok(None);
         }
@@ -306,7 +317,7 @@ impl JsonSource {
         result
     }
 
-    fn fill_batch(&mut self) -> Result<Option<CsvBatch>> {
+    fn fill_batch(&mut self) -> Result<Option<ReadBatch>> {
         let lines = self.read_lines()?;
         if lines.is_empty() {
             if !std::mem::take(&mut self.idle) {
@@ -390,7 +401,7 @@ impl JsonSource {
             .collect();
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += rows.len() as u64;
-        Ok(Some(CsvBatch {
+        Ok(Some(ReadBatch {
             batch,
             lines: rows,
             raw,
@@ -648,7 +659,7 @@ mod tests {
         (source, path)
     }
 
-    fn all(source: &mut JsonSource) -> Result<Vec<CsvBatch>> {
+    fn all(source: &mut JsonSource) -> Result<Vec<ReadBatch>> {
         let mut out = Vec::new();
         while let Some(b) = source.next_batch()? {
             out.push(b);

@@ -7,3 +7,137 @@ pub mod csv;
 pub mod excerpt;
 pub mod json;
 pub mod print;
+
+use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
+use csv::{CsvOptions, CsvSource};
+use json::{JsonOptions, JsonSource};
+use std::collections::BTreeMap;
+use std::io::Read;
+use tidemark_common::connector::FormatDecl;
+use tidemark_common::{Error, Result, Span, SqlType};
+
+/// Every format a connector can carry.
+pub static FORMATS: &[&FormatDecl] = &[&csv::DECLARATION, &json::DECLARATION];
+
+/// The error for an option under a format's prefix that it does not have.
+pub fn unknown_option(key: &str, format: &FormatDecl) -> Error {
+    let known: Vec<&str> = format.options.iter().map(|o| o.key).collect();
+    Error::plan(
+        format!("unknown option '{key}' of the {} format", format.name),
+        Span::default(),
+    )
+    .with_hint(format!(
+        "the {} format knows {}",
+        format.name,
+        known.join(", ")
+    ))
+}
+
+/// A format's reader over one byte stream: it decodes records into
+/// batches of a table's physical columns, for any connector that carries
+/// the format.
+pub trait FormatReader: Send {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>>;
+    fn stats(&self) -> ReadStats;
+    /// Keeps each malformed record's text, for a bad-record sink.
+    fn keep_raw(&mut self);
+    fn set_time_zone(&mut self, tz: chrono_tz::Tz);
+    /// Keeps a checksum of the bytes read, for positions.
+    fn hash_prefix(&mut self);
+    fn position(&self) -> Option<ReadPosition>;
+    fn between_batches(&self) -> bool;
+    /// Goes on reading `input`, which stands at `at`.
+    fn resume(&mut self, input: Box<dyn Read + Send>, at: &ReadPosition);
+}
+
+/// How a byte stream's end is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The end is the end of the input (a file read once).
+    Final,
+    /// The end is where the input stands now: it is read again this often
+    /// (a followed file).
+    Follow(std::time::Duration),
+    /// Rows go out as they come, and the end is the writer closing it
+    /// (a pipe).
+    Stream,
+}
+
+/// A table's format reader, and whether it skips what does not parse.
+pub struct Decoder {
+    pub reader: Box<dyn FormatReader>,
+    pub ignore_parse_errors: bool,
+}
+
+/// Opens the reader of the format `options` name (csv unless json) over
+/// `input`, named `display` in messages.
+pub fn open_decoder(
+    options: &BTreeMap<String, String>,
+    input: Box<dyn Read + Send>,
+    display: String,
+    columns: Vec<(String, SqlType)>,
+    batch_size: usize,
+    ending: Ending,
+) -> Result<Decoder> {
+    if options.get("format").map(String::as_str) == Some("json") {
+        let options = JsonOptions::from_options(options)?;
+        let ignore_parse_errors = options.ignore_parse_errors;
+        let mut reader = JsonSource::from_reader(input, display, columns, options, batch_size)?;
+        match ending {
+            Ending::Final => {}
+            Ending::Follow(interval) => reader.follow(interval),
+            Ending::Stream => reader.stream(),
+        }
+        return Ok(Decoder {
+            reader: Box::new(reader),
+            ignore_parse_errors,
+        });
+    }
+    let options = CsvOptions::from_options(options)?;
+    let ignore_parse_errors = options.ignore_parse_errors;
+    let mut reader = CsvSource::from_reader(input, display, columns, options, batch_size)?;
+    match ending {
+        Ending::Final => {}
+        Ending::Follow(interval) => reader.follow(interval),
+        Ending::Stream => reader.stream(),
+    }
+    Ok(Decoder {
+        reader: Box::new(reader),
+        ignore_parse_errors,
+    })
+}
+
+/// Both text formats read the same way through [`FormatReader`].
+macro_rules! format_reader {
+    ($reader:ty) => {
+        impl FormatReader for $reader {
+            fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+                <$reader>::next_batch(self)
+            }
+            fn stats(&self) -> ReadStats {
+                <$reader>::stats(self)
+            }
+            fn keep_raw(&mut self) {
+                <$reader>::keep_raw(self)
+            }
+            fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+                <$reader>::set_time_zone(self, tz)
+            }
+            fn hash_prefix(&mut self) {
+                <$reader>::hash_prefix(self)
+            }
+            fn position(&self) -> Option<ReadPosition> {
+                <$reader>::position(self)
+            }
+            fn between_batches(&self) -> bool {
+                <$reader>::between_batches(self)
+            }
+            fn resume(&mut self, input: Box<dyn Read + Send>, at: &ReadPosition) {
+                <$reader>::resume(self, input, at)
+            }
+        }
+    };
+}
+
+format_reader!(CsvSource);
+format_reader!(JsonSource);

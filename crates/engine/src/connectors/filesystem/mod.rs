@@ -1,5 +1,156 @@
-//! The `filesystem` connector: a file read on several threads
-//! ([`parallel`]) and files and folders written ([`sink`]).
+//! The `filesystem` connector: a file read once, on one thread or several
+//! ([`parallel`]), or followed as it grows; files and folders written
+//! ([`sink`]). Its rows are encoded by the csv or json format.
 
 pub mod parallel;
+mod read;
 pub mod sink;
+
+use super::sink::SinkWriter;
+use super::{in_table, Connector, OpenedSource, SourceSpec};
+use crate::formats::csv::CsvOptions;
+use crate::formats::json::JsonOptions;
+use crate::formats::{open_decoder, Ending};
+use parallel::{ParallelFile, PieceFormat};
+use sink::{CsvFileSink, LineFormat};
+use std::path::PathBuf;
+use tidemark_common::catalog::TableDef;
+use tidemark_common::connector::{
+    Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin, ValueKind,
+};
+use tidemark_common::{Error, Result};
+
+pub struct Filesystem;
+
+static DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "filesystem",
+    origin: Origin::Flink,
+    doc: "a file read once or followed as it grows; a file or a folder of part files written",
+    format: FormatUse::Required,
+    formats: &["csv", "json"],
+    options: &[
+        OptionDecl::flink(
+            "path",
+            "the file (or, written, the folder) — relative to the script's folder",
+        )
+        .required(),
+        OptionDecl::flink(
+            "source.monitor-interval",
+            "follow the file: read it again at its end this often, as it grows",
+        )
+        .kind(ValueKind::PositiveDuration),
+    ],
+    capabilities: Capabilities {
+        read: true,
+        write: true,
+        upsert: true,
+        changelog: false,
+        side_output: true,
+        checkpoint_read: true,
+        unbounded: true,
+    },
+    example: "WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
+};
+
+impl Connector for Filesystem {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &DECLARATION
+    }
+
+    fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
+        let table = spec.table;
+        let display = table
+            .option("path")
+            .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
+            .to_string();
+        let path = resolve(table, &display);
+        // Opened here even when pieces are read on threads, so that a
+        // missing file fails at once.
+        let file = std::fs::File::open(&path)
+            .map_err(|e| Error::io(format!("table {}: cannot open '{display}'", table.name), e))?;
+        let follow = table.monitor_interval();
+        if spec.parallel.threads > 1 && follow.is_none() {
+            drop(file);
+            let format = if table.option("format") == Some("json") {
+                PieceFormat::Json(JsonOptions::from_options(&table.options)?)
+            } else {
+                PieceFormat::Csv(CsvOptions::from_options(&table.options)?)
+            };
+            let ignore_parse_errors = match &format {
+                PieceFormat::Json(o) => o.ignore_parse_errors,
+                PieceFormat::Csv(o) => o.ignore_parse_errors,
+            };
+            let reader = ParallelFile::new(
+                path,
+                display.clone(),
+                spec.columns,
+                format,
+                spec.batch_size,
+                spec.parallel,
+            )
+            .map_err(in_table(&table.name))?;
+            return Ok(OpenedSource {
+                reader: Box::new(reader),
+                ignore_parse_errors,
+                display,
+            });
+        }
+        let ending = follow.map_or(Ending::Final, Ending::Follow);
+        let decoder = open_decoder(
+            &table.options,
+            Box::new(file),
+            display.clone(),
+            spec.columns,
+            spec.batch_size,
+            ending,
+        )
+        .map_err(in_table(&table.name))?;
+        Ok(OpenedSource {
+            reader: Box::new(read::FileReader {
+                decoder: decoder.reader,
+                path,
+                display: display.clone(),
+                table: table.name.clone(),
+            }),
+            ignore_parse_errors: decoder.ignore_parse_errors,
+            display,
+        })
+    }
+
+    fn open_sink(&self, table: &TableDef, staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
+        let path = table
+            .option("path")
+            .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?;
+        let path = resolve(table, path);
+        let delimiter = table.option("csv.field-delimiter").unwrap_or(",");
+        let delimiter = match delimiter.as_bytes() {
+            [b] => *b as char,
+            _ => ',',
+        };
+        let format = match table.option("format") {
+            Some("json") => {
+                LineFormat::Json(table.schema.fields.iter().map(|f| f.name.clone()).collect())
+            }
+            _ => LineFormat::Csv(delimiter),
+        };
+        Ok(Box::new(CsvFileSink::create(&path, format, staged)?))
+    }
+
+    fn explain_read(&self, table: &TableDef, threads: usize) -> String {
+        if table.reads_unending_input() {
+            super::ON_ONE_THREAD.into()
+        } else {
+            format!("parsed on {threads} threads, in pieces, then taken in file order")
+        }
+    }
+}
+
+/// `path` as written in `table`, against the script's folder when relative.
+fn resolve(table: &TableDef, path: &str) -> PathBuf {
+    let path = PathBuf::from(path);
+    if path.is_absolute() {
+        path
+    } else {
+        table.base_dir.join(path)
+    }
+}

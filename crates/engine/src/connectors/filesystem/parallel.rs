@@ -2,7 +2,7 @@
 //! rows, line numbers, skipped rows and errors of reading it on one.
 //!
 //! A splitter thread cuts the file into pieces of about
-//! [`FileSplit::piece_bytes`]
+//! [`ParallelRead::piece_bytes`]
 //! that end at a line end; parser threads turn pieces into batches, each
 //! numbering its lines from 1; the query takes the pieces back in file
 //! order, shifting line numbers by the lines before. Three things make the
@@ -18,8 +18,9 @@
 //! - Batches break at piece ends as well as every `batch_size` rows; the
 //!   engine's results never depend on where batches break.
 
-use crate::formats::csv::{CsvBatch, CsvOptions, CsvSource, CsvStats};
+use crate::formats::csv::{CsvOptions, CsvSource};
 use crate::formats::json::{JsonOptions, JsonSource};
+use crate::runtime::read::{ReadBatch, ReadStats};
 use std::collections::BTreeMap;
 use std::io::{Cursor, Read};
 use std::path::PathBuf;
@@ -31,7 +32,7 @@ use tidemark_common::{Error, Result, SqlType};
 /// about how many bytes (by default enough rows for several batches, so
 /// the threads' hand-offs cost little next to the parsing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileSplit {
+pub struct ParallelRead {
     pub threads: usize,
     pub piece_bytes: usize,
 }
@@ -100,14 +101,14 @@ impl PieceReader {
         Ok(reader)
     }
 
-    fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         match self {
             PieceReader::Csv(r) => r.next_batch(),
             PieceReader::Json(r) => r.next_batch(),
         }
     }
 
-    fn stats(&self) -> CsvStats {
+    fn stats(&self) -> ReadStats {
         match self {
             PieceReader::Csv(r) => r.stats(),
             PieceReader::Json(r) => r.stats(),
@@ -150,8 +151,8 @@ struct Piece {
 /// A piece as a parser thread read it.
 struct ReadPiece {
     piece: Piece,
-    batches: Vec<CsvBatch>,
-    stats: CsvStats,
+    batches: Vec<ReadBatch>,
+    stats: ReadStats,
     lines: u64,
     /// Reading it failed: it is read again in place.
     failed: bool,
@@ -179,14 +180,14 @@ struct Running {
 /// A file read on several threads; see the module header.
 pub struct ParallelFile {
     path: PathBuf,
-    split: FileSplit,
+    split: ParallelRead,
     spec: ReadSpec,
     running: Option<Running>,
     /// Batches of the current piece still to hand out.
-    ready: std::collections::VecDeque<CsvBatch>,
+    ready: std::collections::VecDeque<ReadBatch>,
     /// Lines of the pieces handed out so far.
     lines_before: u64,
-    stats: CsvStats,
+    stats: ReadStats,
     /// A piece read again here stops at its error; the error comes after
     /// its rows.
     pending_error: Option<Error>,
@@ -202,7 +203,7 @@ impl ParallelFile {
         columns: Vec<(String, SqlType)>,
         format: PieceFormat,
         batch_size: usize,
-        split: FileSplit,
+        split: ParallelRead,
     ) -> Result<Self> {
         let spec = ReadSpec {
             format,
@@ -216,7 +217,7 @@ impl ParallelFile {
         PieceReader::open(&spec, Arc::new(Vec::new()), true, 1)?;
         Ok(ParallelFile {
             path,
-            split: FileSplit {
+            split: ParallelRead {
                 threads: split.threads.max(1),
                 piece_bytes: split.piece_bytes.max(1),
             },
@@ -224,7 +225,7 @@ impl ParallelFile {
             running: None,
             ready: Default::default(),
             lines_before: 0,
-            stats: CsvStats::default(),
+            stats: ReadStats::default(),
             pending_error: None,
             done: false,
         })
@@ -238,12 +239,12 @@ impl ParallelFile {
         self.spec.tz = tz;
     }
 
-    pub fn stats(&self) -> CsvStats {
+    pub fn stats(&self) -> ReadStats {
         self.stats.clone()
     }
 
     /// The next batch in file order, or None at the end.
-    pub fn next_batch(&mut self) -> Result<Option<CsvBatch>> {
+    pub fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         loop {
             if let Some(batch) = self.ready.pop_front() {
                 return Ok(Some(batch));
@@ -363,7 +364,7 @@ impl ParallelFile {
     }
 }
 
-fn add_stats(into: &mut CsvStats, from: &CsvStats) {
+fn add_stats(into: &mut ReadStats, from: &ReadStats) {
     into.rows_read += from.rows_read;
     into.fields_nulled += from.fields_nulled;
     into.rows_padded += from.rows_padded;
@@ -457,7 +458,7 @@ fn read_piece(spec: &ReadSpec, piece: Piece, start_line: u64) -> ReadPiece {
             return ReadPiece {
                 piece,
                 batches,
-                stats: CsvStats::default(),
+                stats: ReadStats::default(),
                 lines: 0,
                 failed: true,
                 ended_in_open_quote: false,
@@ -481,6 +482,28 @@ fn read_piece(spec: &ReadSpec, piece: Piece, start_line: u64) -> ReadPiece {
         failed,
         batches,
         piece,
+    }
+}
+
+impl crate::connectors::split::SplitReader for ParallelFile {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+        ParallelFile::next_batch(self)
+    }
+
+    fn stats(&self) -> ReadStats {
+        ParallelFile::stats(self)
+    }
+
+    fn keep_raw(&mut self) {
+        ParallelFile::keep_raw(self);
+    }
+
+    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        ParallelFile::set_time_zone(self, tz);
+    }
+
+    fn unpositioned(&self) -> Option<&'static str> {
+        Some("a file on several threads")
     }
 }
 
@@ -509,8 +532,8 @@ mod tests {
     /// line order (how they fall into batches does not matter), raw text,
     /// the counts, and the error it ends with.
     fn transcript(
-        mut next: impl FnMut() -> Result<Option<CsvBatch>>,
-        stats: impl Fn() -> CsvStats,
+        mut next: impl FnMut() -> Result<Option<ReadBatch>>,
+        stats: impl Fn() -> ReadStats,
     ) -> String {
         let mut entries: Vec<(u64, String)> = Vec::new();
         let mut end = String::new();
@@ -594,7 +617,7 @@ mod tests {
         path: &std::path::Path,
         format: &PieceFormat,
         keep_raw: bool,
-        split: FileSplit,
+        split: ParallelRead,
     ) -> String {
         let mut r = ParallelFile::new(
             path.to_path_buf(),
@@ -691,7 +714,7 @@ mod tests {
                     &path,
                     &format,
                     keep_raw,
-                    FileSplit {
+                    ParallelRead {
                         threads,
                         piece_bytes,
                     },
@@ -715,7 +738,7 @@ mod tests {
             columns(),
             PieceFormat::Csv(CsvOptions::default()),
             4,
-            FileSplit {
+            ParallelRead {
                 threads: 2,
                 piece_bytes: tidemark_common::DEFAULT_PIECE_BYTES,
             },

@@ -11,6 +11,7 @@
 //! into place once the checkpoint is written (two-phase commit), so a
 //! long-running job's output appears as it goes.
 
+use crate::connectors::sink::{PrintLines, SinkWriter};
 use crate::formats::print::format_value;
 use crate::runtime::snapshot::{corrupt, Persist, StateReader, StateWriter};
 use arrow::array::{Array, RecordBatch};
@@ -470,6 +471,47 @@ impl CsvFileSink {
             file.flush().map_err(|e| io_error(&self.hidden, e))?;
         }
         std::fs::rename(&self.hidden, &self.target).map_err(|e| io_error(&self.target, e))
+    }
+}
+
+impl SinkWriter for CsvFileSink {
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<PrintLines> {
+        CsvFileSink::write(self, batch, types, kinds, tz)?;
+        Ok(String::new())
+    }
+
+    fn upsert_on(&mut self, key: Vec<usize>) {
+        CsvFileSink::upsert_on(self, key);
+    }
+
+    fn finish(self: Box<Self>) -> Result<()> {
+        CsvFileSink::finish(*self)
+    }
+
+    fn discard(mut self: Box<Self>) {
+        CsvFileSink::discard(&mut self);
+    }
+
+    fn save_state(&mut self, w: &mut StateWriter) -> Result<()> {
+        CsvFileSink::save_state(self, w)
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        CsvFileSink::load_state(self, r)
+    }
+
+    fn prepare_commit(&mut self) -> Result<Vec<StagedRename>> {
+        CsvFileSink::prepare_commit(self)
+    }
+
+    fn commit_checkpoint(&mut self) -> Result<()> {
+        CsvFileSink::commit_checkpoint(self)
     }
 }
 

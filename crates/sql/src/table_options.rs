@@ -1,0 +1,332 @@
+//! Checks a `CREATE TABLE`'s `WITH (...)` options against what its
+//! connector and format declare, so that a missing, misspelt or badly
+//! valued option fails where it is written, with a caret under it and a
+//! hint, rather than when the first query opens the table — and no option
+//! is accepted that nothing acts on.
+
+use crate::expr_binder::nearest;
+use crate::statement::CreateTable;
+use std::collections::BTreeMap;
+use tidemark_common::connector::{
+    ConnectorDecl, Declarations, FormatDecl, FormatUse, OptionDecl, ValueKind,
+};
+use tidemark_common::{Error, Result, Span};
+
+/// Checks `options` (the map of `create.options`) against `declarations`.
+pub fn validate(
+    declarations: &Declarations,
+    options: &BTreeMap<String, String>,
+    create: &CreateTable,
+) -> Result<()> {
+    let span_of = |key: &str| {
+        create
+            .options
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, s)| *s)
+            .unwrap_or(create.span)
+    };
+    let Some(name) = options.get("connector") else {
+        return Err(Error::plan(
+            format!("table '{}' needs a 'connector' option", create.name.value),
+            create.span,
+        )
+        .with_hint(
+            "e.g. WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
+        ));
+    };
+    let Some(connector) = declarations.connector(name) else {
+        return Err(unknown_connector(declarations, name, span_of("connector")));
+    };
+    let format = format_of(declarations, connector, options, &span_of)?;
+    for (key, value) in options {
+        if key == "connector" || (key == "format" && format.is_some()) {
+            continue;
+        }
+        let declared = match format {
+            Some(f) if key.starts_with(&format!("{}.", f.name)) => f.option(key),
+            _ => connector.option(key),
+        };
+        let Some(declared) = declared else {
+            return Err(unknown_option(connector, format, key, span_of(key)));
+        };
+        check_value(declared, key, value).map_err(|message| Error::plan(message, span_of(key)))?;
+    }
+    // After the keys, so that a misspelt required option gets its hint.
+    for required in connector.options.iter().filter(|o| o.required) {
+        if !options.keys().any(|k| required.matches(k)) {
+            return Err(Error::plan(
+                format!(
+                    "the {} connector needs a '{}' option",
+                    connector.name, required.key
+                ),
+                span_of("connector"),
+            )
+            .with_hint(format!("e.g. {}", connector.example)));
+        }
+    }
+    if let Some(format) = format {
+        (format.check)(options).map_err(|message| Error::plan(message, span_of("format")))?;
+    }
+    Ok(())
+}
+
+/// The format the table's rows are in, checked against the connector.
+fn format_of(
+    declarations: &Declarations,
+    connector: &ConnectorDecl,
+    options: &BTreeMap<String, String>,
+    span_of: &impl Fn(&str) -> Span,
+) -> Result<Option<&'static FormatDecl>> {
+    let choices = || {
+        let quoted: Vec<String> = connector.formats.iter().map(|f| format!("'{f}'")).collect();
+        or_list(&quoted)
+    };
+    match (connector.format, options.get("format")) {
+        (FormatUse::None, None) => Ok(None),
+        (FormatUse::None, Some(_)) => Err(Error::plan(
+            format!("the {} connector takes no 'format' option", connector.name),
+            span_of("format"),
+        )
+        .with_hint(format!("e.g. {}", connector.example))),
+        (FormatUse::Required, None) => Err(Error::plan(
+            format!("the {} connector needs a 'format' option", connector.name),
+            span_of("connector"),
+        )
+        .with_hint(format!("'format' = {}", choices()))),
+        (FormatUse::Optional, None) => Ok(None),
+        (_, Some(name)) => match declarations.format(name) {
+            Some(f) if connector.formats.contains(&f.name) => Ok(Some(f)),
+            _ => Err(Error::plan(
+                format!("format '{name}' is not supported; use {}", choices()),
+                span_of("format"),
+            )),
+        },
+    }
+}
+
+fn unknown_connector(declarations: &Declarations, name: &str, span: Span) -> Error {
+    let err = Error::plan(format!("connector '{name}' is not supported"), span);
+    if let Some(near) = nearest(name, declarations.connectors.iter().map(|c| c.name)) {
+        return err.with_hint(format!("did you mean '{near}'?"));
+    }
+    let quoted = |read: bool| -> Vec<String> {
+        declarations
+            .connectors
+            .iter()
+            .filter(|c| c.capabilities.read == read)
+            .map(|c| format!("'{}'", c.name))
+            .collect()
+    };
+    err.with_hint(format!(
+        "use {}, or {} for a sink table",
+        or_list(&quoted(true)),
+        quoted(false).join(" / ")
+    ))
+}
+
+fn unknown_option(
+    connector: &ConnectorDecl,
+    format: Option<&FormatDecl>,
+    key: &str,
+    span: Span,
+) -> Error {
+    let (owner, known): (String, Vec<&OptionDecl>) = match format {
+        Some(f) if key.starts_with(&format!("{}.", f.name)) => {
+            (format!("the {} format", f.name), f.options.iter().collect())
+        }
+        _ => (
+            format!("the {} connector", connector.name),
+            connector.options.iter().collect(),
+        ),
+    };
+    let err = Error::plan(format!("unknown option '{key}' of {owner}"), span);
+    let keys = known.iter().map(|o| o.key);
+    if let Some(near) = nearest(key, keys.clone()) {
+        return err.with_hint(format!("did you mean '{near}'?"));
+    }
+    let keys: Vec<&str> = keys.collect();
+    if keys.is_empty() {
+        err.with_hint(format!("{owner} has no options of its own"))
+    } else {
+        err.with_hint(format!("{owner} knows {}", keys.join(", ")))
+    }
+}
+
+/// Whether `value` is one `declared` takes: the message says why not.
+fn check_value(declared: &OptionDecl, key: &str, value: &str) -> Result<(), String> {
+    match declared.kind {
+        ValueKind::Text => {}
+        ValueKind::Bool => {
+            if !value.eq_ignore_ascii_case("true") && !value.eq_ignore_ascii_case("false") {
+                return Err(format!(
+                    "option '{key}' must be 'true' or 'false', not '{value}'"
+                ));
+            }
+        }
+        ValueKind::OneOf(words) => {
+            if !words.contains(&value) {
+                let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+                return Err(format!(
+                    "option '{key}' must be {}, not '{value}'",
+                    or_list(&quoted)
+                ));
+            }
+        }
+        ValueKind::PositiveDuration => {
+            if !tidemark_common::time::parse_duration_ms(value).is_ok_and(|ms| ms > 0) {
+                return Err(format!(
+                    "'{key}' must be a positive duration such as '1 s', not '{value}'"
+                ));
+            }
+        }
+    }
+    match declared.check {
+        Some(check) => check(value),
+        None => Ok(()),
+    }
+}
+
+/// `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`.
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_script, Catalog, Statement};
+    use tidemark_common::{Error, Result};
+
+    /// Declares `CREATE TABLE t (a INT) WITH (<with>)`; `with` marks where
+    /// the error must point with `⟨`. Returns the message, the hint and
+    /// whether the error's column is the marker's.
+    fn error_of(with: &str) -> Result<(String, Option<String>, bool)> {
+        let head = "CREATE TABLE t (a INT) WITH (";
+        let marker = with.find('⟨').expect("the case marks the error position");
+        let col = (head.len() + with[..marker].chars().count() + 1) as u64;
+        let sql = format!("{head}{})", with.replace('⟨', ""));
+        let mut catalog = Catalog::new(tidemark_engine::declarations());
+        let statements = parse_script(&sql)?;
+        let Some(Statement::CreateTable(create)) = statements.first() else {
+            panic!("not a CREATE TABLE: {sql}");
+        };
+        match catalog.create_table(create, std::path::Path::new(".")) {
+            Err(Error::Plan {
+                message,
+                span,
+                hint,
+            }) => Ok((message, hint, span.start_col == col)),
+            other => panic!("expected an error for {with}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_options_fail_where_they_are_written() -> Result<()> {
+        let fs = "'connector' = 'filesystem', 'path' = 'x.csv', 'format' = 'csv'";
+        let cases = [
+            (
+                format!("{fs}, ⟨'source.monitor-intervall' = '1 s'"),
+                "unknown option 'source.monitor-intervall' of the filesystem connector",
+                Some("did you mean 'source.monitor-interval'?"),
+            ),
+            (
+                format!("{fs}, ⟨'csv.heder' = 'true'"),
+                "unknown option 'csv.heder' of the csv format",
+                Some("did you mean 'csv.header'?"),
+            ),
+            (
+                format!("{fs}, ⟨'json.ignore-parse-errors' = 'true'"),
+                "unknown option 'json.ignore-parse-errors' of the filesystem connector",
+                None,
+            ),
+            (
+                format!("{fs}, ⟨'csv.header' = 'yes'"),
+                "option 'csv.header' must be 'true' or 'false', not 'yes'",
+                None,
+            ),
+            (
+                format!("{fs}, ⟨'csv.field-delimiter' = ';;'"),
+                "option 'csv.field-delimiter' must be a string with single character, but was: ;;",
+                None,
+            ),
+            (
+                "'connector' = 'filesystem', 'path' = 'x.csv', ⟨'format' = 'csv', \
+                 'csv.quote-character' = '''', 'csv.disable-quote-character' = 'true'"
+                    .into(),
+                "the csv format cannot have both 'csv.quote-character' and 'csv.disable-quote-character' = 'true'",
+                None,
+            ),
+            (
+                "'connector' = 'filesystem', 'path' = 'x.json', 'format' = 'json', \
+                 ⟨'json.timestamp-format.standard' = 'iso'"
+                    .into(),
+                "option 'json.timestamp-format.standard' must be 'SQL' or 'ISO-8601', not 'iso'",
+                None,
+            ),
+            (
+                "⟨'connector' = 'filesytem', 'path' = 'x.csv'".into(),
+                "connector 'filesytem' is not supported",
+                Some("did you mean 'filesystem'?"),
+            ),
+            (
+                "⟨'connector' = 'kafka'".into(),
+                "connector 'kafka' is not supported",
+                Some("use 'filesystem', 'stdin', 'datagen' or 'nexmark', or 'print' / 'blackhole' / 'jdbc' for a sink table"),
+            ),
+            (
+                "'connector' = 'print', ⟨'sink.parallelism' = '2'".into(),
+                "unknown option 'sink.parallelism' of the print connector",
+                Some("the print connector knows print-identifier"),
+            ),
+            (
+                "'connector' = 'blackhole', ⟨'format' = 'csv'".into(),
+                "the blackhole connector takes no 'format' option",
+                None,
+            ),
+            (
+                "⟨'connector' = 'stdin'".into(),
+                "the stdin connector needs a 'format' option",
+                Some("'format' = 'csv' or 'json'"),
+            ),
+            (
+                "⟨'connector' = 'jdbc', 'url' = 'postgresql://h/db'".into(),
+                "the jdbc connector needs a 'table-name' option",
+                None,
+            ),
+            (
+                "'connector' = 'filesystem', 'path' = 'x', ⟨'format' = 'avro'".into(),
+                "format 'avro' is not supported; use 'csv' or 'json'",
+                None,
+            ),
+        ];
+        for (with, message, hint) in cases {
+            let (got, got_hint, at_marker) = error_of(&with)?;
+            assert_eq!(got, message, "{with}");
+            assert!(at_marker, "the caret is not at the marker: {with}");
+            if let Some(hint) = hint {
+                assert_eq!(got_hint.as_deref(), Some(hint), "{with}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn declared_options_are_taken() -> Result<()> {
+        let sql = "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = 'x.csv', \
+                   'format' = 'csv', 'csv.field-delimiter' = '\\t', 'csv.header' = 'TRUE', \
+                   'source.monitor-interval' = '500 ms');
+                   CREATE TABLE g (a INT) WITH ('connector' = 'datagen', 'fields.a.kind' = 'sequence',
+                   'fields.a.start' = '1', 'fields.a.end' = '5')";
+        let mut catalog = Catalog::new(tidemark_engine::declarations());
+        for statement in parse_script(sql)? {
+            if let Statement::CreateTable(create) = statement {
+                catalog.create_table(&create, std::path::Path::new("."))?;
+            }
+        }
+        Ok(())
+    }
+}
