@@ -135,6 +135,20 @@ pub struct Capabilities {
     pub unbounded: bool,
 }
 
+impl Capabilities {
+    /// Nothing: the start of a declaration that names what it can do,
+    /// `Capabilities { read: true, ..Capabilities::NONE }`.
+    pub const NONE: Capabilities = Capabilities {
+        read: false,
+        write: false,
+        upsert: false,
+        changelog: false,
+        side_output: false,
+        checkpoint_read: false,
+        unbounded: false,
+    };
+}
+
 /// A connector's declaration.
 #[derive(Debug)]
 pub struct ConnectorDecl {

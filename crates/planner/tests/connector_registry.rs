@@ -25,12 +25,7 @@ static COUNTER: ConnectorDecl = ConnectorDecl {
     options: &[OptionDecl::own("to", "the last number").required()],
     capabilities: Capabilities {
         read: true,
-        write: false,
-        upsert: false,
-        changelog: false,
-        side_output: false,
-        checkpoint_read: false,
-        unbounded: false,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'counter', 'to' = '10')",
 };

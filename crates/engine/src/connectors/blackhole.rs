@@ -18,13 +18,10 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     formats: &[],
     options: &[],
     capabilities: Capabilities {
-        read: false,
         write: true,
-        upsert: false,
         changelog: true,
         side_output: true,
-        checkpoint_read: false,
-        unbounded: false,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'blackhole')",
 };

@@ -532,12 +532,8 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     ],
     capabilities: Capabilities {
         read: true,
-        write: false,
-        upsert: false,
-        changelog: false,
-        side_output: false,
-        checkpoint_read: false,
         unbounded: true,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'datagen', 'number-of-rows' = '100')",
 };

@@ -597,13 +597,9 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         .default_value("3"),
     ],
     capabilities: Capabilities {
-        read: false,
         write: true,
         upsert: true,
-        changelog: false,
-        side_output: false,
-        checkpoint_read: false,
-        unbounded: false,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'jdbc', 'url' = 'postgresql://localhost:5432/db', 'table-name' = 'totals')",
 };

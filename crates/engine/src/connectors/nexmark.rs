@@ -395,12 +395,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     ],
     capabilities: Capabilities {
         read: true,
-        write: false,
-        upsert: false,
-        changelog: false,
-        side_output: false,
-        checkpoint_read: false,
-        unbounded: false,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'nexmark', 'stream' = 'bid')",
 };

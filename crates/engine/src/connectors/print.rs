@@ -23,13 +23,10 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         "a prefix before every line: `<identifier>> +I[...]`",
     )],
     capabilities: Capabilities {
-        read: false,
         write: true,
-        upsert: false,
         changelog: true,
         side_output: true,
-        checkpoint_read: false,
-        unbounded: false,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'print')",
 };

@@ -98,12 +98,8 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     options: &[],
     capabilities: Capabilities {
         read: true,
-        write: false,
-        upsert: false,
-        changelog: false,
-        side_output: false,
-        checkpoint_read: false,
         unbounded: true,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'stdin', 'format' = 'csv')",
 };

@@ -99,11 +99,7 @@ pub static DECLARATION: FormatDecl = FormatDecl {
         }),
         OptionDecl::flink("csv.quote-character", "the character around quoted fields")
             .default_value("\"")
-            .checked(|v| {
-                single_ascii("csv.quote-character", v, v)
-                    .map(drop)
-                    .map_err(|e| e.to_string())
-            }),
+            .checked(|v| one_character("csv.quote-character", v)),
         OptionDecl::flink(
             "csv.disable-quote-character",
             "read quotes as plain characters",
@@ -124,20 +120,12 @@ pub static DECLARATION: FormatDecl = FormatDecl {
             "csv.escape-character",
             "the character that escapes the next one",
         )
-        .checked(|v| {
-            single_ascii("csv.escape-character", v, v)
-                .map(drop)
-                .map_err(|e| e.to_string())
-        }),
+        .checked(|v| one_character("csv.escape-character", v)),
         OptionDecl::flink(
             "csv.array-element-delimiter",
             "the separator of array elements (checked; tidemark has no ARRAY columns)",
         )
-        .checked(|v| {
-            single_ascii("csv.array-element-delimiter", v, v)
-                .map(drop)
-                .map_err(|e| e.to_string())
-        }),
+        .checked(|v| one_character("csv.array-element-delimiter", v)),
         OptionDecl::flink(
             "csv.write-bigdecimal-in-scientific-notation",
             "a writing option, accepted so that one table serves both ways",
@@ -234,6 +222,13 @@ fn single_ascii(key: &str, written: &str, value: &str) -> Result<u8> {
             "option '{key}' must be a string with single character, but was: {written}"
         ))),
     }
+}
+
+/// The check of an option that takes one character, as written.
+fn one_character(key: &str, value: &str) -> std::result::Result<(), String> {
+    single_ascii(key, value, value)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// Java string escapes, as Flink applies them to `csv.field-delimiter`, so

@@ -48,6 +48,10 @@ pub trait FormatReader: Send {
     fn between_batches(&self) -> bool;
     /// Goes on reading `input`, which stands at `at`.
     fn resume(&mut self, input: Box<dyn Read + Send>, at: &ReadPosition);
+    /// At the end of the input, waits `interval` and reads again.
+    fn follow(&mut self, interval: std::time::Duration);
+    /// Hands rows over as they come, the end being the writer's close.
+    fn stream(&mut self);
 }
 
 /// How a byte stream's end is read.
@@ -79,30 +83,25 @@ pub fn open_decoder(
     batch_size: usize,
     ending: Ending,
 ) -> Result<Decoder> {
-    if options.get("format").map(String::as_str) == Some("json") {
-        let options = JsonOptions::from_options(options)?;
-        let ignore_parse_errors = options.ignore_parse_errors;
-        let mut reader = JsonSource::from_reader(input, display, columns, options, batch_size)?;
-        match ending {
-            Ending::Final => {}
-            Ending::Follow(interval) => reader.follow(interval),
-            Ending::Stream => reader.stream(),
-        }
-        return Ok(Decoder {
-            reader: Box::new(reader),
-            ignore_parse_errors,
-        });
-    }
-    let options = CsvOptions::from_options(options)?;
-    let ignore_parse_errors = options.ignore_parse_errors;
-    let mut reader = CsvSource::from_reader(input, display, columns, options, batch_size)?;
+    let (mut reader, ignore_parse_errors): (Box<dyn FormatReader>, bool) =
+        if options.get("format").map(String::as_str) == Some("json") {
+            let options = JsonOptions::from_options(options)?;
+            let ignore = options.ignore_parse_errors;
+            let reader = JsonSource::from_reader(input, display, columns, options, batch_size)?;
+            (Box::new(reader), ignore)
+        } else {
+            let options = CsvOptions::from_options(options)?;
+            let ignore = options.ignore_parse_errors;
+            let reader = CsvSource::from_reader(input, display, columns, options, batch_size)?;
+            (Box::new(reader), ignore)
+        };
     match ending {
         Ending::Final => {}
         Ending::Follow(interval) => reader.follow(interval),
         Ending::Stream => reader.stream(),
     }
     Ok(Decoder {
-        reader: Box::new(reader),
+        reader,
         ignore_parse_errors,
     })
 }
@@ -134,6 +133,12 @@ macro_rules! format_reader {
             }
             fn resume(&mut self, input: Box<dyn Read + Send>, at: &ReadPosition) {
                 <$reader>::resume(self, input, at)
+            }
+            fn follow(&mut self, interval: std::time::Duration) {
+                <$reader>::follow(self, interval)
+            }
+            fn stream(&mut self) {
+                <$reader>::stream(self)
             }
         }
     };

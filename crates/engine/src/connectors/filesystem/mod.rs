@@ -44,10 +44,10 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         read: true,
         write: true,
         upsert: true,
-        changelog: false,
         side_output: true,
         checkpoint_read: true,
         unbounded: true,
+        ..Capabilities::NONE
     },
     example: "WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
 };
