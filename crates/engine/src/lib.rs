@@ -51,5 +51,5 @@ pub use runtime::read::{ReadBatch, ReadStats};
 pub use runtime::snapshot;
 pub use runtime::stream::{BadRows, Chunk, LateRows, SideItem, StreamItem};
 pub use time::clock::Clock;
-pub use time::service::{due_at, EventTime, TimerHandler};
+pub use time::service::{EventTime, TimerHandler};
 pub use time::trace::{instant, TraceEvent, TraceLine};

@@ -34,10 +34,10 @@ use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
 use tidemark_engine::StateSize;
-use tidemark_engine::{due_at, EventTime, TimerHandler};
 use tidemark_engine::{instant, TraceEvent, TraceLine};
 use tidemark_engine::{key_converter, late_rows, row_keys};
 use tidemark_engine::{Chunk, SideItem, StreamItem};
+use tidemark_engine::{EventTime, TimerHandler};
 use tidemark_engine::{Operator, OperatorMetrics};
 
 /// What an OVER aggregation computes.
@@ -339,10 +339,9 @@ impl TimerHandler for OverState {
         let keys = row_keys(self.key_converter.as_ref(), &batch, &self.spec.partition)?;
         // The run ends before the first row whose watermark makes due a
         // timer an earlier row of the run set.
-        let mut earliest_due = i64::MAX;
         let mut consumed = len;
         for i in 0..len {
-            if watermarks[i] >= earliest_due {
+            if !time.admit(watermarks[i]) {
                 consumed = i;
                 break;
             }
@@ -383,7 +382,6 @@ impl TimerHandler for OverState {
                 time.register(rowtime, ());
                 self.timer = Some(rowtime);
             }
-            earliest_due = earliest_due.min(due_at(rowtime, watermarks[i]));
         }
         self.seen += consumed as u64;
         Ok(consumed)

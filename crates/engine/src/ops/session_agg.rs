@@ -445,9 +445,8 @@ impl TimerHandler for SessionState {
         // Rows one at a time: each may merge sessions and move timers.
         // The run ends before the first row whose watermark reaches a timer
         // an earlier row of the run registered.
-        let mut earliest_new_timer = i64::MAX;
         for i in 0..len {
-            if watermarks[i] >= earliest_new_timer {
+            if !time.admit(watermarks[i]) {
                 self.rows_seen += i as u64;
                 return Ok(i);
             }
@@ -490,9 +489,7 @@ impl TimerHandler for SessionState {
                 out,
             );
             self.keys.put_back(id, sessions);
-            if let Some(fire_at) = added? {
-                earliest_new_timer = earliest_new_timer.min(fire_at);
-            }
+            added?;
         }
         self.rows_seen += len as u64;
         Ok(len)
@@ -520,7 +517,7 @@ impl TimerHandler for SessionState {
 impl SessionState {
     /// Adds row `row` (with its arrival number and the watermark it met) to
     /// a key's sessions, as
-    /// `merge` says it joins them. Returns the fire timer it set, if any.
+    /// `merge` says it joins them.
     ///
     /// A row inside one session's bounds updates that session; if it has
     /// fired (allowed lateness), it fires again at once as `-U` old, `+U`
@@ -538,7 +535,7 @@ impl SessionState {
         (row, seq, watermark): (usize, u64, i64),
         values: &[Option<ArrayRef>],
         out: &mut Emitter,
-    ) -> Result<Option<i64>> {
+    ) -> Result<()> {
         let Merge { start, end, joined } = merge;
         let row_index = [row as u32];
         if let [only] = joined[..] {
@@ -564,7 +561,7 @@ impl SessionState {
                     session.emitted = Some(new);
                     self.metrics.late_rows_accepted += 1;
                 }
-                return Ok(None);
+                return Ok(());
             }
             // The common case in order: the row extends the end of the
             // key's open session. It stays where it is; only its timer moves.
@@ -583,7 +580,7 @@ impl SessionState {
                 session.rows += 1;
                 let (at, timer) = Self::fire_timer(key, session);
                 time.register(at, timer);
-                return Ok(Some(at));
+                return Ok(());
             }
         }
         let mut merged: Option<Session> = None;
@@ -654,11 +651,11 @@ impl SessionState {
             let (cleanup_at, cleanup) = self.cleanup_timer(key, &session);
             time.register(cleanup_at, cleanup);
             sessions.insert(start, session);
-            return Ok(Some(cleanup_at));
+            return Ok(());
         }
         time.register(at, timer);
         sessions.insert(start, session);
-        Ok(Some(at))
+        Ok(())
     }
 
     /// A key's session timer: fire (and, with allowed lateness, keep the

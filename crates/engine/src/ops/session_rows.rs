@@ -199,9 +199,8 @@ impl TimerHandler for RowsState {
             .as_primitive::<TimestampMillisecondType>();
         let keys =
             crate::ops::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
-        let mut earliest_new_timer = i64::MAX;
         for i in 0..len {
-            if watermarks[i] >= earliest_new_timer {
+            if !time.admit(watermarks[i]) {
                 return Ok(i);
             }
             if ts.is_null(i) {
@@ -245,7 +244,6 @@ impl TimerHandler for RowsState {
             }
             rows.push(batch.slice(i, 1));
             time.register(end.saturating_sub(1), (end, key.to_vec()));
-            earliest_new_timer = earliest_new_timer.min(end.saturating_sub(1));
             sessions.insert(start, Held { end, rows });
         }
         Ok(len)

@@ -853,9 +853,10 @@ impl TimerHandler for WindowState {
         let mut used = 0usize;
         let mut last: Option<usize> = None;
         // The run ends before the first row whose watermark reaches a timer
-        // an earlier row of the run registered: a new window's fire time,
-        // or a flush point after a late row.
-        let mut earliest_new_timer = i64::MAX;
+        // an earlier row of the run set (a new window's fire time, or a
+        // flush point after a late row): the event-time service says so.
+        // New windows' timers are registered after the loop, so they are
+        // foreseen in it.
         let mut consumed = len;
         // A row for windows that fired but are not cleaned up re-fires
         // them at once, before the next row: it is taken in a run of its
@@ -865,7 +866,7 @@ impl TimerHandler for WindowState {
         let mut late: Vec<u32> = Vec::new();
         let mut recent: Option<RecentSlice> = None;
         for i in 0..len {
-            if watermarks[i] >= earliest_new_timer {
+            if !time.admit(watermarks[i]) {
                 consumed = i;
                 break;
             }
@@ -920,7 +921,6 @@ impl TimerHandler for WindowState {
                         window_start(watermarks[i].saturating_add(1), self.slicing.offset(), unit)
                             .saturating_add(unit - 1);
                     time.register(gate, WindowTimer::Gate);
-                    earliest_new_timer = earliest_new_timer.min(gate);
                 }
                 continue;
             }
@@ -967,7 +967,7 @@ impl TimerHandler for WindowState {
                             {
                                 let tick = window_start(watermarks[i].saturating_add(1), 0, every)
                                     .saturating_add(every);
-                                earliest_new_timer = earliest_new_timer.min(tick);
+                                time.foresee(tick);
                             }
                             // The slice's first window still to fire.
                             if let Some(first) = self
@@ -975,7 +975,7 @@ impl TimerHandler for WindowState {
                                 .window_ends(end)
                                 .find(|e| self.fire_time(*e) > watermarks[i])
                             {
-                                earliest_new_timer = earliest_new_timer.min(self.fire_time(first));
+                                time.foresee(self.fire_time(first));
                             }
                         }
                         used += 1;

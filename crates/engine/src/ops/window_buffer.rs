@@ -42,12 +42,11 @@ pub(crate) fn by_window(
     let ends = batch
         .column(window_end)
         .as_primitive::<TimestampMillisecondType>();
-    let mut earliest_due = i64::MAX;
     let mut consumed = len;
     let mut rows: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
     let mut late = Vec::new();
     for (i, watermark) in watermarks.iter().enumerate() {
-        if *watermark >= earliest_due {
+        if !time.admit(*watermark) {
             consumed = i;
             break;
         }
@@ -62,7 +61,6 @@ pub(crate) fn by_window(
         }
         if !known(end) && !rows.contains_key(&end) {
             time.register(fire, end);
-            earliest_due = earliest_due.min(fire);
         }
         rows.entry(end).or_default().push(i as u32);
     }

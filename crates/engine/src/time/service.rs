@@ -17,7 +17,7 @@ use crate::runtime::stream::Chunk;
 use std::collections::BTreeSet;
 use std::ops::Range;
 use tidemark_common::time::NO_WATERMARK;
-use tidemark_common::Result;
+use tidemark_common::{Error, Result};
 
 /// An operator's view of event time: what it does with rows and timers.
 pub trait TimerHandler {
@@ -26,10 +26,15 @@ pub trait TimerHandler {
     type Output;
 
     /// Processes rows `range` of `chunk`. No pending timer is due before
-    /// `range.end`. The rows may register timers; the handler must stop
-    /// before the first row whose watermark makes due a timer registered
-    /// by an earlier row of the range (see [`due_at`]: that timer fires
-    /// between the two rows), and returns how many rows it consumed.
+    /// `range.end`. The rows may register timers, and a timer registered
+    /// by a row must fire before the first later row whose watermark
+    /// makes it due (see [`due_at`]). So the handler asks
+    /// [`EventTime::admit`] before each row and ends the run when told,
+    /// announces with [`EventTime::foresee`] a timer it will register only
+    /// after its row loop, and returns how many rows it consumed. The
+    /// service checks the run against what was registered and foreseen: a
+    /// run past a due timer is an internal error, never a silent
+    /// difference from the row-at-a-time result.
     fn on_rows(
         &mut self,
         time: &mut EventTime<Self::Key>,
@@ -62,6 +67,12 @@ pub struct EventTime<K: Ord> {
     /// timers it fired met.
     before_advance: i64,
     timers: BTreeSet<(i64, K)>,
+    /// During a run: the watermark at which it must end, the earliest due
+    /// time of the timers its rows registered or foresaw.
+    run_cut: i64,
+    /// During a run: the watermark of the row last admitted, which a timer
+    /// registered for it is due after.
+    row_watermark: i64,
 }
 
 impl<K: Ord + Clone> Default for EventTime<K> {
@@ -76,6 +87,8 @@ impl<K: Ord + Clone> EventTime<K> {
             watermark: NO_WATERMARK,
             before_advance: NO_WATERMARK,
             timers: BTreeSet::new(),
+            run_cut: i64::MAX,
+            row_watermark: NO_WATERMARK,
         }
     }
 
@@ -98,6 +111,8 @@ impl<K: Ord + Clone> EventTime<K> {
             watermark: r.get()?,
             before_advance: r.get()?,
             timers: r.get()?,
+            run_cut: i64::MAX,
+            row_watermark: NO_WATERMARK,
         })
     }
 
@@ -107,7 +122,27 @@ impl<K: Ord + Clone> EventTime<K> {
     }
 
     pub fn register(&mut self, at: i64, key: K) {
+        self.foresee(at);
         self.timers.insert((at, key));
+    }
+
+    /// Whether the row of a run whose watermark is `watermark` belongs to
+    /// the run: false when a timer an earlier row of the run registered
+    /// (or foresaw) is due at it — the handler then ends the run before
+    /// the row, and the timer fires between the two.
+    pub fn admit(&mut self, watermark: i64) -> bool {
+        if watermark >= self.run_cut {
+            return false;
+        }
+        self.row_watermark = watermark;
+        true
+    }
+
+    /// The row last admitted will have a timer at `at`, registered later
+    /// in the run (after the handler's row loop): later rows are admitted
+    /// as if it were registered now.
+    pub fn foresee(&mut self, at: i64) {
+        self.run_cut = self.run_cut.min(due_at(at, self.row_watermark));
     }
 
     pub fn delete(&mut self, at: i64, key: &K) {
@@ -194,11 +229,22 @@ impl<K: Ord + Clone> EventTime<K> {
                 Some(due) => pos + chunk.watermarks[pos..].partition_point(|w| *w < due),
                 None => n,
             };
-            debug_assert!(end > pos, "a due timer survived advance()");
-            let end = end.max(pos + 1);
-            let consumed = handler
-                .on_rows(self, chunk, pos..end, out)?
-                .clamp(1, end - pos);
+            if end <= pos {
+                return Err(Error::Internal("a due timer survived advance()".into()));
+            }
+            self.run_cut = i64::MAX;
+            self.row_watermark = self.watermark;
+            let consumed = handler.on_rows(self, chunk, pos..end, out)?;
+            if consumed == 0
+                || consumed > end - pos
+                || chunk.watermarks[pos + consumed - 1] >= self.run_cut
+            {
+                return Err(Error::Internal(format!(
+                    "a run of {consumed} rows (of {}) went past a timer its rows set, due at watermark {}",
+                    end - pos,
+                    self.run_cut
+                )));
+            }
             // The rows of the run met their watermarks; no timer was due.
             self.pass(chunk.watermarks[pos + consumed - 1]);
             pos += consumed;
@@ -235,14 +281,12 @@ mod tests {
                 .as_any()
                 .downcast_ref::<Int64Array>()
                 .expect("test column is Int64");
-            let mut earliest_due = i64::MAX;
             for i in range.clone() {
-                if chunk.watermarks[i] >= earliest_due {
+                if !time.admit(chunk.watermarks[i]) {
                     return Ok(i - range.start);
                 }
                 self.log.push(format!("row {}", col.value(i)));
                 time.register(col.value(i), 0);
-                earliest_due = earliest_due.min(due_at(col.value(i), chunk.watermarks[i]));
             }
             Ok(range.len())
         }
@@ -268,6 +312,43 @@ mod tests {
         }
         time.advance(i64::MAX, &mut rec, &mut ())?;
         Ok(rec.log)
+    }
+
+    /// Takes every row it is given, never asking whether a timer it set
+    /// has fallen due.
+    struct Careless;
+
+    impl TimerHandler for Careless {
+        type Key = u32;
+        type Output = ();
+        fn on_rows(
+            &mut self,
+            time: &mut EventTime<u32>,
+            _: &Chunk,
+            range: Range<usize>,
+            _: &mut (),
+        ) -> Result<usize> {
+            time.register(5, 0);
+            Ok(range.len())
+        }
+        fn on_timer(&mut self, _: &mut EventTime<u32>, _: i64, _: u32, _: &mut ()) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_run_past_a_timer_it_set_is_an_error_not_a_silent_difference() {
+        let b = RecordBatch::try_from_iter([("v", Arc::new(Int64Array::from(vec![1, 2])) as _)])
+            .expect("valid test batch");
+        let mut time = EventTime::new();
+        // The first row sets a timer at 5; the second meets watermark 5.
+        let result = time.process_chunk(
+            &Chunk::new(b, vec![i64::MIN, 5]),
+            &mut Careless,
+            &mut (),
+            |_, _, _| {},
+        );
+        assert!(matches!(result, Err(Error::Internal(m)) if m.contains("went past a timer")));
     }
 
     #[test]
