@@ -18,6 +18,7 @@ use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
 };
 use crate::runtime::stream::Chunk;
+use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine};
@@ -346,7 +347,7 @@ impl WindowedState for SessionState {
 
 impl SessionState {
     fn cleanup_time(&self, end: i64) -> i64 {
-        end.saturating_sub(1).saturating_add(self.lateness)
+        last_instant(end).saturating_add(self.lateness)
     }
 
     fn new_accumulators(&self) -> Result<Vec<Box<dyn Accumulator>>> {
@@ -383,7 +384,7 @@ impl SessionState {
             1,
         )));
         columns.push(Arc::new(
-            TimestampMillisecondArray::from_value(session.end.saturating_sub(1), 1)
+            TimestampMillisecondArray::from_value(last_instant(session.end), 1)
                 .with_timezone_opt(self.window_time_zone.clone()),
         ));
         for acc in &session.accumulators {
@@ -394,7 +395,7 @@ impl SessionState {
 
     fn fire_timer(key: u32, session: &Session) -> (i64, SessionTimer) {
         (
-            session.end.saturating_sub(1),
+            last_instant(session.end),
             SessionTimer {
                 end: session.end,
                 first_seq: session.first_seq,
@@ -566,10 +567,7 @@ impl SessionState {
             // The common case in order: the row extends the end of the
             // key's open session. It stays where it is; only its timer moves.
             if let Some(session) = sessions.get_mut(&only).filter(|s| {
-                only == start
-                    && s.emitted.is_none()
-                    && end > s.end
-                    && end.saturating_sub(1) > watermark
+                only == start && s.emitted.is_none() && end > s.end && last_instant(end) > watermark
             }) {
                 let (old_at, old_timer) = Self::fire_timer(key, session);
                 time.delete(old_at, &old_timer);

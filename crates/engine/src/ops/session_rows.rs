@@ -10,6 +10,7 @@ use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
 };
 use crate::runtime::stream::Chunk;
+use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine};
@@ -213,7 +214,7 @@ impl TimerHandler for RowsState {
                 row_start,
                 row_start.saturating_add(self.gap),
             );
-            if end.saturating_sub(1) <= watermarks[i] {
+            if last_instant(end) <= watermarks[i] {
                 self.metrics.late_rows += 1;
                 self.metrics
                     .lateness
@@ -238,12 +239,12 @@ impl TimerHandler for RowsState {
             let mut rows = Vec::new();
             for s in joined {
                 if let Some(old) = sessions.remove(&s) {
-                    time.delete(old.end.saturating_sub(1), &(old.end, key.to_vec()));
+                    time.delete(last_instant(old.end), &(old.end, key.to_vec()));
                     rows.extend(old.rows);
                 }
             }
             rows.push(batch.slice(i, 1));
-            time.register(end.saturating_sub(1), (end, key.to_vec()));
+            time.register(last_instant(end), (end, key.to_vec()));
             sessions.insert(start, Held { end, rows });
         }
         Ok(len)
@@ -298,7 +299,7 @@ impl TimerHandler for RowsState {
             n,
         )));
         columns.push(Arc::new(
-            TimestampMillisecondArray::from_value(end.saturating_sub(1), n)
+            TimestampMillisecondArray::from_value(last_instant(end), n)
                 .with_timezone_opt(time_zone),
         ));
         out.rows(

@@ -5,6 +5,7 @@ use crate::expr::eval::{evaluate, predicate_mask, EvalContext};
 use crate::ops::operator::{Operator, OperatorMetrics};
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{Chunk, StreamItem};
+use crate::time::last_instant;
 use crate::time::slicing::Slicing;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::compute::filter_record_batch;
@@ -339,7 +340,7 @@ impl WindowLabels {
                     None => e,
                     Some(tz) => crate::formats::csv::local_to_instant(e, tz).unwrap_or(e),
                 };
-                Some(instant.saturating_sub(1))
+                Some(last_instant(instant))
             })
             .collect();
         columns.push(Arc::new(TimestampMillisecondArray::from(starts)));

@@ -16,6 +16,7 @@ use crate::ops::emitted::{Emitted, ResultRows};
 use crate::ops::operator::{vec_bytes, OperatorMetrics, StateSize};
 use crate::runtime::snapshot::{corrupt, get_keys, put_keys, Persist, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
+use crate::time::last_instant;
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::slicing::Slicing;
 use crate::time::trace::{instant, TraceEvent, TraceLine};
@@ -381,7 +382,7 @@ impl WindowState {
             None => window_end,
             Some(tz) => crate::formats::csv::local_to_instant(window_end, tz).unwrap_or(window_end),
         };
-        end.saturating_sub(1)
+        last_instant(end)
     }
 
     fn cleanup_time(&self, window_end: i64) -> i64 {
@@ -738,7 +739,7 @@ impl WindowState {
             return;
         }
         tp.checked_at = watermark;
-        let due = |end: i64| end.saturating_sub(1) <= watermark;
+        let due = |end: i64| last_instant(end) <= watermark;
         if tp.late_row_buffered
             || self
                 .slices

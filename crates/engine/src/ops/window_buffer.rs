@@ -6,6 +6,7 @@
 use crate::ops::emit::{late_rows, Emitter};
 use crate::ops::operator::OperatorMetrics;
 use crate::runtime::stream::Chunk;
+use crate::time::last_instant;
 use crate::time::service::EventTime;
 use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
 use arrow::datatypes::TimestampMillisecondType;
@@ -54,7 +55,7 @@ pub(crate) fn by_window(
             continue;
         }
         let end = ends.value(i);
-        let fire = end.saturating_sub(1);
+        let fire = last_instant(end);
         if fire <= *watermark {
             late.push((start + i, end));
             continue;
@@ -96,7 +97,7 @@ pub(crate) fn drop_late(
     metrics.late_rows += 1;
     metrics
         .lateness
-        .push(chunk.watermarks[row].saturating_sub(end.saturating_sub(1)));
+        .push(chunk.watermarks[row].saturating_sub(last_instant(end)));
     if let Some(item) = late_rows(chunk, &[row as u32], name, reason)? {
         out.side(item);
     }

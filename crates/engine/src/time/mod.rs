@@ -9,3 +9,10 @@ pub mod merging;
 pub mod service;
 pub mod slicing;
 pub mod trace;
+
+/// A window's last instant, `window_end - 1`: its `window_time`, and the
+/// watermark at which it fires (a window `[start, end)` is complete once
+/// the watermark reaches its last instant, as in Flink).
+pub fn last_instant(window_end: i64) -> i64 {
+    window_end.saturating_sub(1)
+}

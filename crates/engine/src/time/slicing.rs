@@ -5,6 +5,7 @@
 //! CUMULATE. Window state is kept per slice, so a row is added once however
 //! many windows it is in, and a window is the merge of its slices.
 
+use super::last_instant;
 use tidemark_common::time::window_start;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result};
@@ -108,9 +109,7 @@ impl Slicing {
             }
             Slicing::Cumulate {
                 max_size, offset, ..
-            } => {
-                window_start(slice_end.saturating_sub(1), offset, max_size).saturating_add(max_size)
-            }
+            } => window_start(last_instant(slice_end), offset, max_size).saturating_add(max_size),
         }
     }
 
@@ -122,7 +121,7 @@ impl Slicing {
             }
             Slicing::Cumulate {
                 max_size, offset, ..
-            } => window_start(window_end.saturating_sub(1), offset, max_size),
+            } => window_start(last_instant(window_end), offset, max_size),
         }
     }
 
