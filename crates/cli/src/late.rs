@@ -9,7 +9,7 @@ use tidemark_common::{Error, Result, RowKind, SessionOptions, Span};
 use tidemark_engine::write_changelog;
 use tidemark_engine::BadRows;
 use tidemark_engine::LateRows;
-use tidemark_engine::{BadLayout, LateLayout, TableSink};
+use tidemark_engine::{open_sink, BadLayout, LateLayout, TableSink};
 use tidemark_sql::{Catalog, LogicalPlan};
 
 /// The late-row routing of one query.
@@ -27,7 +27,7 @@ pub struct LateRouting {
 
 impl LateRouting {
     /// Reads the options for `plan`; opens the sinks it names (`staged`:
-    /// for a checkpointed run, see [`TableSink::open_staged`]).
+    /// for a checkpointed run, see [`open_sink`]).
     pub fn new(
         options: &SessionOptions,
         catalog: &Catalog,
@@ -35,10 +35,7 @@ impl LateRouting {
         span: Span,
         staged: Option<bool>,
     ) -> Result<Self> {
-        let open = |sink: &tidemark_common::catalog::TableDef| match staged {
-            None => TableSink::open(sink),
-            Some(resuming) => TableSink::open_staged(sink, resuming),
-        };
+        let open = |sink: &tidemark_common::catalog::TableDef| open_sink(sink, staged);
         let display = options.flag("tidemark.display.late-records")?;
         let bad = match options.get("table.exec.bad-records.sink") {
             None => None,

@@ -15,7 +15,7 @@ use tidemark_common::catalog::TableDef;
 use tidemark_common::{Error, Result, ResultMode, SessionOptions, CHECKPOINT_DIR};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::write_changelog;
-use tidemark_engine::TableSink;
+use tidemark_engine::{open_sink, TableSink};
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
 use tidemark_planner::{explain, plan_query};
 use tidemark_sql::{insert_plan, parse_script, Catalog, LogicalPlan, QueryBinder, Statement};
@@ -728,7 +728,7 @@ struct InsertTarget {
 impl InsertTarget {
     /// Opens `sink` for a query that emits updates or not: a file can
     /// only take updates as upserts on the key it declares.
-    /// `staged`: for a checkpointed run (see [`TableSink::open_staged`]).
+    /// `staged`: for a checkpointed run (see [`open_sink`]).
     fn open(
         sink: &TableDef,
         updating: bool,
@@ -767,10 +767,7 @@ impl InsertTarget {
                 sink.name
             )));
         }
-        let mut opened = match staged {
-            None => TableSink::open(sink)?,
-            Some(resuming) => TableSink::open_staged(sink, resuming)?,
-        };
+        let mut opened = open_sink(sink, staged)?;
         if updating && !key.is_empty() {
             opened.upsert_on(key);
         }

@@ -24,7 +24,7 @@ mod runtime;
 mod time;
 
 pub use connectors::filesystem::parallel::ParallelRead;
-pub use connectors::sink::{BadLayout, LateLayout, StagedRename, TableSink};
+pub use connectors::sink::{open_sink, BadLayout, LateLayout, StagedRename, TableSink};
 pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::TableSource;
 pub use connectors::split::SplitReader;

@@ -239,6 +239,13 @@ mod tests {
                 Some("did you mean 'csv.header'?"),
             ),
             (
+                "'connector' = 'filesystem', 'path' = 'x.json', 'format' = 'json', \
+                 ⟨'json.no-such-key' = 'true'"
+                    .into(),
+                "unknown option 'json.no-such-key' of the json format",
+                Some("the json format knows json.ignore-parse-errors, json.fail-on-missing-field, json.timestamp-format.standard, json.map-null-key.mode, json.map-null-key.literal, json.encode.decimal-as-plain-number, json.encode.ignore-null-fields, json.decode.json-parser.enabled"),
+            ),
+            (
                 format!("{fs}, ⟨'json.ignore-parse-errors' = 'true'"),
                 "unknown option 'json.ignore-parse-errors' of the filesystem connector",
                 None,

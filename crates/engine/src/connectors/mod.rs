@@ -57,7 +57,7 @@ pub trait Connector: Sync {
     }
 
     /// Opens `table` to be written; `staged` for a checkpointed run (see
-    /// [`sink::TableSink::open_staged`]). Only connectors that declare
+    /// [`sink::open_sink`]). Only connectors that declare
     /// `write` are asked.
     fn open_sink(&self, table: &TableDef, _staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
         Err(Error::Internal(format!(
@@ -156,6 +156,13 @@ pub fn connector(name: &str) -> Option<&'static dyn Connector> {
 /// The connector of a declared table (which the front end checked).
 pub fn of_table(table: &TableDef) -> Option<&'static dyn Connector> {
     connector(table.option("connector")?)
+}
+
+/// The connector of a table being opened: a table the catalog took has
+/// one, so none is a bug.
+fn opening(table: &TableDef) -> Result<&'static dyn Connector> {
+    of_table(table)
+        .ok_or_else(|| Error::Internal(format!("table {} has no known connector", table.name)))
 }
 
 /// What every connector and format declares, for the front end.

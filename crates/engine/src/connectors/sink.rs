@@ -4,8 +4,9 @@
 //! skipped rows are laid out as a sink table's rows.
 //!
 //! Each connector that writes opens a [`SinkWriter`] for its tables
-//! ([`super::Connector::open_sink`]); [`TableSink`] is the open table the
-//! session holds, whatever its connector.
+//! ([`super::Connector::open_sink`], through [`open_sink`]); a
+//! [`TableSink`] is the open table the session holds, whatever its
+//! connector.
 
 pub use crate::connectors::filesystem::sink::StagedRename;
 use crate::runtime::snapshot::{StateReader, StateWriter};
@@ -82,78 +83,19 @@ pub trait SinkWriter: Send {
 }
 
 /// An open sink table, written by its connector's [`SinkWriter`].
-pub struct TableSink(Box<dyn SinkWriter>);
+pub type TableSink = Box<dyn SinkWriter>;
 
 /// What a sink produced that the caller must show (print sinks).
 pub type PrintLines = String;
 
-impl TableSink {
-    /// Opens the sink table `table`.
-    pub fn open(table: &TableDef) -> Result<Self> {
-        Self::open_as(table, None)
-    }
-
-    /// Opens `table` for a checkpointed run: a file is staged under a name
-    /// that does not depend on the process and is kept if the run dies, so
-    /// that a resumed run takes it over. `resuming`: the staged file of
-    /// an earlier run is kept as it is, for [`TableSink::load_state`] to
-    /// cut back to its checkpoint; otherwise it starts empty.
-    pub fn open_staged(table: &TableDef, resuming: bool) -> Result<Self> {
-        Self::open_as(table, Some(resuming))
-    }
-
-    fn open_as(table: &TableDef, staged: Option<bool>) -> Result<Self> {
-        let connector = super::of_table(table).ok_or_else(|| {
-            Error::Internal(format!("table {} has no known connector", table.name))
-        })?;
-        connector.open_sink(table, staged).map(TableSink)
-    }
-
-    pub fn upsert_on(&mut self, key: Vec<usize>) {
-        self.0.upsert_on(key);
-    }
-
-    pub fn write(
-        &mut self,
-        batch: &RecordBatch,
-        types: &[SqlType],
-        kinds: &[RowKind],
-        tz: chrono_tz::Tz,
-    ) -> Result<PrintLines> {
-        self.0.write(batch, types, kinds, tz)
-    }
-
-    pub fn note(&self) -> Option<String> {
-        self.0.note()
-    }
-
-    pub fn finish(self) -> Result<()> {
-        self.0.finish()
-    }
-
-    pub fn discard(self) {
-        self.0.discard();
-    }
-
-    pub fn checkpoint_blocker(&self, name: &str) -> Option<Error> {
-        self.0.checkpoint_blocker(name)
-    }
-
-    pub fn save_state(&mut self, w: &mut StateWriter) -> Result<()> {
-        self.0.save_state(w)
-    }
-
-    pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        self.0.load_state(r)
-    }
-
-    pub fn prepare_commit(&mut self) -> Result<Vec<StagedRename>> {
-        self.0.prepare_commit()
-    }
-
-    pub fn commit_checkpoint(&mut self) -> Result<()> {
-        self.0.commit_checkpoint()
-    }
+/// Opens the sink table `table` through its connector. `staged` is for a
+/// checkpointed run: a file is then staged under a name that does not
+/// depend on the process and is kept if the run dies, so that a resumed
+/// run takes it over; `Some(true)` (resuming) keeps the staged file of an
+/// earlier run as it is, for [`SinkWriter::load_state`] to cut back to
+/// its checkpoint, `Some(false)` starts it empty.
+pub fn open_sink(table: &TableDef, staged: Option<bool>) -> Result<TableSink> {
+    super::opening(table)?.open_sink(table, staged)
 }
 
 /// How late rows fill a sink table: its columns are the source table's

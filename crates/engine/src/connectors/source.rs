@@ -73,10 +73,7 @@ impl TableSource {
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        let connector = super::of_table(&table).ok_or_else(|| {
-            Error::Internal(format!("table {} has no known connector", table.name))
-        })?;
-        let opened = connector.open_source(SourceSpec {
+        let opened = super::opening(&table)?.open_source(SourceSpec {
             table: &table,
             columns,
             batch_size,

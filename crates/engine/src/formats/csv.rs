@@ -31,7 +31,6 @@
 //!   under ignore-parse-errors drops the row (Flink fails either way).
 //! - `csv.null-literal = ''` makes an empty field NULL for every type.
 
-use super::unknown_option;
 use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
 use crate::runtime::stream::BadRow;
 use arrow::array::{
@@ -146,15 +145,11 @@ pub static DECLARATION: FormatDecl = FormatDecl {
 };
 
 impl CsvOptions {
-    /// From the WITH options of a table (all keys, not only csv.*; ignore
-    /// non-csv keys).
+    /// From the WITH options of a table (other keys are left alone; which
+    /// keys a table may have was checked against [`DECLARATION`] when it
+    /// was declared).
     pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
         let mut out = CsvOptions::default();
-        for key in options.keys().filter(|k| k.starts_with("csv.")) {
-            if DECLARATION.option(key).is_none() {
-                return Err(unknown_option(key, &DECLARATION));
-            }
-        }
         let get = |key: &str| options.get(key).map(String::as_str);
         if let Some(v) = get("csv.field-delimiter") {
             out.field_delimiter = single_ascii("csv.field-delimiter", v, &unescape_java(v))?;
@@ -1701,10 +1696,6 @@ mod tests {
     #[test]
     fn bad_options() {
         let cases: &[(&[(&str, &str)], &str)] = &[
-            (
-                &[("csv.field-delim", ",")],
-                "unknown option 'csv.field-delim' of the csv format",
-            ),
             (
                 &[("csv.field-delimiter", ";;")],
                 "option 'csv.field-delimiter' must be a string with single character, but was: ;;",

@@ -20,7 +20,6 @@
 //! JSON) is taken apart line by line with serde_json. Blank lines are
 //! skipped.
 
-use super::unknown_option;
 use crate::formats::csv::{option_error, parse_bool_option, shorten, ColumnBuilder, Parser};
 use crate::runtime::read::ReadPosition;
 use crate::runtime::read::{ReadBatch, ReadStats};
@@ -70,13 +69,10 @@ pub static DECLARATION: FormatDecl = FormatDecl {
 };
 
 impl JsonOptions {
-    /// From the WITH options of a table (non-json keys are ignored).
+    /// From the WITH options of a table (other keys are left alone; which
+    /// keys a table may have was checked against [`DECLARATION`] when it
+    /// was declared).
     pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
-        for key in options.keys().filter(|k| k.starts_with("json.")) {
-            if DECLARATION.option(key).is_none() {
-                return Err(unknown_option(key, &DECLARATION));
-            }
-        }
         let fail_on_missing_field =
             parse_bool_option(options, "json.fail-on-missing-field")?.unwrap_or(false);
         let ignore_parse_errors =
@@ -773,7 +769,6 @@ mod tests {
         };
         assert!(bad("json.ignore-parse-errors", "maybe"));
         assert!(bad("json.timestamp-format.standard", "RFC"));
-        assert!(bad("json.no-such-key", "true"));
         let both = BTreeMap::from([
             ("json.ignore-parse-errors".to_string(), "true".to_string()),
             ("json.fail-on-missing-field".to_string(), "true".to_string()),

@@ -14,24 +14,10 @@ use json::{JsonOptions, JsonSource};
 use std::collections::BTreeMap;
 use std::io::Read;
 use tidemark_common::connector::FormatDecl;
-use tidemark_common::{Error, Result, Span, SqlType};
+use tidemark_common::{Result, SqlType};
 
 /// Every format a connector can carry.
 pub static FORMATS: &[&FormatDecl] = &[&csv::DECLARATION, &json::DECLARATION];
-
-/// The error for an option under a format's prefix that it does not have.
-pub fn unknown_option(key: &str, format: &FormatDecl) -> Error {
-    let known: Vec<&str> = format.options.iter().map(|o| o.key).collect();
-    Error::plan(
-        format!("unknown option '{key}' of the {} format", format.name),
-        Span::default(),
-    )
-    .with_hint(format!(
-        "the {} format knows {}",
-        format.name,
-        known.join(", ")
-    ))
-}
 
 /// A format's reader over one byte stream: it decodes records into
 /// batches of a table's physical columns, for any connector that carries
