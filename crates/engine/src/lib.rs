@@ -34,7 +34,7 @@ pub use connectors::{
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};
 pub use ops::accumulators::{new_accumulator, Accumulator};
-pub use ops::emit::{key_converter, late_rows, row_keys};
+pub use ops::emit::{key_converter, row_keys};
 pub use ops::operator::{Operator, OperatorMetrics, StateSize};
 pub use ops::partitioned::{
     auto_split, cores_to_split, partitionable, why_not_split, PartitionedWindowAggregate,
@@ -51,5 +51,6 @@ pub use runtime::read::{ReadBatch, ReadStats};
 pub use runtime::snapshot;
 pub use runtime::stream::{BadRows, Chunk, LateRows, SideItem, StreamItem};
 pub use time::clock::Clock;
+pub use time::late::LateBook;
 pub use time::service::{EventTime, TimerHandler};
 pub use time::trace::{instant, TraceEvent, TraceLine};

@@ -35,7 +35,7 @@ use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
 use tidemark_engine::StateSize;
 use tidemark_engine::{instant, TraceEvent, TraceLine};
-use tidemark_engine::{key_converter, late_rows, row_keys};
+use tidemark_engine::{key_converter, row_keys, LateBook};
 use tidemark_engine::{Chunk, SideItem, StreamItem};
 use tidemark_engine::{EventTime, TimerHandler};
 use tidemark_engine::{Operator, OperatorMetrics};
@@ -85,6 +85,8 @@ struct OverState {
     /// Rows seen so far: each row's arrival number.
     seen: u64,
     metrics: OperatorMetrics,
+    /// The late rows of the current run.
+    late: LateBook,
     /// Output and side items, in the order they happened.
     out: Vec<StreamItem>,
 }
@@ -118,6 +120,7 @@ impl OverAggregate {
                 frames,
                 seen: 0,
                 metrics: OperatorMetrics::default(),
+                late: LateBook::new(NAME, LATE_REASON),
                 out: Vec::new(),
             },
             forwarded: NO_WATERMARK,
@@ -137,7 +140,7 @@ impl Operator for OverAggregate {
                 self.state.metrics.rows_in += chunk.num_rows() as u64;
                 self.state.store.add(&chunk);
                 self.time
-                    .process_chunk(&chunk, &mut self.state, &mut ignored, |_, _, _| {})?;
+                    .process_chunk(&chunk, &mut self.state, &mut ignored, |_, _, _| Ok(()))?;
             }
             StreamItem::Watermark(w) => {
                 self.time.advance(w, &mut self.state, &mut ignored)?;
@@ -303,8 +306,13 @@ impl OverState {
     }
 
     /// Queues a side item after the rows emitted before it.
+    /// Sends `item` after what was emitted and the late rows dropped
+    /// before it.
     fn side(&mut self, item: SideItem) -> Result<()> {
         self.flush()?;
+        if let Some(late) = self.late.take()? {
+            self.out.push(StreamItem::Side(late));
+        }
         self.out.push(StreamItem::Side(item));
         Ok(())
     }
@@ -352,10 +360,6 @@ impl TimerHandler for OverState {
             let key = keys.as_ref().map_or(&[][..], |k| k.row(i).data());
             let id = self.key_id(key);
             if rowtime <= self.keys[id as usize].last_emitted {
-                self.metrics.late_rows += 1;
-                self.metrics
-                    .lateness
-                    .push(watermarks[i].saturating_sub(rowtime).max(0));
                 if self.spec.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, id)?
@@ -364,9 +368,11 @@ impl TimerHandler for OverState {
                         .watermark(watermarks[i]);
                     self.side(line)?;
                 }
-                // Each late row in its place among the output.
-                let row = [(range.start + i) as u32];
-                if let Some(item) = late_rows(chunk, &row, NAME, LATE_REASON)? {
+                // Each late row in its place among the output: rows go out
+                // only when timers fire, between runs, so the run's late
+                // rows go out together after it.
+                let row = range.start + i;
+                if let Some(item) = self.late.drop_row(&mut self.metrics, chunk, row, rowtime)? {
                     self.side(item)?;
                 }
                 continue;
@@ -382,6 +388,9 @@ impl TimerHandler for OverState {
                 time.register(rowtime, ());
                 self.timer = Some(rowtime);
             }
+        }
+        if let Some(item) = self.late.take()? {
+            self.side(item)?;
         }
         self.seen += consumed as u64;
         Ok(consumed)

@@ -1,12 +1,16 @@
 //! Windowed operators ([`Windowed`]): how stream items reach a window
 //! state (a [`TimerHandler`]) through the event-time service, how fired
-//! results wait in an [`Emitter`], and how each watermark that fired
-//! something follows those results downstream. Window aggregation, session
-//! aggregation and the SESSION TVF are each a `Windowed` of their state.
+//! results and dropped late rows wait in an [`Emitter`], and how each
+//! watermark that fired something follows those results downstream. The
+//! skeleton owns the operator's numbers: rows in and out here, late rows
+//! through [`LateBook`], windows fired through [`Emitter::window_fired`].
+//! Window aggregation, session aggregation, the SESSION TVF, window Top-N
+//! and window joins are each a `Windowed` of their state.
 
 use crate::ops::operator::{not_checkpointable, Operator, OperatorMetrics, StateSize};
 use crate::runtime::snapshot::{StateReader, StateWriter};
-use crate::runtime::stream::{Chunk, LateRows, SideItem, StreamItem};
+use crate::runtime::stream::{Chunk, SideItem, StreamItem};
+use crate::time::late::LateBook;
 use crate::time::service::{EventTime, TimerHandler};
 use arrow::array::RecordBatch;
 use arrow::row::{RowConverter, SortField};
@@ -14,13 +18,16 @@ use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::Result;
 use tidemark_common::{RowKind, SqlType};
 
-/// Fired results (with their row kinds) and side items waiting to go
-/// downstream in the order they happened, and the watermark downstream has
-/// been told.
+/// What a windowed state's handlers report as they work: fired results
+/// (with their row kinds), side items and dropped late rows waiting to go
+/// downstream in the order they happened, the watermark downstream has
+/// been told, and the operator's numbers.
 pub struct Emitter {
     pending: Vec<Pending>,
+    late: LateBook,
     forwarded: i64,
     out: Vec<StreamItem>,
+    metrics: OperatorMetrics,
 }
 
 enum Pending {
@@ -30,36 +37,74 @@ enum Pending {
 }
 
 impl Emitter {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(operator: &'static str, late_reason: &'static str) -> Self {
         Emitter {
             pending: Vec::new(),
+            late: LateBook::new(operator, late_reason),
             forwarded: NO_WATERMARK,
             out: Vec::new(),
+            metrics: OperatorMetrics::default(),
         }
     }
 
     /// Queues result rows, all of one kind.
-    pub(crate) fn rows(&mut self, batch: RecordBatch, kind: RowKind) {
+    pub(crate) fn rows(&mut self, batch: RecordBatch, kind: RowKind) -> Result<()> {
         if batch.num_rows() > 0 {
+            self.close_late()?;
             self.pending.push(Pending::Rows(batch, kind));
         }
+        Ok(())
     }
 
     /// Queues result rows with their kinds.
-    pub(crate) fn changelog(&mut self, batch: RecordBatch, kinds: Vec<RowKind>) {
+    pub(crate) fn changelog(&mut self, batch: RecordBatch, kinds: Vec<RowKind>) -> Result<()> {
         if batch.num_rows() > 0 {
+            self.close_late()?;
             self.pending.push(Pending::Changelog(batch, kinds));
         }
+        Ok(())
     }
 
-    /// Queues a side item (a trace event, late rows) among the results.
-    pub(crate) fn side(&mut self, item: SideItem) {
+    /// Queues a side item (a trace event) among the results.
+    pub(crate) fn side(&mut self, item: SideItem) -> Result<()> {
+        self.close_late()?;
         self.pending.push(Pending::Side(item));
+        Ok(())
+    }
+
+    /// Drops row `row` of `chunk`, whose time attribute is `rowtime`, as
+    /// late (see [`LateBook::drop_row`]); it goes out in its place among
+    /// the results.
+    pub(crate) fn late(&mut self, chunk: &Chunk, row: usize, rowtime: i64) -> Result<()> {
+        if let Some(item) = self.late.drop_row(&mut self.metrics, chunk, row, rowtime)? {
+            self.pending.push(Pending::Side(item));
+        }
+        Ok(())
+    }
+
+    /// A window fired at `watermark`.
+    pub(crate) fn window_fired(&mut self, watermark: i64) {
+        self.metrics.window_fired(watermark);
+    }
+
+    /// The operator's numbers, for what the skeleton does not count itself
+    /// (rows accepted within the allowed lateness, rows partly late).
+    pub(crate) fn metrics(&mut self) -> &mut OperatorMetrics {
+        &mut self.metrics
+    }
+
+    /// Queues the late rows dropped since the last item.
+    fn close_late(&mut self) -> Result<()> {
+        if let Some(item) = self.late.take()? {
+            self.pending.push(Pending::Side(item));
+        }
+        Ok(())
     }
 
     /// Sends what is pending: the rows carry `watermark`, the one in force
     /// when they were emitted, as they would one by one.
-    fn flush_pending(&mut self, watermark: i64) {
+    fn flush_pending(&mut self, watermark: i64) -> Result<()> {
+        self.close_late()?;
         for item in self.pending.drain(..) {
             match item {
                 Pending::Rows(batch, kind) => {
@@ -79,13 +124,15 @@ impl Emitter {
                 Pending::Side(side) => self.out.push(StreamItem::Side(side)),
             }
         }
+        Ok(())
     }
 
     /// Sends pending results — emitted as the watermark rose from
     /// `before` — then the watermark that fired them.
-    fn flush(&mut self, before: i64, watermark: i64) {
-        self.flush_pending(before);
+    fn flush(&mut self, before: i64, watermark: i64) -> Result<()> {
+        self.flush_pending(before)?;
         self.forward(watermark);
+        Ok(())
     }
 
     /// Tells downstream the watermark, if it rose.
@@ -98,11 +145,11 @@ impl Emitter {
 }
 
 /// The state of a windowed operator: what it does with rows and timers,
-/// its name and its numbers.
+/// its name, and why it drops a late row.
 pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
     const NAME: &'static str;
-    fn metrics(&self) -> &OperatorMetrics;
-    fn metrics_mut(&mut self) -> &mut OperatorMetrics;
+    /// Why the operator drops a row (the `late_reason` of late-row sinks).
+    const LATE_REASON: &'static str;
     /// The state held, timers aside.
     fn state(&self) -> StateSize;
 
@@ -131,7 +178,7 @@ impl<S: WindowedState> Windowed<S> {
         Windowed {
             time: EventTime::new(),
             state,
-            emitter: Emitter::new(),
+            emitter: Emitter::new(S::NAME, S::LATE_REASON),
         }
     }
 }
@@ -152,14 +199,14 @@ where
             item,
             out,
         )?;
-        let metrics = self.state.metrics_mut();
+        let metrics = &mut self.emitter.metrics;
         metrics.rows_in += rows_in;
         metrics.rows_out += rows_out;
         Ok(())
     }
 
     fn metrics(&self) -> OperatorMetrics {
-        self.state.metrics().clone()
+        self.emitter.metrics.clone()
     }
 
     fn state(&self) -> StateSize {
@@ -180,6 +227,7 @@ where
         self.state.save(w)?;
         self.time.save(w);
         w.put(&self.emitter.forwarded);
+        w.put(&self.emitter.metrics);
         Ok(())
     }
 
@@ -187,40 +235,9 @@ where
         self.state.load(r)?;
         self.time = EventTime::load(r)?;
         self.emitter.forwarded = r.get()?;
+        self.emitter.metrics = r.get()?;
         Ok(())
     }
-}
-
-/// The side item for rows `rows` of `chunk`, dropped as late by
-/// `operator`: their source rows, when the chunk knows them (late rows are
-/// being routed), with the watermark each met.
-pub fn late_rows(
-    chunk: &Chunk,
-    rows: &[u32],
-    operator: &'static str,
-    reason: &'static str,
-) -> Result<Option<SideItem>> {
-    let Some(origin) = &chunk.origin else {
-        return Ok(None);
-    };
-    if rows.is_empty() {
-        return Ok(None);
-    }
-    let indices =
-        arrow::array::UInt32Array::from_iter_values(rows.iter().map(|r| origin.rows[*r as usize]));
-    let columns = origin
-        .batch
-        .columns()
-        .iter()
-        .map(|c| arrow::compute::take(c, &indices, None))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(Some(SideItem::Late(LateRows {
-        batch: RecordBatch::try_new(origin.batch.schema(), columns)?,
-        table: origin.table.clone(),
-        operator,
-        watermarks: rows.iter().map(|r| chunk.watermarks[*r as usize]).collect(),
-        reason,
-    })))
 }
 
 /// The key converter of a windowed operator's group keys, if it has any.
@@ -251,20 +268,6 @@ pub fn row_keys(
     Ok(Some(conv.convert_columns(&cols)?))
 }
 
-/// The time zone tag of `window_time` in a window aggregation's output
-/// (keys, window_start, window_end, window_time, ...): the rowtime's.
-pub(crate) fn window_time_zone(
-    output: &arrow::datatypes::Schema,
-    n_keys: usize,
-) -> Result<Option<std::sync::Arc<str>>> {
-    match output.field(n_keys + 2).data_type() {
-        arrow::datatypes::DataType::Timestamp(_, tz) => Ok(tz.clone()),
-        other => Err(tidemark_common::Error::Internal(format!(
-            "window_time of type {other}"
-        ))),
-    }
-}
-
 /// One item through a windowed operator whose state is `handler`;
 /// returns how many rows came in and went out.
 fn process_item<H: TimerHandler<Output = Emitter>>(
@@ -284,20 +287,20 @@ fn process_item<H: TimerHandler<Output = Emitter>>(
             // What rows themselves emitted (re-fires, late rows) goes out
             // now, before anything later, and then the watermark they
             // reached.
-            emitter.flush_pending(time.watermark());
+            emitter.flush_pending(time.watermark())?;
             emitter.forward(time.watermark());
         }
         StreamItem::Watermark(wm) => {
             let before = time.watermark();
             time.advance(wm, handler, emitter)?;
-            emitter.flush(before, wm);
+            emitter.flush(before, wm)?;
         }
         StreamItem::Side(side) => {
-            emitter.flush_pending(time.watermark());
+            emitter.flush_pending(time.watermark())?;
             emitter.out.push(StreamItem::Side(side));
         }
         StreamItem::End => {
-            emitter.flush(time.watermark(), time.watermark());
+            emitter.flush(time.watermark(), time.watermark())?;
             emitter.out.push(StreamItem::End);
         }
     }

@@ -1,15 +1,19 @@
 //! The operators of a pipeline: the [`operator::Operator`] interface, the
-//! windowed skeleton they share ([`emit`]), their aggregate state
-//! ([`accumulators`]), and one module per operator.
+//! windowed skeleton they share ([`emit`]), how they number group keys
+//! ([`keys`]), their aggregate state ([`accumulators`]), and one module per
+//! operator.
 
 pub mod accumulators;
 pub mod emit;
 pub mod emitted;
+pub(crate) mod keys;
 pub mod operator;
 pub mod partitioned;
 pub mod session_agg;
 pub mod session_rows;
 pub mod stateless;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod union;
 pub mod window_agg;
 pub mod window_buffer;

@@ -9,10 +9,8 @@
 //! engine's [`crate::time::merging`].
 
 use crate::ops::accumulators::{new_accumulator, Accumulator};
-use crate::ops::emit::{
-    key_converter, late_rows, window_time_zone, Emitter, Windowed, WindowedState,
-};
-use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::ops::operator::StateSize;
 use crate::ops::window_agg::WindowAggregateSpec;
 use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
@@ -22,13 +20,13 @@ use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine};
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use crate::time::window_columns::WindowColumns;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
 use hashbrown::HashMap;
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, RowKind};
@@ -156,14 +154,13 @@ pub struct SessionState {
     key_converter: Option<RowConverter>,
     aggregates: Vec<AggregateCall>,
     output_schema: SchemaRef,
-    window_time_zone: Option<Arc<str>>,
+    window_columns: WindowColumns,
     /// Show window_start and window_end on this zone's wall clock
     /// (TIMESTAMP_LTZ rowtimes).
     zone: Option<chrono_tz::Tz>,
     /// Open sessions per key.
     keys: KeyTable,
     rows_seen: u64,
-    metrics: OperatorMetrics,
 }
 
 /// Why a session aggregation drops a row (the `late_reason` of late-row
@@ -188,7 +185,7 @@ impl SessionAggregate {
             new_accumulator(call)?;
         }
         let key_converter = key_converter(&spec.key_types)?;
-        let window_time_zone = window_time_zone(&spec.output_schema, spec.key_columns.len())?;
+        let window_columns = WindowColumns::declared(&spec.output_schema, spec.key_columns.len())?;
         Ok(Windowed::from_state(SessionState {
             gap,
             lateness: spec.lateness,
@@ -199,25 +196,17 @@ impl SessionAggregate {
             key_converter,
             aggregates: spec.aggregates,
             output_schema: spec.output_schema,
-            window_time_zone,
+            window_columns,
             zone: spec.zone,
             keys: KeyTable::default(),
             rows_seen: 0,
-            metrics: OperatorMetrics::default(),
         }))
     }
 }
 
 impl WindowedState for SessionState {
     const NAME: &'static str = "SessionAggregate";
-
-    fn metrics(&self) -> &OperatorMetrics {
-        &self.metrics
-    }
-
-    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
-        &mut self.metrics
-    }
+    const LATE_REASON: &'static str = LATE_REASON;
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
@@ -269,7 +258,6 @@ impl WindowedState for SessionState {
             }
         }
         w.put(&self.rows_seen);
-        w.put(&self.metrics);
         Ok(())
     }
 
@@ -340,7 +328,6 @@ impl WindowedState for SessionState {
         }
         self.keys.free = free;
         self.rows_seen = r.get()?;
-        self.metrics = r.get()?;
         Ok(())
     }
 }
@@ -375,17 +362,11 @@ impl SessionState {
             Some(tz) => crate::formats::print::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+        columns.extend(self.window_columns.repeat(
             wall(start),
-            1,
-        )));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(
             wall(session.end),
+            last_instant(session.end),
             1,
-        )));
-        columns.push(Arc::new(
-            TimestampMillisecondArray::from_value(last_instant(session.end), 1)
-                .with_timezone_opt(self.window_time_zone.clone()),
         ));
         for acc in &session.accumulators {
             columns.push(acc.evaluate(&[0])?);
@@ -460,21 +441,13 @@ impl TimerHandler for SessionState {
             let known = self.keys.find(key);
             let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
-                self.metrics.late_rows += 1;
-                self.metrics
-                    .lateness
-                    .push(watermarks[i].saturating_sub(row_start));
-                if let Some(item) =
-                    late_rows(chunk, &[(range.start + i) as u32], Self::NAME, LATE_REASON)?
-                {
-                    out.side(item);
-                }
                 if self.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
                         .field("rowtime", crate::time::trace::instant(row_start));
-                    out.side(line.watermark(watermarks[i]));
+                    out.side(line.watermark(watermarks[i]))?;
                 }
+                out.late(chunk, range.start + i, row_start)?;
                 continue;
             }
             let seq = self.rows_seen + i as u64;
@@ -553,14 +526,14 @@ impl SessionState {
                     if self.trace {
                         let line =
                             self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
-                        out.side(line.field("rows", session.rows).watermark(watermark));
+                        out.side(line.field("rows", session.rows).watermark(watermark))?;
                     }
                     if old != new {
-                        out.rows(old, RowKind::UpdateBefore);
-                        out.rows(new.clone(), RowKind::UpdateAfter);
+                        out.rows(old, RowKind::UpdateBefore)?;
+                        out.rows(new.clone(), RowKind::UpdateAfter)?;
                     }
                     session.emitted = Some(new);
-                    self.metrics.late_rows_accepted += 1;
+                    out.metrics().late_rows_accepted += 1;
                 }
                 return Ok(());
             }
@@ -594,7 +567,7 @@ impl SessionState {
                 line.field("sessions", joined_sessions.len())
                     .field("rows", rows)
                     .watermark(watermark),
-            );
+            )?;
         }
         for s in joined {
             let Some(old) = sessions.remove(&s) else {
@@ -602,7 +575,7 @@ impl SessionState {
             };
             let (at, timer) = match &old.emitted {
                 Some(emitted) => {
-                    out.rows(emitted.clone(), RowKind::Delete);
+                    out.rows(emitted.clone(), RowKind::Delete)?;
                     self.cleanup_timer(key, &old)
                 }
                 None => Self::fire_timer(key, &old),
@@ -639,7 +612,7 @@ impl SessionState {
         session.rows += 1;
         let (at, timer) = Self::fire_timer(key, &session);
         if retracted || at <= watermark {
-            self.metrics.late_rows_accepted += 1;
+            out.metrics().late_rows_accepted += 1;
         }
         if at <= watermark {
             // Its end is behind the watermark already: it fires at once,
@@ -687,7 +660,7 @@ impl SessionState {
                     start,
                     session.end,
                 )?;
-                out.side(line.watermark(watermark));
+                out.side(line.watermark(watermark))?;
             }
             return Ok(());
         }
@@ -713,11 +686,11 @@ impl SessionState {
         let key = self.keys.key(key);
         if self.trace {
             let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
-            out.side(line.field("rows", session.rows).watermark(watermark));
+            out.side(line.field("rows", session.rows).watermark(watermark))?;
         }
         let result = self.result(key, start, session)?;
-        out.rows(result.clone(), RowKind::Insert);
-        self.metrics.window_fired(watermark);
+        out.rows(result.clone(), RowKind::Insert)?;
+        out.window_fired(watermark);
         Ok(result)
     }
 }

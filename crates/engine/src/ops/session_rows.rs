@@ -4,8 +4,8 @@
 //! Sessions are keyed by the `PARTITION BY` columns and merge as in
 //! [`crate::time::merging`].
 
-use crate::ops::emit::{key_converter, late_rows, Emitter, Windowed, WindowedState};
-use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::ops::operator::StateSize;
 use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
 };
@@ -14,12 +14,12 @@ use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine};
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use crate::time::window_columns::WindowColumns;
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
-use std::sync::Arc;
 use tidemark_common::{Error, Result, RowKind, SqlType};
 
 struct Held {
@@ -44,7 +44,6 @@ pub struct RowsState {
     output_schema: SchemaRef,
     zone: Option<chrono_tz::Tz>,
     sessions: HashMap<Vec<u8>, BTreeMap<i64, Held>>,
-    metrics: OperatorMetrics,
 }
 
 /// The operator: its state on the shared event-time service.
@@ -74,21 +73,13 @@ impl SessionRows {
             output_schema,
             zone,
             sessions: HashMap::new(),
-            metrics: OperatorMetrics::default(),
         }))
     }
 }
 
 impl WindowedState for RowsState {
     const NAME: &'static str = "SessionTvf";
-
-    fn metrics(&self) -> &OperatorMetrics {
-        &self.metrics
-    }
-
-    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
-        &mut self.metrics
-    }
+    const LATE_REASON: &'static str = crate::ops::session_agg::LATE_REASON;
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
@@ -126,7 +117,6 @@ impl WindowedState for RowsState {
                 }
             }
         }
-        w.put(&self.metrics);
         Ok(())
     }
 
@@ -163,7 +153,6 @@ impl WindowedState for RowsState {
             }
             self.sessions.insert(key, sessions);
         }
-        self.metrics = r.get()?;
         Ok(())
     }
 }
@@ -215,24 +204,13 @@ impl TimerHandler for RowsState {
                 row_start.saturating_add(self.gap),
             );
             if last_instant(end) <= watermarks[i] {
-                self.metrics.late_rows += 1;
-                self.metrics
-                    .lateness
-                    .push(watermarks[i].saturating_sub(row_start));
                 if self.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, key, start, end)?
                         .field("rowtime", crate::time::trace::instant(row_start));
-                    out.side(line.watermark(watermarks[i]));
+                    out.side(line.watermark(watermarks[i]))?;
                 }
-                if let Some(item) = late_rows(
-                    chunk,
-                    &[(range.start + i) as u32],
-                    Self::NAME,
-                    crate::ops::session_agg::LATE_REASON,
-                )? {
-                    out.side(item);
-                }
+                out.late(chunk, range.start + i, row_start)?;
                 continue;
             }
             let sessions = self.sessions.entry(key.to_vec()).or_default();
@@ -277,7 +255,7 @@ impl TimerHandler for RowsState {
                 .trace_line(TraceEvent::Fire, &key, start, end)?
                 .field("rows", held.rows.len())
                 .watermark(time.watermark());
-            out.side(line);
+            out.side(line)?;
         }
         let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
         let n = rows.num_rows();
@@ -290,28 +268,22 @@ impl TimerHandler for RowsState {
             _ => None,
         };
         let mut columns: Vec<ArrayRef> = rows.columns().to_vec();
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(
+        columns.extend(WindowColumns::new(time_zone).repeat(
             wall(start),
-            n,
-        )));
-        columns.push(Arc::new(TimestampMillisecondArray::from_value(
             wall(end),
+            last_instant(end),
             n,
-        )));
-        columns.push(Arc::new(
-            TimestampMillisecondArray::from_value(last_instant(end), n)
-                .with_timezone_opt(time_zone),
         ));
         out.rows(
             RecordBatch::try_new(self.output_schema.clone(), columns)?,
             RowKind::Insert,
-        );
+        )?;
         if self.trace {
             // The session's rows are gone with the fire.
             let line = self.trace_line(TraceEvent::Cleanup, &key, start, end)?;
-            out.side(line.watermark(time.watermark()));
+            out.side(line.watermark(time.watermark()))?;
         }
-        self.metrics.window_fired(time.watermark());
+        out.window_fired(time.watermark());
         Ok(())
     }
 }

@@ -7,6 +7,7 @@ use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{Chunk, StreamItem};
 use crate::time::last_instant;
 use crate::time::slicing::Slicing;
+use crate::time::window_columns::WindowColumns;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -333,19 +334,18 @@ impl WindowLabels {
             .map(|c| arrow::compute::take(c, &indices, None))
             .collect::<std::result::Result<_, _>>()?;
         let zone = self.zone;
-        let times: TimestampMillisecondArray = ends
+        let times: Vec<i64> = ends
             .iter()
             .map(|&e| {
                 let instant = match zone {
                     None => e,
                     Some(tz) => crate::formats::csv::local_to_instant(e, tz).unwrap_or(e),
                 };
-                Some(last_instant(instant))
+                last_instant(instant)
             })
             .collect();
-        columns.push(Arc::new(TimestampMillisecondArray::from(starts)));
-        columns.push(Arc::new(TimestampMillisecondArray::from(ends)));
-        columns.push(Arc::new(times.with_timezone_opt(ts.timezone())));
+        let window_columns = WindowColumns::new(ts.timezone().map(Into::into));
+        columns.extend(window_columns.per_row(starts, ends, times));
         let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         Ok(chunk.select(batch, &rows))
     }

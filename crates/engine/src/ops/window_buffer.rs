@@ -3,8 +3,7 @@
 //! rows are late, which windows are new (their fire timer is set here),
 //! and where the run must stop for a timer it set.
 
-use crate::ops::emit::{late_rows, Emitter};
-use crate::ops::operator::OperatorMetrics;
+use crate::ops::emit::Emitter;
 use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
 use crate::time::service::EventTime;
@@ -84,22 +83,8 @@ pub(crate) fn by_window(
     })
 }
 
-/// Drops late row `row` of `chunk` (window end `end`): counted with how
-/// far behind the watermark its window's fire was, and routed as the
-/// operator `name`'s late row for `reason`.
-pub(crate) fn drop_late(
-    metrics: &mut OperatorMetrics,
-    chunk: &Chunk,
-    (row, end): (usize, i64),
-    (name, reason): (&'static str, &'static str),
-    out: &mut Emitter,
-) -> Result<()> {
-    metrics.late_rows += 1;
-    metrics
-        .lateness
-        .push(chunk.watermarks[row].saturating_sub(last_instant(end)));
-    if let Some(item) = late_rows(chunk, &[row as u32], name, reason)? {
-        out.side(item);
-    }
-    Ok(())
+/// Drops late row `row` of `chunk` (window end `end`): its time attribute
+/// is its window's `window_time`, the instant the window fired.
+pub(crate) fn drop_late(chunk: &Chunk, (row, end): (usize, i64), out: &mut Emitter) -> Result<()> {
+    out.late(chunk, row, last_instant(end))
 }

@@ -10,7 +10,7 @@
 //! after. A row whose window has already ended is late.
 
 use crate::ops::emit::{row_keys, Emitter, Windowed, WindowedState};
-use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::operator::StateSize;
 use crate::ops::window_buffer::{by_window, drop_late};
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
@@ -59,7 +59,6 @@ pub struct JoinState {
     prefix: Option<RowConverter>,
     /// Per window end: the rows of each input, as they came.
     windows: BTreeMap<i64, [Vec<RecordBatch>; 2]>,
-    metrics: OperatorMetrics,
 }
 
 impl WindowJoin {
@@ -89,21 +88,13 @@ impl WindowJoin {
             keys,
             prefix,
             windows: BTreeMap::new(),
-            metrics: OperatorMetrics::default(),
         }))
     }
 }
 
 impl WindowedState for JoinState {
     const NAME: &'static str = "WindowJoin";
-
-    fn metrics(&self) -> &OperatorMetrics {
-        &self.metrics
-    }
-
-    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
-        &mut self.metrics
-    }
+    const LATE_REASON: &'static str = LATE_REASON;
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
@@ -126,7 +117,6 @@ impl WindowedState for JoinState {
                 }
             }
         }
-        w.put(&self.metrics);
         Ok(())
     }
 
@@ -142,7 +132,6 @@ impl WindowedState for JoinState {
             }
             self.windows.insert(end, inputs);
         }
-        self.metrics = r.get()?;
         Ok(())
     }
 }
@@ -350,10 +339,9 @@ impl TimerHandler for JoinState {
                     .window(begin, end)
                     .field("input", if input == 0 { "left" } else { "right" })
                     .watermark(watermark);
-                out.side(line);
+                out.side(line)?;
             }
-            let late = (Self::NAME, LATE_REASON);
-            drop_late(&mut self.metrics, chunk, (row, end), late, out)?;
+            drop_late(chunk, (row, end), out)?;
         }
         for (end, rows) in run.windows {
             self.windows.entry(end).or_default()[input].push(rows);
@@ -390,9 +378,9 @@ impl TimerHandler for JoinState {
                 .field("right_rows", right.num_rows())
                 .field("rows_out", pairs.len())
                 .watermark(time.watermark());
-            out.side(line);
+            out.side(line)?;
         }
-        self.metrics.window_fired(time.watermark());
+        out.window_fired(time.watermark());
         if pairs.is_empty() {
             return Ok(());
         }
@@ -408,7 +396,7 @@ impl TimerHandler for JoinState {
             }
         }
         let batch = RecordBatch::try_new(self.spec.output_schema.clone(), columns)?;
-        out.rows(batch, RowKind::Insert);
+        out.rows(batch, RowKind::Insert)?;
         Ok(())
     }
 }

@@ -9,7 +9,7 @@
 //! late. An outer `WHERE rownum <= N` keeps the top N.
 
 use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
-use crate::ops::operator::{OperatorMetrics, StateSize};
+use crate::ops::operator::StateSize;
 use crate::ops::window_buffer::{by_window, drop_late};
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
@@ -48,7 +48,6 @@ pub struct RankState {
     order_rows: RowConverter,
     /// Rows waiting for their window to end, by window end.
     windows: BTreeMap<i64, Vec<RecordBatch>>,
-    metrics: OperatorMetrics,
 }
 
 impl WindowRank {
@@ -80,7 +79,6 @@ impl WindowRank {
             partition_rows,
             order_rows,
             windows: BTreeMap::new(),
-            metrics: OperatorMetrics::default(),
         }))
     }
 }
@@ -95,14 +93,7 @@ fn sort_options(descending: bool) -> SortOptions {
 
 impl WindowedState for RankState {
     const NAME: &'static str = "WindowRank";
-
-    fn metrics(&self) -> &OperatorMetrics {
-        &self.metrics
-    }
-
-    fn metrics_mut(&mut self) -> &mut OperatorMetrics {
-        &mut self.metrics
-    }
+    const LATE_REASON: &'static str = LATE_REASON;
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
@@ -129,7 +120,6 @@ impl WindowedState for RankState {
                 }
             }
         }
-        w.put(&self.metrics);
         Ok(())
     }
 
@@ -144,7 +134,6 @@ impl WindowedState for RankState {
             };
             self.windows.insert(end, rows);
         }
-        self.metrics = r.get()?;
         Ok(())
     }
 }
@@ -246,8 +235,7 @@ impl TimerHandler for RankState {
             self.windows.contains_key(&end)
         })?;
         for (row, end) in run.late {
-            let late = (Self::NAME, LATE_REASON);
-            drop_late(&mut self.metrics, chunk, (row, end), late, out)?;
+            drop_late(chunk, (row, end), out)?;
         }
         for (end, rows) in run.windows {
             self.windows.entry(end).or_default().push(rows);
@@ -269,8 +257,8 @@ impl TimerHandler for RankState {
             return Ok(());
         };
         let rows = arrow::compute::concat_batches(&first.schema(), &parts)?;
-        out.rows(self.rank(&rows)?, RowKind::Insert);
-        self.metrics.window_fired(time.watermark());
+        out.rows(self.rank(&rows)?, RowKind::Insert)?;
+        out.window_fired(time.watermark());
         Ok(())
     }
 }

@@ -1,14 +1,17 @@
 //! The event-time core every stateful operator shares: the watermark and
 //! timers of an operator ([`service`]), how aligned windows cut time into
 //! slices ([`slicing`]), how merging windows join ([`merging`]), the
-//! injectable clock for processing time ([`clock`]), and the trace of what
-//! happened when ([`trace`]).
+//! injectable clock for processing time ([`clock`]), what happens to a late
+//! row ([`late`]), the window columns rows carry ([`window_columns`]), and
+//! the trace of what happened when ([`trace`]).
 
 pub mod clock;
+pub mod late;
 pub mod merging;
 pub mod service;
 pub mod slicing;
 pub mod trace;
+pub mod window_columns;
 
 /// A window's last instant, `window_end - 1`: its `window_time`, and the
 /// watermark at which it fires (a window `[start, end)` is complete once

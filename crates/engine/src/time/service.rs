@@ -216,13 +216,13 @@ impl<K: Ord + Clone> EventTime<K> {
         chunk: &Chunk,
         handler: &mut H,
         out: &mut H::Output,
-        mut on_fire: impl FnMut(&mut H::Output, i64, i64),
+        mut on_fire: impl FnMut(&mut H::Output, i64, i64) -> Result<()>,
     ) -> Result<()> {
         let n = chunk.num_rows();
         let mut pos = 0;
         while pos < n {
             if self.advance(chunk.watermarks[pos], handler, out)? > 0 {
-                on_fire(out, self.before_advance, self.watermark);
+                on_fire(out, self.before_advance, self.watermark)?;
             }
             let end = match self.next_due() {
                 // Rows before the first whose watermark makes it due.
@@ -307,7 +307,7 @@ mod tests {
                 &Chunk::new(b, wms.to_vec()),
                 &mut rec,
                 &mut (),
-                |_, _, _| {},
+                |_, _, _| Ok(()),
             )?;
         }
         time.advance(i64::MAX, &mut rec, &mut ())?;
@@ -346,7 +346,7 @@ mod tests {
             &Chunk::new(b, vec![i64::MIN, 5]),
             &mut Careless,
             &mut (),
-            |_, _, _| {},
+            |_, _, _| Ok(()),
         );
         assert!(matches!(result, Err(Error::Internal(m)) if m.contains("went past a timer")));
     }
