@@ -27,7 +27,7 @@ pub use connectors::filesystem::parallel::ParallelRead;
 pub use connectors::sink::{open_sink, BadLayout, LateLayout, StagedRename, TableSink};
 pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::TableSource;
-pub use connectors::split::SplitReader;
+pub use connectors::split::{Split, SplitReader};
 pub use connectors::{
     connector, declarations, of_table, register, Connector, OpenedSource, SourceSpec, CONNECTORS,
 };

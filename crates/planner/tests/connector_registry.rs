@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tidemark_common::connector::{Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin};
 use tidemark_common::{Error, Result, RowKind, SessionOptions};
 use tidemark_engine::{
-    write_changelog, Connector, OpenedSource, ReadBatch, ReadStats, RunOutput, SourceSpec,
+    write_changelog, Connector, OpenedSource, ReadBatch, ReadStats, RunOutput, SourceSpec, Split,
     SplitReader,
 };
 use tidemark_sql::{parse_script, Catalog, QueryBinder, Statement};
@@ -45,7 +45,7 @@ impl Connector for Counter {
             stats: ReadStats::default(),
         };
         Ok(OpenedSource {
-            reader: Box::new(reader),
+            splits: vec![Split::new("counter", Box::new(reader))],
             ignore_parse_errors: false,
             display: "counter".into(),
         })

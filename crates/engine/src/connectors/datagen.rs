@@ -551,7 +551,7 @@ impl super::Connector for Datagen {
             spec.clock,
         )?;
         Ok(super::OpenedSource {
-            reader: Box::new(reader),
+            splits: vec![super::split::Split::new("datagen", Box::new(reader))],
             ignore_parse_errors: false,
             display: "datagen".into(),
         })

@@ -24,7 +24,7 @@ pub mod stdin;
 use crate::time::clock::Clock;
 use filesystem::parallel::ParallelRead;
 use sink::SinkWriter;
-use split::SplitReader;
+use split::Split;
 use std::sync::{Arc, RwLock};
 use tidemark_common::catalog::TableDef;
 use tidemark_common::connector::{ConnectorDecl, Declarations};
@@ -83,7 +83,8 @@ pub struct SourceSpec<'a> {
 /// An opened table: the reader of its split, whether it skips what does
 /// not parse, and how messages name what it reads.
 pub struct OpenedSource {
-    pub reader: Box<dyn SplitReader>,
+    /// The table's splits, in the order they are read.
+    pub splits: Vec<Split>,
     pub ignore_parse_errors: bool,
     pub display: String,
 }

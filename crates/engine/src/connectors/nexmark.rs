@@ -417,7 +417,7 @@ impl super::Connector for Nexmark {
             spec.parallel.threads,
         )?;
         Ok(super::OpenedSource {
-            reader: Box::new(reader),
+            splits: vec![super::split::Split::new("nexmark", Box::new(reader))],
             ignore_parse_errors: false,
             display: "nexmark".into(),
         })

@@ -3,7 +3,7 @@
 //! assigns the watermark row by row.
 
 use super::filesystem::parallel::ParallelRead;
-use super::split::SplitReader;
+use super::split::Split;
 use super::SourceSpec;
 use crate::expr::eval::{evaluate, EvalContext};
 use crate::runtime::read::{ReadPosition, ReadStats};
@@ -36,8 +36,10 @@ pub struct SourceMetrics {
 
 pub struct TableSource {
     table: Arc<TableDef>,
-    /// The table's one split.
-    reader: Box<dyn SplitReader>,
+    /// The table's splits, read one after another in order.
+    splits: Vec<Split>,
+    /// The split being read: those before it have ended.
+    current: usize,
     schema: SchemaRef,
     ctx: EvalContext,
     ignore_parse_errors: bool,
@@ -80,9 +82,9 @@ impl TableSource {
             parallel,
             clock: clock.clone(),
         })?;
-        Ok(Self::with_reader(
+        Ok(Self::with_splits(
             table,
-            opened.reader,
+            opened.splits,
             ctx,
             clock,
             opened.ignore_parse_errors,
@@ -90,19 +92,22 @@ impl TableSource {
         ))
     }
 
-    fn with_reader(
+    fn with_splits(
         table: Arc<TableDef>,
-        mut reader: Box<dyn SplitReader>,
+        mut splits: Vec<Split>,
         ctx: EvalContext,
         clock: Clock,
         ignore_parse_errors: bool,
         display_path: String,
     ) -> Self {
-        reader.set_time_zone(ctx.time_zone);
+        for split in &mut splits {
+            split.reader.set_time_zone(ctx.time_zone);
+        }
         TableSource {
             schema: table.schema.to_arrow(),
             table,
-            reader,
+            splits,
+            current: 0,
             ctx,
             ignore_parse_errors,
             display_path,
@@ -120,7 +125,7 @@ impl TableSource {
     /// Why this table cannot be checkpointed, if it cannot: only files
     /// read on one thread can be read again from a position.
     pub fn checkpoint_blocker(&self) -> Option<Error> {
-        let what = self.reader.unpositioned()?;
+        let what = self.splits.iter().find_map(|s| s.reader.unpositioned())?;
         Some(
             Error::plan(
                 format!(
@@ -136,25 +141,35 @@ impl TableSource {
     /// Keeps what checkpoints need of the reading: a checksum of the bytes
     /// read (called before the first read).
     pub fn track_position(&mut self) {
-        self.reader.track_position();
+        for split in &mut self.splits {
+            split.reader.track_position();
+        }
     }
 
     /// Whether the source stands between two batches with nothing waiting
     /// (no error to report, the input not ended): a checkpoint can be taken.
     pub fn at_checkpoint_point(&self) -> bool {
-        self.reader.between_batches() && self.pending_error.is_none() && !self.stopped
+        self.splits.iter().all(|s| s.reader.between_batches())
+            && self.pending_error.is_none()
+            && !self.stopped
     }
 
-    /// Writes where the source stands for a checkpoint: its split's
-    /// position (with a checksum of the bytes before it, so that a changed
-    /// file is noticed on resume), its watermark and counts.
+    /// Writes where the source stands for a checkpoint: each split's name
+    /// and position (with a checksum of the bytes before it, so that a
+    /// changed file is noticed on resume), which split is being read, the
+    /// watermark and counts.
     pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
-        let Some(position) = self.reader.position() else {
-            return Err(self.checkpoint_blocker().unwrap_or_else(|| {
-                Error::Internal("a checkpoint between two batches of a source".into())
-            }));
-        };
-        w.put(&position);
+        w.u64(self.splits.len() as u64);
+        for split in &self.splits {
+            let Some(position) = split.reader.position() else {
+                return Err(self.checkpoint_blocker().unwrap_or_else(|| {
+                    Error::Internal("a checkpoint between two batches of a source".into())
+                }));
+            };
+            w.put(&split.name);
+            w.put(&position);
+        }
+        w.put(&(self.current as u64));
         w.put(&self.done);
         w.put(&self.watermark);
         w.put(&self.rows_without_rowtime);
@@ -167,13 +182,38 @@ impl TableSource {
     }
 
     /// Reads what [`TableSource::save_state`] wrote, and goes on reading
-    /// the split from the position saved.
+    /// each split from the position saved: the table must read the splits
+    /// the checkpoint read, by name.
     pub fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let position: ReadPosition = r.get()?;
         if let Some(blocker) = self.checkpoint_blocker() {
             return Err(blocker);
         }
-        self.reader.resume(&position)?;
+        let saved = r.count()?;
+        let mut positions = Vec::with_capacity(saved);
+        for _ in 0..saved {
+            let name: String = r.get()?;
+            let position: ReadPosition = r.get()?;
+            positions.push((name, position));
+        }
+        let names = |names: Vec<&str>| names.join(", ");
+        let now: Vec<&str> = self.splits.iter().map(|s| s.name.as_str()).collect();
+        let then: Vec<&str> = positions.iter().map(|(n, _)| n.as_str()).collect();
+        if now != then {
+            return Err(Error::Input(format!(
+                "table {}: the checkpoint was taken reading {}, but the table now reads {}",
+                self.table.name,
+                names(then),
+                names(now)
+            )));
+        }
+        for (split, (_, position)) in self.splits.iter_mut().zip(&positions) {
+            split.reader.resume(position)?;
+        }
+        let current: u64 = r.get()?;
+        self.current = usize::try_from(current)
+            .ok()
+            .filter(|c| *c <= self.splits.len())
+            .ok_or_else(|| crate::runtime::snapshot::corrupt("a source's split is out of range"))?;
         self.done = r.get()?;
         self.watermark = r.get()?;
         self.rows_without_rowtime = r.get()?;
@@ -214,7 +254,11 @@ impl TableSource {
     }
 
     pub fn metrics(&self) -> SourceMetrics {
-        let csv = self.reader.stats();
+        let csv = self
+            .splits
+            .iter()
+            .map(|s| s.reader.stats())
+            .fold(ReadStats::default(), |sum, s| sum.plus(&s));
         SourceMetrics {
             table: self.table.name.clone(),
             rows_read: csv.rows_read,
@@ -253,7 +297,9 @@ impl TableSource {
     /// Keep the rows skipped as malformed or without rowtime, for a
     /// bad-records sink: they travel among the chunks as side items.
     pub fn keep_bad_rows(&mut self) {
-        self.reader.keep_raw();
+        for split in &mut self.splits {
+            split.reader.keep_raw();
+        }
     }
 
     /// Pushes `chunk` (its rows at `lines`) with the skipped rows `bad`
@@ -333,6 +379,18 @@ impl TableSource {
         chunk
     }
 
+    /// The next batch of the split being read, going on to the next split
+    /// at the end of one; `None` at the end of the last.
+    fn next_batch(&mut self) -> Result<Option<crate::runtime::read::ReadBatch>> {
+        while let Some(split) = self.splits.get_mut(self.current) {
+            if let Some(batch) = split.reader.next_batch()? {
+                return Ok(Some(batch));
+            }
+            self.current += 1;
+        }
+        Ok(None)
+    }
+
     fn next_items_inner(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
         if self.done {
             return Ok(false);
@@ -345,7 +403,7 @@ impl TableSource {
             let next = if self.stopped {
                 None
             } else {
-                self.reader.next_batch()?
+                self.next_batch()?
             };
             let Some(csv) = next else {
                 self.done = true;
@@ -488,5 +546,146 @@ fn watermark_delay(expr: &Expr, rowtime: usize) -> Option<i64> {
             Some(millis.saturating_neg())
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::connectors::split::SplitReader;
+    use crate::runtime::read::ReadBatch;
+    use arrow::array::Int64Array;
+    use arrow::datatypes::Int64Type;
+    use tidemark_common::SqlType;
+    use tidemark_common::{Field, Schema};
+
+    /// A split of one batch of `values`; its position is whether it was
+    /// read.
+    struct Values {
+        values: Vec<i64>,
+        read: bool,
+    }
+
+    impl SplitReader for Values {
+        fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+            if std::mem::replace(&mut self.read, true) {
+                return Ok(None);
+            }
+            let batch = RecordBatch::try_from_iter([(
+                "n",
+                Arc::new(Int64Array::from(self.values.clone())) as ArrayRef,
+            )])?;
+            let n = self.values.len() as u64;
+            Ok(Some(ReadBatch {
+                batch,
+                lines: (1..=n).collect(),
+                raw: vec![],
+                skipped: vec![],
+            }))
+        }
+        fn stats(&self) -> ReadStats {
+            ReadStats {
+                rows_read: if self.read {
+                    self.values.len() as u64
+                } else {
+                    0
+                },
+                ..ReadStats::default()
+            }
+        }
+        fn unpositioned(&self) -> Option<&'static str> {
+            None
+        }
+        fn between_batches(&self) -> bool {
+            true
+        }
+        fn position(&self) -> Option<ReadPosition> {
+            Some(ReadPosition {
+                offset: u64::from(self.read),
+                ..ReadPosition::default()
+            })
+        }
+        fn resume(&mut self, at: &ReadPosition) -> Result<()> {
+            self.read = at.offset == 1;
+            Ok(())
+        }
+    }
+
+    fn source(splits: &[(&str, Vec<i64>)]) -> TableSource {
+        let table = TableDef {
+            name: "t".into(),
+            schema: Schema::new(vec![Field::new("n", SqlType::BigInt)]),
+            physical: 1,
+            computed: vec![],
+            watermark: None,
+            options: Default::default(),
+            base_dir: Default::default(),
+            primary_key: vec![],
+        };
+        let splits = splits
+            .iter()
+            .map(|(name, values)| {
+                let reader = Values {
+                    values: values.clone(),
+                    read: false,
+                };
+                Split::new(*name, Box::new(reader))
+            })
+            .collect();
+        TableSource::with_splits(
+            Arc::new(table),
+            splits,
+            EvalContext::default(),
+            Clock::System,
+            false,
+            "t".into(),
+        )
+    }
+
+    /// The values of the chunks `source` gives until its end.
+    fn read_all(source: &mut TableSource) -> Result<Vec<i64>> {
+        let mut items = Vec::new();
+        while source.next_items(&mut items)? {}
+        let mut values = Vec::new();
+        for item in items {
+            if let StreamItem::Chunk(chunk) = item {
+                values.extend(chunk.batch.column(0).as_primitive::<Int64Type>().values());
+            }
+        }
+        Ok(values)
+    }
+
+    #[test]
+    fn a_tables_splits_are_read_one_after_another_in_order() -> Result<()> {
+        let mut t = source(&[("a.csv", vec![1, 2]), ("b.csv", vec![3])]);
+        assert_eq!(read_all(&mut t)?, [1, 2, 3]);
+        assert_eq!(t.metrics().rows_read, 3);
+        Ok(())
+    }
+
+    #[test]
+    fn a_checkpoint_records_each_splits_position_and_resumes_from_them() -> Result<()> {
+        let mut t = source(&[("a.csv", vec![1, 2]), ("b.csv", vec![3])]);
+        let mut items = Vec::new();
+        t.next_items(&mut items)?;
+        let mut w = StateWriter::new();
+        t.save_state(&mut w)?;
+        let bytes = w.into_bytes();
+
+        let mut resumed = source(&[("a.csv", vec![1, 2]), ("b.csv", vec![3])]);
+        resumed.load_state(&mut StateReader::new(&bytes))?;
+        assert_eq!(read_all(&mut resumed)?, [3]);
+
+        // A table that now reads other splits is not resumed from it.
+        let mut changed = source(&[("a.csv", vec![1, 2]), ("c.csv", vec![3])]);
+        let err = changed
+            .load_state(&mut StateReader::new(&bytes))
+            .expect_err("other splits");
+        assert!(
+            err.to_string()
+                .contains("taken reading a.csv, b.csv, but the table now reads a.csv, c.csv"),
+            "{err}"
+        );
+        Ok(())
     }
 }

@@ -4,10 +4,27 @@
 //! [`SplitReader`]; [`super::source::TableSource`] turns its batches into a
 //! stream with rowtimes and watermarks.
 //!
-//! Today a table is one split.
+//! Today a table is one split; a table of several reads them one after
+//! another, in order, until splits get watermarks of their own.
 
 use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
 use tidemark_common::Result;
+
+/// One split of a table: the name a checkpoint knows it by (a file's
+/// path, `stdin`, the generator) and its reader.
+pub struct Split {
+    pub name: String,
+    pub reader: Box<dyn SplitReader>,
+}
+
+impl Split {
+    pub fn new(name: impl Into<String>, reader: Box<dyn SplitReader>) -> Self {
+        Split {
+            name: name.into(),
+            reader,
+        }
+    }
+}
 
 /// What reads one split of a table into batches of its physical columns.
 pub trait SplitReader: Send {

@@ -7,7 +7,7 @@
 //! for now" (rows so far go out, the query can check for a stop), and end
 //! of input is a read of zero bytes, as for a file.
 
-use super::split::SplitReader;
+use super::split::{Split, SplitReader};
 use super::{in_table, Connector, OpenedSource, SourceSpec};
 use crate::formats::{open_decoder, Ending, FormatReader};
 use crate::runtime::read::{ReadBatch, ReadStats};
@@ -120,7 +120,7 @@ impl Connector for Stdin {
         )
         .map_err(in_table(&spec.table.name))?;
         Ok(OpenedSource {
-            reader: Box::new(StdinReader(decoder.reader)),
+            splits: vec![Split::new("stdin", Box::new(StdinReader(decoder.reader)))],
             ignore_parse_errors: decoder.ignore_parse_errors,
             display: "stdin".into(),
         })

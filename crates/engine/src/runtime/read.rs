@@ -66,6 +66,18 @@ pub struct ReadStats {
     pub rows_skipped: u64,
 }
 
+impl ReadStats {
+    /// The counts of two readings together (a table's splits).
+    pub fn plus(&self, other: &ReadStats) -> ReadStats {
+        ReadStats {
+            rows_read: self.rows_read + other.rows_read,
+            fields_nulled: self.fields_nulled + other.fields_nulled,
+            rows_padded: self.rows_padded + other.rows_padded,
+            rows_skipped: self.rows_skipped + other.rows_skipped,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 /// A batch of a table's physical columns as a reader made it, with where
 /// each row came from.

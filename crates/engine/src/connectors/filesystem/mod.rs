@@ -7,6 +7,7 @@ mod read;
 pub mod sink;
 
 use super::sink::SinkWriter;
+use super::split::Split;
 use super::{in_table, Connector, OpenedSource, SourceSpec};
 use crate::formats::csv::CsvOptions;
 use crate::formats::json::JsonOptions;
@@ -90,7 +91,7 @@ impl Connector for Filesystem {
             )
             .map_err(in_table(&table.name))?;
             return Ok(OpenedSource {
-                reader: Box::new(reader),
+                splits: vec![Split::new(display.clone(), Box::new(reader))],
                 ignore_parse_errors,
                 display,
             });
@@ -105,13 +106,14 @@ impl Connector for Filesystem {
             ending,
         )
         .map_err(in_table(&table.name))?;
+        let reader = read::FileReader {
+            decoder: decoder.reader,
+            path,
+            display: display.clone(),
+            table: table.name.clone(),
+        };
         Ok(OpenedSource {
-            reader: Box::new(read::FileReader {
-                decoder: decoder.reader,
-                path,
-                display: display.clone(),
-                table: table.name.clone(),
-            }),
+            splits: vec![Split::new(display.clone(), Box::new(reader))],
             ignore_parse_errors: decoder.ignore_parse_errors,
             display,
         })
