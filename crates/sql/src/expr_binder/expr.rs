@@ -161,11 +161,7 @@ impl ExprBinder<'_> {
                 let ge = binary(BinaryOp::GtEq, x.clone(), lo, span, low)?;
                 let le = binary(BinaryOp::LtEq, x, hi, span, high)?;
                 let both = binary(BinaryOp::And, ge, le, span, high)?;
-                Ok(if *negated {
-                    Expr::Not(Box::new(both))
-                } else {
-                    both
-                })
+                Ok(not_if(*negated, both))
             }
             ast::Expr::InList {
                 expr,
@@ -179,11 +175,7 @@ impl ExprBinder<'_> {
                     tests.push(binary(BinaryOp::Eq, x.clone(), v, span, item)?);
                 }
                 let any = balanced_or(tests, span)?;
-                Ok(if *negated {
-                    Expr::Not(Box::new(any))
-                } else {
-                    any
-                })
+                Ok(not_if(*negated, any))
             }
             ast::Expr::Cast {
                 kind,
@@ -303,6 +295,15 @@ impl ExprBinder<'_> {
                 span,
             )),
         }
+    }
+}
+
+/// `e`, or `NOT e` for the negated form (`NOT BETWEEN`, `NOT IN`).
+fn not_if(negated: bool, e: Expr) -> Expr {
+    if negated {
+        Expr::Not(Box::new(e))
+    } else {
+        e
     }
 }
 

@@ -84,14 +84,9 @@ impl<'a> ExprBinder<'a> {
 fn left_spine(mut e: &ast::Expr, limit: usize) -> usize {
     let mut n = 0;
     while n <= limit {
-        match e {
-            ast::Expr::BinaryOp { left, .. } => e = left,
-            ast::Expr::UnaryOp { expr, .. }
-            | ast::Expr::Nested(expr)
-            | ast::Expr::IsNull(expr)
-            | ast::Expr::IsNotNull(expr)
-            | ast::Expr::Cast { expr, .. } => e = expr,
-            _ => return n,
+        match left_child(e) {
+            Some(child) => e = child,
+            None => return n,
         }
         n += 1;
     }
@@ -99,16 +94,23 @@ fn left_spine(mut e: &ast::Expr, limit: usize) -> usize {
 }
 
 fn leftmost_span(mut e: &ast::Expr) -> Span {
-    loop {
-        match e {
-            ast::Expr::BinaryOp { left, .. } => e = left,
-            ast::Expr::UnaryOp { expr, .. }
-            | ast::Expr::Nested(expr)
-            | ast::Expr::IsNull(expr)
-            | ast::Expr::IsNotNull(expr)
-            | ast::Expr::Cast { expr, .. } => e = expr,
-            other => return spanned(other),
-        }
+    while let Some(child) = left_child(e) {
+        e = child;
+    }
+    spanned(e)
+}
+
+/// The next expression down the left side of `e`: the operand an operator
+/// chain nests along.
+fn left_child(e: &ast::Expr) -> Option<&ast::Expr> {
+    match e {
+        ast::Expr::BinaryOp { left, .. } => Some(left),
+        ast::Expr::UnaryOp { expr, .. }
+        | ast::Expr::Nested(expr)
+        | ast::Expr::IsNull(expr)
+        | ast::Expr::IsNotNull(expr)
+        | ast::Expr::Cast { expr, .. } => Some(expr),
+        _ => None,
     }
 }
 
