@@ -37,11 +37,7 @@ impl QueryBinder<'_> {
                 name, args: None, ..
             } => {
                 let plan = self.scan(name)?;
-                Ok(Relation {
-                    plan,
-                    tvf: None,
-                    partition: vec![],
-                })
+                Ok(Relation::plain(plan))
             }
             TableFactor::Table {
                 name,
@@ -94,11 +90,7 @@ impl QueryBinder<'_> {
             }
             TableFactor::Derived { subquery, .. } => {
                 let plan = self.bind_query(subquery, span_of(subquery.span()))?;
-                Ok(Relation {
-                    plan,
-                    tvf: None,
-                    partition: vec![],
-                })
+                Ok(Relation::plain(plan))
             }
             other => Err(Error::plan(
                 format!("'{}' is not supported in FROM", other),

@@ -46,9 +46,7 @@ impl QueryBinder<'_> {
         let mut input = input;
         if let Some(w) = &select.selection {
             let predicate = ExprBinder::new(&tvf_schema, "WHERE").bind(w)?;
-            let mut reads_window = false;
-            predicate.visit_columns(&mut |c| reads_window |= c >= n_in);
-            if reads_window {
+            if reads_window(&predicate, n_in) {
                 return Err(Error::plan(
                     "a WHERE before a window aggregation cannot read window_start, window_end or window_time",
                     spanned(w),
@@ -65,9 +63,7 @@ impl QueryBinder<'_> {
             match bound.as_column() {
                 Some(c) if c >= n_in => window_columns[c - n_in] = true,
                 _ => {
-                    let mut reads_window = false;
-                    bound.visit_columns(&mut |c| reads_window |= c >= n_in);
-                    if reads_window {
+                    if reads_window(&bound, n_in) {
                         return Err(Error::plan(
                             "group by window_start, window_end or window_time as plain columns",
                             spanned(g),
@@ -162,11 +158,7 @@ impl QueryBinder<'_> {
         };
 
         for call in &scope.calls {
-            let mut reads_window = false;
-            if let Some(a) = &call.arg {
-                a.visit_columns(&mut |c| reads_window |= c >= n_in);
-            }
-            if reads_window {
+            if call.arg.as_ref().is_some_and(|a| reads_window(a, n_in)) {
                 return Err(Error::plan(
                     format!(
                         "{} cannot read window_start, window_end or window_time: they are the same for every row of a window",
@@ -244,4 +236,12 @@ impl QueryBinder<'_> {
             schema: Schema::new(select_fields),
         })
     }
+}
+
+/// Whether `e` reads window_start, window_end or window_time: the columns
+/// a window TVF puts after its `n_in` input columns.
+fn reads_window(e: &Expr, n_in: usize) -> bool {
+    let mut reads = false;
+    e.visit_columns(&mut |c| reads |= c >= n_in);
+    reads
 }
