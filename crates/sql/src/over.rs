@@ -163,18 +163,9 @@ pub(crate) fn bind_over(
         time_column,
         frame,
         aggregates,
-        schema: over_schema.clone(),
+        schema: over_schema,
     };
-    let (exprs, out_fields) = {
-        let mut binder = ExprBinder::new(&over_schema, "SELECT");
-        binder.over = &columns;
-        select_list(&select.projection, &input_schema, &over_schema, &mut binder)?
-    };
-    Ok(LogicalPlan::Project {
-        input: Box::new(plan),
-        exprs,
-        schema: Schema::new(out_fields),
-    })
+    project_select_list(select, &input_schema, plan, &columns)
 }
 
 /// ROW_NUMBER(), RANK(), DENSE_RANK() and LAG(x [, n]): bound, with LAG's
@@ -364,12 +355,25 @@ fn finish_window_rank(
         order: ranked.order,
         window_end: ranked.window_end,
         funcs: ranked.funcs,
-        schema: rank_schema.clone(),
+        schema: rank_schema,
     };
+    project_select_list(select, &input_schema, plan, &columns)
+}
+
+/// The select list projected over `plan`, the node that computes the OVER
+/// calls: each call reads the column `columns` gives it, and `*` stands for
+/// the columns of `input_schema`, the rows under that node.
+fn project_select_list(
+    select: &ast::Select,
+    input_schema: &Schema,
+    plan: LogicalPlan,
+    columns: &[(ast::Function, Expr)],
+) -> Result<LogicalPlan> {
+    let schema = plan.schema().clone();
     let (exprs, out_fields) = {
-        let mut binder = ExprBinder::new(&rank_schema, "SELECT");
-        binder.over = &columns;
-        select_list(&select.projection, &input_schema, &rank_schema, &mut binder)?
+        let mut binder = ExprBinder::new(&schema, "SELECT");
+        binder.over = columns;
+        select_list(&select.projection, input_schema, &schema, &mut binder)?
     };
     Ok(LogicalPlan::Project {
         input: Box::new(plan),
