@@ -259,15 +259,7 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             }
             Keyword::SET => {
                 parser.next_token();
-                let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF)
-                {
-                    None
-                } else {
-                    let key = parser.parse_literal_string()?;
-                    parser.expect_token(&Token::Eq)?;
-                    let value = parser.parse_literal_string()?;
-                    Some((key, value))
-                };
+                let key = unless_at_end(parser, parse_option)?;
                 Ok(Statement::Set {
                     key,
                     span: spanned(parser, start),
@@ -275,12 +267,7 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
             }
             Keyword::RESET => {
                 parser.next_token();
-                let key = if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF)
-                {
-                    None
-                } else {
-                    Some(parser.parse_literal_string()?)
-                };
+                let key = unless_at_end(parser, Parser::parse_literal_string)?;
                 Ok(Statement::Reset {
                     key,
                     span: spanned(parser, start),
@@ -353,29 +340,53 @@ fn parse_statement(parser: &mut Parser) -> Result<Statement, ParserError> {
                 })
             }
             Keyword::SELECT | Keyword::WITH | Keyword::VALUES => {
-                let query = parser.parse_query()?;
-                Ok(Statement::Query {
-                    query,
-                    span: spanned(parser, start),
-                })
+                parse_query_statement(parser, start)
             }
             _ => parser.expected(
                 "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN, SHOW, DESCRIBE)",
                 first,
             ),
         },
-        Token::LParen => {
-            let query = parser.parse_query()?;
-            Ok(Statement::Query {
-                query,
-                span: spanned(parser, start),
-            })
-        }
+        Token::LParen => parse_query_statement(parser, start),
         _ => parser.expected(
             "a statement (CREATE TABLE, SET, SELECT, INSERT INTO, EXPLAIN, SHOW, DESCRIBE)",
             first,
         ),
     }
+}
+
+/// A query as a statement: `SELECT ...`, `WITH ...`, `VALUES ...` or
+/// `(...)`.
+fn parse_query_statement(
+    parser: &mut Parser,
+    start: sqlparser::tokenizer::Span,
+) -> Result<Statement, ParserError> {
+    let query = parser.parse_query()?;
+    Ok(Statement::Query {
+        query,
+        span: spanned(parser, start),
+    })
+}
+
+/// What `parse` reads, unless the statement ends at the next token: `SET`
+/// and `RESET` may stand alone.
+fn unless_at_end<'a, T>(
+    parser: &mut Parser<'a>,
+    parse: impl FnOnce(&mut Parser<'a>) -> Result<T, ParserError>,
+) -> Result<Option<T>, ParserError> {
+    if matches!(parser.peek_token_ref().token, Token::SemiColon | Token::EOF) {
+        Ok(None)
+    } else {
+        parse(parser).map(Some)
+    }
+}
+
+/// `'key' = 'value'`, an option as `SET` and `WITH (...)` write it.
+fn parse_option(parser: &mut Parser) -> Result<(String, String), ParserError> {
+    let key = parser.parse_literal_string()?;
+    parser.expect_token(&Token::Eq)?;
+    let value = parser.parse_literal_string()?;
+    Ok((key, value))
 }
 
 /// Consumes the next token if it is the word `word`, keyword or not
@@ -457,9 +468,7 @@ fn parse_create_table(parser: &mut Parser) -> Result<Statement, ParserError> {
         if !parser.consume_token(&Token::RParen) {
             loop {
                 let option_start = start_span(parser);
-                let key = parser.parse_literal_string()?;
-                parser.expect_token(&Token::Eq)?;
-                let value = parser.parse_literal_string()?;
+                let (key, value) = parse_option(parser)?;
                 options.push((key, value, spanned(parser, option_start)));
                 if parser.consume_token(&Token::Comma) {
                     continue;
