@@ -18,7 +18,7 @@
 //! Rowtimes come from computed columns, e.g. `ts AS
 //! TO_TIMESTAMP_LTZ(id * 1000, 3)` over a sequence `id`.
 
-use crate::formats::csv::option_error;
+use crate::formats::options::option_error;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::time::clock::Clock;
 use arrow::array::{

@@ -15,7 +15,7 @@
 //! - `'base-time'` (tidemark's own; default `2024-01-01 00:00:00`, UTC):
 //!   the first event's time, so every run makes the same events.
 
-use crate::formats::csv::option_error;
+use crate::formats::options::option_error;
 use crate::runtime::ordered_pool::OrderedPool;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use arrow::array::{ArrayRef, Int64Builder, StringBuilder, TimestampMillisecondBuilder};
@@ -230,7 +230,7 @@ impl NexmarkSource {
         let base = options
             .get("base-time")
             .map_or("2024-01-01 00:00:00", String::as_str);
-        config.base_time = crate::formats::csv::parse_timestamp(base, false, chrono_tz::UTC)
+        config.base_time = crate::formats::text::parse_timestamp(base, false, chrono_tz::UTC)
             .and_then(|t| u64::try_from(t).ok())
             .ok_or_else(|| {
                 option_error(format!(

@@ -229,7 +229,7 @@ fn function(func: ScalarFunction, args: &[ArrayRef]) -> Result<ArrayRef> {
                         .map(|dt| dt.and_utc().timestamp_millis())
                         // As Flink: text in the default form is read even
                         // when another format was given.
-                        .or_else(|| crate::formats::csv::parse_timestamp(t, false, chrono_tz::UTC))
+                        .or_else(|| crate::formats::text::parse_timestamp(t, false, chrono_tz::UTC))
                 })
                 .collect();
             Arc::new(parsed)
@@ -536,7 +536,7 @@ pub fn cast(
                 .as_string::<i32>()
                 .iter()
                 .map(|t| {
-                    t.and_then(|t| crate::formats::csv::parse_timestamp(t, ltz, ctx.time_zone))
+                    t.and_then(|t| crate::formats::text::parse_timestamp(t, ltz, ctx.time_zone))
                 })
                 .collect();
             Arc::new(parsed.with_timezone_opt(ltz.then_some(tidemark_common::LTZ_ARROW_TZ)))
@@ -606,7 +606,7 @@ fn local_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
     if tz == chrono_tz::UTC {
         return Some(wall_ms);
     }
-    crate::formats::csv::local_to_instant(wall_ms, tz)
+    crate::time::zone::local_to_instant(wall_ms, tz)
 }
 
 /// One number on its way through a cast.
@@ -704,7 +704,7 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                         Number::Decimal(x, from_scale) => rescale(x, from_scale, *s),
                         // As BigDecimal.valueOf(double): the shortest
                         // decimal that reads back as the same double.
-                        Number::Float(x) if x.is_finite() => crate::formats::csv::parse_decimal(
+                        Number::Float(x) if x.is_finite() => crate::formats::text::parse_decimal(
                             crate::formats::print::java_double_to_string(x).as_bytes(),
                             38,
                             *s,
@@ -745,7 +745,7 @@ fn decimal_text(unscaled: i128, scale: i8) -> String {
 /// parse, or does not fit, is NULL (the caller turns that into an error
 /// for CAST).
 fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef> {
-    use crate::formats::csv::{java_trim, parse_decimal, parse_i64, parse_java_double};
+    use crate::formats::text::{java_trim, parse_decimal, parse_i64, parse_java_double};
     let integer = |text: &str| -> Option<i64> {
         let t = java_trim(text.as_bytes());
         parse_i64(t).or_else(|| {

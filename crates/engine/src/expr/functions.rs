@@ -518,7 +518,7 @@ fn unix_timestamp(s: &StringArray, format: &str, tz: chrono_tz::Tz) -> ArrayRef 
                 if tz == chrono_tz::UTC {
                     Some(w)
                 } else {
-                    crate::formats::csv::local_to_instant(w, tz)
+                    crate::time::zone::local_to_instant(w, tz)
                 }
             });
             // Java's long division truncates toward zero.

@@ -1,6 +1,7 @@
 //! The picture under a data error: the input line, cut around the place
 //! when it is long, with a caret under the bad part — the same picture a
-//! SQL error draws under a statement.
+//! SQL error draws under a statement; and a field as such a message
+//! quotes it, cut when it is long ([`shorten`]).
 
 /// How many characters of a line are shown.
 const WIDTH: usize = 100;
@@ -93,6 +94,16 @@ pub fn json_member_value(text: &str, name: &str) -> Option<(usize, usize)> {
         return Some((chars(start), chars(end)));
     }
     None
+}
+
+/// A field as an error message shows it: long text is cut with an
+/// ellipsis, so a huge field cannot make a huge message.
+pub(crate) fn shorten(text: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,18 @@
 //! How rows are written as text and read from it: the csv and json
 //! formats that decode bytes for any connector carrying them ([`csv`],
-//! [`json`]), Flink's print format of changelog rows ([`print`]), and the
-//! caret picture under a data error ([`excerpt`]).
+//! [`json`]), the Arrow columns both fill from text ([`column`]), the
+//! rules by which text becomes a value, which CAST and the connectors
+//! share ([`text`]), what reading any table's options shares
+//! ([`options`]), Flink's print format of changelog rows ([`print`]), and
+//! the caret picture under a data error ([`excerpt`]).
 
+mod column;
 pub mod csv;
 pub mod excerpt;
 pub mod json;
+pub(crate) mod options;
 pub mod print;
+pub(crate) mod text;
 
 use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
 use csv::{CsvOptions, CsvSource};
@@ -90,6 +96,20 @@ pub fn open_decoder(
         reader,
         ignore_parse_errors,
     })
+}
+
+/// A format's reader over the file at `path`, made by `from_reader`;
+/// `display_path` names the file in errors. The tests of both formats read
+/// their files this way.
+#[cfg(test)]
+fn open_file<R>(
+    path: &std::path::Path,
+    display_path: String,
+    from_reader: impl FnOnce(Box<dyn Read + Send>, String) -> Result<R>,
+) -> Result<R> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| tidemark_common::Error::io(format!("cannot open '{display_path}'"), e))?;
+    from_reader(Box::new(file), display_path)
 }
 
 /// Both text formats read the same way through [`FormatReader`].

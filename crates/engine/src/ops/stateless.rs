@@ -339,7 +339,7 @@ impl WindowLabels {
             .map(|&e| {
                 let instant = match zone {
                     None => e,
-                    Some(tz) => crate::formats::csv::local_to_instant(e, tz).unwrap_or(e),
+                    Some(tz) => crate::time::zone::local_to_instant(e, tz).unwrap_or(e),
                 };
                 last_instant(instant)
             })

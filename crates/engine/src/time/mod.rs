@@ -2,8 +2,9 @@
 //! timers of an operator ([`service`]), how aligned windows cut time into
 //! slices ([`slicing`]), how merging windows join ([`merging`]), the
 //! injectable clock for processing time ([`clock`]), what happens to a late
-//! row ([`late`]), the window columns rows carry ([`window_columns`]), and
-//! the trace of what happened when ([`trace`]).
+//! row ([`late`]), the window columns rows carry ([`window_columns`]), the
+//! trace of what happened when ([`trace`]), and the instant a wall-clock
+//! time in a zone names ([`zone`]).
 
 pub mod clock;
 pub mod late;
@@ -12,6 +13,7 @@ pub mod service;
 pub mod slicing;
 pub mod trace;
 pub mod window_columns;
+pub(crate) mod zone;
 
 /// A window's last instant, `window_end - 1`: its `window_time`, and the
 /// watermark at which it fires (a window `[start, end)` is complete once

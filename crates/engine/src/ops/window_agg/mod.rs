@@ -350,7 +350,7 @@ impl WindowState {
     fn fire_time(&self, window_end: i64) -> i64 {
         let end = match self.zone {
             None => window_end,
-            Some(tz) => crate::formats::csv::local_to_instant(window_end, tz).unwrap_or(window_end),
+            Some(tz) => crate::time::zone::local_to_instant(window_end, tz).unwrap_or(window_end),
         };
         last_instant(end)
     }

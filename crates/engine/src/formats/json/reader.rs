@@ -1,112 +1,21 @@
-//! The `'format' = 'json'` source: JSON lines (one object per line), as
-//! Flink's JSON format reads them, into Arrow record batches.
-//!
-//! Fields are found by column name; a missing field or `null` is NULL, and
-//! fields the table does not declare are ignored. Each value is read as
-//! text — a JSON string's contents, a number or boolean as written, a
-//! nested object or array as its JSON text — and converted with the same
-//! rules as the csv format (so `'2020-04-15 08:05:00'`, Java doubles and
-//! DECIMAL rounding behave alike in both), with the `json.*` options:
-//! - `json.ignore-parse-errors`: a value that does not convert becomes
-//!   NULL, a line that is not a JSON object is skipped; both are counted.
-//!   Without it either stops the query with file, line and field.
-//! - `json.fail-on-missing-field`: a missing field is an error (or, when
-//!   errors are ignored, NULL).
-//! - `json.timestamp-format.standard`: `'SQL'` (`yyyy-MM-dd HH:mm:ss`, the
-//!   default) or `'ISO-8601'` (`yyyy-MM-ddTHH:mm:ss`).
-//!
-//! A batch of lines is tokenised at once by arrow-json into text columns;
-//! only a batch with a line arrow-json rejects (a nested value, broken
-//! JSON) is taken apart line by line with serde_json. Blank lines are
-//! skipped.
+//! The json reader: lines of a byte stream tokenised into each column's
+//! text (arrow-json for a batch at once, serde_json for a line alone) and
+//! converted into Arrow batches, with the errors, counts and positions of
+//! a source.
 
-use crate::formats::csv::{option_error, parse_bool_option, shorten, ColumnBuilder, Parser};
+use super::JsonOptions;
+use crate::formats::column::ColumnBuilder;
+use crate::formats::excerpt::shorten;
+use crate::formats::options::option_error;
+use crate::formats::text::Parser;
 use crate::runtime::read::ReadPosition;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::runtime::stream::BadRow;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;
-use tidemark_common::connector::{FormatDecl, OptionDecl, ValueKind};
 use tidemark_common::{Error, Result, SqlType};
-
-/// The `json.*` options of a table, as Flink names them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct JsonOptions {
-    pub ignore_parse_errors: bool,
-    pub fail_on_missing_field: bool,
-    /// Timestamps written `yyyy-MM-ddTHH:mm:ss` (ISO-8601) rather than
-    /// with a space (SQL).
-    pub iso_timestamps: bool,
-}
-
-/// The json format's declaration: Flink's options.
-pub static DECLARATION: FormatDecl = FormatDecl {
-    name: "json",
-    doc: "JSON lines: one object per line, fields found by name, as Flink's json format reads and writes them",
-    options: &[
-        OptionDecl::flink("json.ignore-parse-errors", "skip or null what does not parse, and count it, instead of failing")
-            .default_value("false")
-            .kind(ValueKind::Bool),
-        OptionDecl::flink("json.fail-on-missing-field", "a missing field is an error rather than NULL")
-            .default_value("false")
-            .kind(ValueKind::Bool),
-        OptionDecl::flink("json.timestamp-format.standard", "timestamps as 'SQL' (a space) or 'ISO-8601' (a T)")
-            .default_value("SQL")
-            .kind(ValueKind::OneOf(&["SQL", "ISO-8601"])),
-        OptionDecl::flink("json.map-null-key.mode", "a writing option of Flink's for MAP keys (tidemark has no MAP columns)"),
-        OptionDecl::flink("json.map-null-key.literal", "a writing option of Flink's for MAP keys (tidemark has no MAP columns)"),
-        OptionDecl::flink("json.encode.decimal-as-plain-number", "a writing option, accepted so that one table serves both ways")
-            .kind(ValueKind::Bool),
-        OptionDecl::flink("json.encode.ignore-null-fields", "a writing option, accepted so that one table serves both ways")
-            .kind(ValueKind::Bool),
-        OptionDecl::flink("json.decode.json-parser.enabled", "Flink's choice of JSON parser; the rows are the same either way")
-            .kind(ValueKind::Bool),
-    ],
-    check: |options| JsonOptions::from_options(options).map(drop).map_err(|e| e.to_string()),
-};
-
-impl JsonOptions {
-    /// From the WITH options of a table (other keys are left alone; which
-    /// keys a table may have was checked against [`DECLARATION`] when it
-    /// was declared).
-    pub fn from_options(options: &BTreeMap<String, String>) -> Result<Self> {
-        let fail_on_missing_field =
-            parse_bool_option(options, "json.fail-on-missing-field")?.unwrap_or(false);
-        let ignore_parse_errors =
-            parse_bool_option(options, "json.ignore-parse-errors")?.unwrap_or(false);
-        if fail_on_missing_field && ignore_parse_errors {
-            // Flink refuses the pair too: the two contradict each other.
-            return Err(option_error(
-                "'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be true"
-                    .into(),
-            ));
-        }
-        let iso_timestamps = match options.get("json.timestamp-format.standard").map(String::as_str) {
-            None | Some("SQL") => false,
-            Some("ISO-8601") => true,
-            Some(other) => {
-                return Err(option_error(format!(
-                    "option 'json.timestamp-format.standard' must be 'SQL' or 'ISO-8601', not '{other}'"
-                )))
-            }
-        };
-        for key in [
-            "json.encode.decimal-as-plain-number",
-            "json.encode.ignore-null-fields",
-            "json.decode.json-parser.enabled",
-        ] {
-            parse_bool_option(options, key)?;
-        }
-        Ok(JsonOptions {
-            ignore_parse_errors,
-            fail_on_missing_field,
-            iso_timestamps,
-        })
-    }
-}
 
 /// One line's values as text, by column (None: NULL or missing).
 type LineValues = Vec<Option<String>>;
@@ -149,22 +58,9 @@ pub struct JsonSource {
 }
 
 impl JsonSource {
+    /// Reads `file`, any byte stream (a file, standard input).
     /// `display_path` names the file in errors; `columns` are the physical
     /// columns with their SQL types.
-    #[cfg(test)]
-    pub fn open(
-        path: &std::path::Path,
-        display_path: String,
-        columns: Vec<(String, SqlType)>,
-        options: JsonOptions,
-        batch_size: usize,
-    ) -> Result<Self> {
-        let file = std::fs::File::open(path)
-            .map_err(|e| Error::io(format!("cannot open '{display_path}'"), e))?;
-        Self::from_reader(Box::new(file), display_path, columns, options, batch_size)
-    }
-
-    /// As [`JsonSource::open`], over any byte stream (standard input).
     pub fn from_reader(
         file: Box<dyn Read + Send>,
         display_path: String,
@@ -626,6 +522,7 @@ fn field_named(error: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use arrow::datatypes::{Int32Type, TimestampMillisecondType};
+    use std::collections::BTreeMap;
     use std::io::Write;
 
     fn source(
@@ -650,8 +547,10 @@ mod tests {
             ("ts".to_string(), SqlType::Timestamp(3)),
         ];
         let json = JsonOptions::from_options(&options).expect("options");
-        let source =
-            JsonSource::open(&path, "t.json".into(), columns, json, batch_size).expect("open");
+        let source = crate::formats::open_file(&path, "t.json".into(), |input, name| {
+            JsonSource::from_reader(input, name, columns, json, batch_size)
+        })
+        .expect("open");
         (source, path)
     }
 
@@ -759,21 +658,6 @@ mod tests {
         assert_eq!(cut(&SqlType::Int, "12"), "12");
         assert_eq!(cut(&SqlType::Int, "x.y"), "x.y");
         assert_eq!(cut(&SqlType::Double, "4.5"), "4.5");
-    }
-
-    #[test]
-    fn options_are_checked() {
-        let bad = |k: &str, v: &str| {
-            let options = BTreeMap::from([(k.to_string(), v.to_string())]);
-            JsonOptions::from_options(&options).is_err()
-        };
-        assert!(bad("json.ignore-parse-errors", "maybe"));
-        assert!(bad("json.timestamp-format.standard", "RFC"));
-        let both = BTreeMap::from([
-            ("json.ignore-parse-errors".to_string(), "true".to_string()),
-            ("json.fail-on-missing-field".to_string(), "true".to_string()),
-        ]);
-        assert!(JsonOptions::from_options(&both).is_err());
     }
 
     #[test]

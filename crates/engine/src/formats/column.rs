@@ -1,0 +1,200 @@
+//! An Arrow column filled from text fields, as both text formats (csv and
+//! json) build their batches: one builder per SQL type, each field turned
+//! into a value by the rules of [`super::text`].
+
+use super::text::{parse_boolean, parse_decimal, parse_i64, parse_java_double, Parser};
+use arrow::array::{
+    ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
+    StringBuilder, TimestampMillisecondBuilder,
+};
+use std::sync::Arc;
+use tidemark_common::SqlType;
+
+/// One output column: its Arrow builder and how text becomes a value.
+pub(crate) enum ColumnBuilder {
+    Boolean(BooleanBuilder),
+    Int(Int32Builder),
+    BigInt(Int64Builder),
+    Double(Float64Builder),
+    Decimal(Decimal128Builder, u8, i8),
+    String(StringBuilder),
+    Timestamp(TimestampMillisecondBuilder),
+    TimestampLtz(TimestampMillisecondBuilder),
+}
+
+impl ColumnBuilder {
+    pub(crate) fn new(ty: &SqlType, capacity: usize) -> Option<Self> {
+        Some(match ty {
+            SqlType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::with_capacity(capacity)),
+            SqlType::Int => ColumnBuilder::Int(Int32Builder::with_capacity(capacity)),
+            SqlType::BigInt => ColumnBuilder::BigInt(Int64Builder::with_capacity(capacity)),
+            SqlType::Double => ColumnBuilder::Double(Float64Builder::with_capacity(capacity)),
+            SqlType::Decimal(p, s) => ColumnBuilder::Decimal(
+                Decimal128Builder::with_capacity(capacity)
+                    .with_precision_and_scale(*p, *s)
+                    .ok()?,
+                *p,
+                *s,
+            ),
+            SqlType::String => {
+                ColumnBuilder::String(StringBuilder::with_capacity(capacity, capacity * 16))
+            }
+            SqlType::Timestamp(_) => {
+                ColumnBuilder::Timestamp(TimestampMillisecondBuilder::with_capacity(capacity))
+            }
+            // The zone tag comes from the SQL type so that batches and schema
+            // agree.
+            SqlType::TimestampLtz(_) => ColumnBuilder::TimestampLtz(
+                TimestampMillisecondBuilder::with_capacity(capacity).with_data_type(ty.to_arrow()),
+            ),
+            SqlType::Null => return None,
+        })
+    }
+
+    pub(crate) fn append_null(&mut self) {
+        match self {
+            ColumnBuilder::Boolean(b) => b.append_null(),
+            ColumnBuilder::Int(b) => b.append_null(),
+            ColumnBuilder::BigInt(b) => b.append_null(),
+            ColumnBuilder::Double(b) => b.append_null(),
+            ColumnBuilder::Decimal(b, ..) => b.append_null(),
+            ColumnBuilder::String(b) => b.append_null(),
+            ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => b.append_null(),
+        }
+    }
+
+    /// Parses `text` and appends it; false, with nothing appended, when it
+    /// does not parse.
+    pub(crate) fn append_text(&mut self, text: &[u8], parser: &mut Parser) -> bool {
+        match self {
+            ColumnBuilder::Boolean(b) => match parse_boolean(text) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::Int(b) => match parse_i64(text).and_then(|v| i32::try_from(v).ok()) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::BigInt(b) => match parse_i64(text) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::Double(b) => match parse_java_double(text) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::Decimal(b, p, s) => match parse_decimal(text, *p, *s) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::String(b) => match std::str::from_utf8(text) {
+                Ok(v) => b.append_value(v),
+                Err(_) => return false,
+            },
+            ColumnBuilder::Timestamp(b) => match parser.timestamp(text, false) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::TimestampLtz(b) => match parser.timestamp(text, true) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+        }
+        true
+    }
+
+    pub(crate) fn finish(&mut self) -> ArrayRef {
+        match self {
+            ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
+            ColumnBuilder::Int(b) => Arc::new(b.finish()),
+            ColumnBuilder::BigInt(b) => Arc::new(b.finish()),
+            ColumnBuilder::Double(b) => Arc::new(b.finish()),
+            ColumnBuilder::Decimal(b, ..) => Arc::new(b.finish()),
+            ColumnBuilder::String(b) => Arc::new(b.finish()),
+            ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Read through the csv format: the batch it hands out is what the
+    // builders made.
+    use crate::formats::csv::testing::{cols, read_all, rows, TempCsv};
+    use crate::formats::csv::{CsvOptions, CsvSource};
+    use crate::formats::open_file;
+    use crate::runtime::read::ReadStats;
+    use arrow::array::AsArray;
+    use arrow::datatypes::{
+        Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+    };
+    use tidemark_common::{Error, Result, SqlType};
+    use SqlType::{BigInt, Boolean, Decimal, Double, Int, Timestamp, TimestampLtz};
+
+    #[test]
+    fn reads_every_type() -> Result<()> {
+        let data = b"k,1,-9000000000,1.5,11,true,2020-01-02 03:04:05.123,2020-01-02 03:04:05Z\n\
+            \"q,\"\"x\"\"\", +7 , 8 ,1e3,-0.5,FALSE,1969-12-31 23:59:59.999,1969-12-31 23:59:59.999\n";
+        let columns = [
+            ("s", SqlType::String),
+            ("i", Int),
+            ("b", BigInt),
+            ("d", Double),
+            ("m", Decimal(10, 2)),
+            ("f", Boolean),
+            ("t", Timestamp(3)),
+            ("l", TimestampLtz(3)),
+        ];
+        let (got, stats) = read_all(data, &columns, CsvOptions::default(), 10)?;
+        assert_eq!(
+            got,
+            rows(&[
+                (1, "k, 1, -9000000000, 1.5, 11.00, TRUE, 2020-01-02 03:04:05.123, 2020-01-02 03:04:05.000"),
+                (2, "q,\"x\", 7, 8, 1000.0, -0.50, FALSE, 1969-12-31 23:59:59.999, 1969-12-31 23:59:59.999"),
+            ])
+        );
+        assert_eq!(
+            stats,
+            ReadStats {
+                rows_read: 2,
+                ..ReadStats::default()
+            }
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn arrow_types_and_values() -> Result<()> {
+        let file = TempCsv::new(b"1,2,0.25,1.005,2020-01-01 00:00:00.5,x\n")?;
+        let columns = cols(&[
+            ("i", Int),
+            ("b", BigInt),
+            ("d", Double),
+            ("m", Decimal(5, 2)),
+            ("l", TimestampLtz(3)),
+            ("s", SqlType::String),
+        ]);
+        let mut source = open_file(&file.0, "t.csv".into(), |input, name| {
+            CsvSource::from_reader(input, name, columns.clone(), CsvOptions::default(), 8)
+        })?;
+        let b = source
+            .next_batch()?
+            .ok_or_else(|| Error::Internal("no batch".into()))?;
+        for (field, (_, ty)) in b.batch.schema().fields().iter().zip(&columns) {
+            assert_eq!(field.data_type(), &ty.to_arrow());
+        }
+        let c = b.batch.columns();
+        assert_eq!(c[0].as_primitive::<Int32Type>().value(0), 1);
+        assert_eq!(c[1].as_primitive::<Int64Type>().value(0), 2);
+        assert_eq!(c[2].as_primitive::<Float64Type>().value(0), 0.25);
+        assert_eq!(c[3].as_primitive::<Decimal128Type>().value(0), 101);
+        assert_eq!(
+            c[4].as_primitive::<TimestampMillisecondType>().value(0),
+            1_577_836_800_500
+        );
+        assert_eq!(c[5].as_string::<i32>().value(0), "x");
+        assert!(source.next_batch()?.is_none());
+        assert!(source.next_batch()?.is_none());
+        Ok(())
+    }
+}

@@ -1,0 +1,669 @@
+//! The rules by which text becomes a typed value, shared by every format,
+//! CAST and the connectors: integers, Java's doubles, decimals, booleans
+//! and timestamps, each as Flink reads them.
+//!
+//! Flink's behaviour that is kept on purpose:
+//! - INT, BIGINT, DOUBLE, BOOLEAN and TIMESTAMP text is trimmed; DECIMAL and
+//!   STRING text is not.
+//! - BOOLEAN is `true` in any case, and anything else is `false`.
+//! - DOUBLE takes Java's syntax (`1d`, `.5`, `NaN`, `-Infinity`, `1e400` is
+//!   Infinity); DECIMAL rounds HALF_UP to its scale.
+//! - TIMESTAMP is `yyyy-MM-dd HH:mm:ss[.f…]` with 0-9 fraction digits; a day
+//!   past the end of its month is clamped to the last day, and `24:00:00`
+//!   is midnight of the next day. TIMESTAMP_LTZ text ends in `Z` and is UTC.
+//!
+//! Where tidemark goes further than Flink:
+//! - TIMESTAMP_LTZ text without `Z` is a wall-clock time in the session
+//!   time zone.
+
+use crate::time::zone::local_to_instant;
+use chrono::NaiveDate;
+
+/// State the value parsers keep between rows.
+pub(crate) struct Parser {
+    pub(super) tz: chrono_tz::Tz,
+    /// The last date parsed and its day number: timestamp columns mostly
+    /// repeat the date of the row before.
+    last_date: Option<((i32, u32, u32), i64)>,
+}
+
+/// Epoch milliseconds of a timestamp written as the CSV format reads it
+/// (CAST from STRING uses the same rules); a date alone is its midnight.
+pub(crate) fn parse_timestamp(text: &str, ltz: bool, tz: chrono_tz::Tz) -> Option<i64> {
+    let mut parser = Parser {
+        tz,
+        last_date: None,
+    };
+    let trimmed = text.trim();
+    if trimmed.len() == 10 {
+        return parser.timestamp(format!("{trimmed} 00:00:00").as_bytes(), ltz);
+    }
+    parser.timestamp(trimmed.as_bytes(), ltz)
+}
+
+impl Parser {
+    /// Value parsers for the session time zone `tz`.
+    pub(crate) fn new(tz: chrono_tz::Tz) -> Self {
+        Parser {
+            tz,
+            last_date: None,
+        }
+    }
+
+    /// Epoch milliseconds of `yyyy-MM-dd HH:mm:ss[.fffffffff]`; for
+    /// TIMESTAMP_LTZ with an optional `Z`. Like Flink, no `T` separator.
+    pub(super) fn timestamp(&mut self, text: &[u8], ltz: bool) -> Option<i64> {
+        let t = java_trim(text);
+        let (t, utc) = match t.split_last() {
+            Some((b'Z', rest)) if ltz => (rest, true),
+            _ => (t, false),
+        };
+        if t.len() < 19
+            || t[4] != b'-'
+            || t[7] != b'-'
+            || t[10] != b' '
+            || t[13] != b':'
+            || t[16] != b':'
+        {
+            return None;
+        }
+        let year = digits(&t[0..4])? as i32;
+        let month = digits(&t[5..7])?;
+        let day = digits(&t[8..10])?;
+        let mut hour = digits(&t[11..13])?;
+        let minute = digits(&t[14..16])?;
+        let second = digits(&t[17..19])?;
+        let mut millis = 0;
+        let mut fraction_is_zero = true;
+        match &t[19..] {
+            [] => {}
+            [b'.', frac @ ..] if frac.len() <= 9 => {
+                for (i, &d) in frac.iter().enumerate() {
+                    if !d.is_ascii_digit() {
+                        return None;
+                    }
+                    if i < 3 {
+                        millis += u32::from(d - b'0') * [100, 10, 1][i];
+                    }
+                    fraction_is_zero &= d == b'0';
+                }
+            }
+            _ => return None,
+        }
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || minute > 59 || second > 59 {
+            return None;
+        }
+        let mut days = self.days_from_epoch(year, month, day)?;
+        // As Java's resolver does: 24:00:00 is the midnight that ends the day.
+        if hour == 24 && minute == 0 && second == 0 && fraction_is_zero {
+            hour = 0;
+            days += 1;
+        } else if hour > 23 {
+            return None;
+        }
+        let wall = days * 86_400_000
+            + i64::from((hour * 60 + minute) * 60 + second) * 1000
+            + i64::from(millis);
+        if !ltz || utc || self.tz == chrono_tz::UTC {
+            return Some(wall);
+        }
+        local_to_instant(wall, self.tz)
+    }
+
+    fn days_from_epoch(&mut self, year: i32, month: u32, day: u32) -> Option<i64> {
+        if let Some((ymd, days)) = self.last_date {
+            if ymd == (year, month, day) {
+                return Some(days);
+            }
+        }
+        // As Java's default resolver does, a day past the end of its month
+        // is the month's last day (2019-02-29 is 2019-02-28).
+        let date = (28..=day)
+            .rev()
+            .find_map(|d| NaiveDate::from_ymd_opt(year, month, d))
+            .or_else(|| NaiveDate::from_ymd_opt(year, month, day))?;
+        let days = date.signed_duration_since(UNIX_EPOCH_DATE).num_days();
+        self.last_date = Some(((year, month, day), days));
+        Some(days)
+    }
+}
+
+const UNIX_EPOCH_DATE: NaiveDate = match NaiveDate::from_ymd_opt(1970, 1, 1) {
+    Some(d) => d,
+    None => NaiveDate::MIN,
+};
+
+/// Digits only, as a number.
+fn digits(text: &[u8]) -> Option<u32> {
+    text.iter().try_fold(0u32, |acc, &d| {
+        d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
+    })
+}
+
+/// Java's `String.trim`: strips every byte up to and including space.
+pub(crate) fn java_trim(text: &[u8]) -> &[u8] {
+    let start = text.iter().position(|&b| b > b' ').unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|&b| b > b' ')
+        .map_or(start, |i| i + 1);
+    &text[start..end]
+}
+
+/// As Flink's CSV format reads BOOLEAN: `true` in any case is true and any
+/// other text is false, never an error. Invalid UTF-8 is the one exception,
+/// so that it is reported like in every other column.
+pub(super) fn parse_boolean(text: &[u8]) -> Option<bool> {
+    let t = java_trim(text);
+    if t.eq_ignore_ascii_case(b"true") {
+        Some(true)
+    } else if t.is_ascii() || std::str::from_utf8(t).is_ok() {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A decimal integer with an optional sign, trimmed; None past i64.
+pub(crate) fn parse_i64(text: &[u8]) -> Option<i64> {
+    let t = java_trim(text);
+    let (negative, body) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, t),
+    };
+    if body.is_empty() {
+        return None;
+    }
+    let mut magnitude: u64 = 0;
+    for &d in body {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        magnitude = magnitude
+            .checked_mul(10)?
+            .checked_add(u64::from(d - b'0'))?;
+    }
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Java's `Double.parseDouble` on trimmed text: `1.5`, `-2`, `.5`, `5.`,
+/// `1e3`, `1d`, `NaN`, `-Infinity`; out-of-range exponents give ±Infinity
+/// or ±0. Hexadecimal floats are not read.
+pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
+    let t = java_trim(text);
+    let (negative, body) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, t),
+    };
+    let magnitude = match body {
+        b"NaN" => f64::NAN,
+        b"Infinity" => f64::INFINITY,
+        _ => {
+            let number = match body.split_last()? {
+                (b'd' | b'D' | b'f' | b'F', rest) => rest,
+                _ => body,
+            };
+            match short_decimal(number) {
+                Some(v) => v,
+                None if is_java_decimal_float(number) => {
+                    std::str::from_utf8(number).ok()?.parse::<f64>().ok()?
+                }
+                None => return None,
+            }
+        }
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// `digits [. digits]` with at most 15 digits, the common case, read
+/// without the general algorithm: the digits as an integer and the power
+/// of ten are both exact in an f64, so the one division is rounded
+/// correctly and gives the value `str::parse` gives.
+fn short_decimal(t: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (mut mantissa, mut digits, mut fraction) = (0u64, 0usize, None::<usize>);
+    for &b in t {
+        match b {
+            b'0'..=b'9' => {
+                digits += 1;
+                // More digits than an f64 holds exactly: the general
+                // parser reads them. Stopping here also keeps the u64
+                // mantissa from overflowing on a long run of digits.
+                if digits > 15 {
+                    return None;
+                }
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    Some(mantissa as f64 / POW10[fraction.unwrap_or(0)])
+}
+
+/// `digits [. digits] [e [sign] digits]` with a digit before or after the
+/// point; what Java and Rust both read the same way.
+fn is_java_decimal_float(t: &[u8]) -> bool {
+    let int_len = t.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut rest = &t[int_len..];
+    let mut frac_len = 0;
+    if let Some((b'.', after)) = rest.split_first() {
+        frac_len = after.iter().take_while(|b| b.is_ascii_digit()).count();
+        rest = &after[frac_len..];
+    }
+    if int_len + frac_len == 0 {
+        return false;
+    }
+    match rest.split_first() {
+        None => true,
+        Some((b'e' | b'E', exp)) => {
+            let exp = match exp.split_first() {
+                Some((b'+' | b'-', digits)) => digits,
+                _ => exp,
+            };
+            !exp.is_empty() && exp.iter().all(u8::is_ascii_digit)
+        }
+        Some(_) => false,
+    }
+}
+
+/// Java's `new BigDecimal(text)` (no trimming) rounded HALF_UP to `scale`,
+/// as the unscaled value; None when it does not parse or needs more than
+/// `precision` digits.
+pub(crate) fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Option<i128> {
+    let (negative, body) = match text.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, text),
+    };
+    let int_len = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (int_digits, mut rest) = body.split_at(int_len);
+    let mut frac_digits: &[u8] = &[];
+    if let Some((b'.', after)) = rest.split_first() {
+        let n = after.iter().take_while(|b| b.is_ascii_digit()).count();
+        frac_digits = &after[..n];
+        rest = &after[n..];
+    }
+    if int_digits.is_empty() && frac_digits.is_empty() {
+        return None;
+    }
+    let exponent: i64 = match rest.split_first() {
+        None => 0,
+        Some((b'e' | b'E', exp)) => {
+            let (sign, digits) = match exp.split_first() {
+                Some((b'-', d)) => (-1, d),
+                Some((b'+', d)) => (1, d),
+                _ => (1, exp),
+            };
+            // BigDecimal takes an int exponent.
+            if digits.is_empty() || digits.len() > 10 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let e = sign
+                * digits
+                    .iter()
+                    .fold(0i64, |a, &d| a * 10 + i64::from(d - b'0'));
+            i32::try_from(e).ok()?;
+            e
+        }
+        Some(_) => return None,
+    };
+    // The value is 0.D × 10^point for the digits D; the unscaled result
+    // keeps the first `point + scale` of them and rounds on the next one.
+    let all_digits = || int_digits.iter().chain(frac_digits);
+    let n_digits = (int_digits.len() + frac_digits.len()) as i64;
+    let keep = int_digits.len() as i64 + exponent + i64::from(scale);
+    let limit = 10i128.checked_pow(u32::from(precision))?;
+    let mut unscaled: i128 = 0;
+    // Checked steps: one more digit past the limit can overflow i128.
+    for &d in all_digits().take(keep.clamp(0, n_digits) as usize) {
+        unscaled = unscaled
+            .checked_mul(10)?
+            .checked_add(i128::from(d - b'0'))?;
+        if unscaled >= limit {
+            return None;
+        }
+    }
+    if unscaled != 0 {
+        for _ in n_digits..keep {
+            unscaled = unscaled.checked_mul(10)?;
+            if unscaled >= limit {
+                return None;
+            }
+        }
+    }
+    let round_digit = if (0..n_digits).contains(&keep) {
+        all_digits().nth(keep as usize).copied().unwrap_or(b'0')
+    } else {
+        b'0'
+    };
+    if round_digit >= b'5' {
+        unscaled += 1;
+        if unscaled >= limit {
+            return None;
+        }
+    }
+    Some(if negative { -unscaled } else { unscaled })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    // The rules are read through the csv format, whose reader they were
+    // written for: a value that does not parse is its parse error.
+    use crate::formats::csv::testing::{cols, read_all, rows, TempCsv};
+    use crate::formats::csv::{CsvOptions, CsvSource};
+    use crate::formats::open_file;
+    use arrow::array::AsArray;
+    use arrow::datatypes::TimestampMillisecondType;
+    use tidemark_common::{Error, Result, SqlType};
+    use SqlType::{BigInt, Boolean, Decimal, Double, Int, Timestamp, TimestampLtz};
+
+    #[test]
+    fn short_decimals_read_as_the_general_parser_reads_them() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut texts: Vec<String> = [
+            "0",
+            "0.0",
+            "1.",
+            ".5",
+            "123456789012345",
+            "0.000000000000001",
+            "999999999999999",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = format!("{}", state % 10u64.pow(1 + (state >> 60) as u32 % 15));
+            let point = (state >> 40) as usize % (digits.len() + 1);
+            texts.push(format!("{}.{}", &digits[..point], &digits[point..]));
+        }
+        for text in &texts {
+            let want: f64 = text.parse().unwrap();
+            let got = parse_java_double(text.as_bytes()).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
+    }
+
+    #[test]
+    fn long_decimals_go_to_the_general_parser_without_overflow() {
+        // Found by the csv fuzz target: digits worth more than u64::MAX
+        // overflowed the exact short path's mantissa (a panic where
+        // overflow is checked) before its 15-digit limit was looked at.
+        for text in [
+            "1234567890123456",
+            "12345678901234567890",
+            "99999999999999999999",
+            "99999999999999999999999999",
+            "0.00000000000000000000000001",
+            "18446744073709551616.5",
+            "-123456789012345678901234567890",
+            "000000000000000000000000000001",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let got = parse_java_double(text.as_bytes()).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
+        assert_eq!(parse_java_double(b"12345678901234567890x"), None);
+    }
+
+    #[test]
+    fn field_values_as_flink_reads_them() -> Result<()> {
+        // (type, text, printed value or None for a parse error)
+        let cases: &[(SqlType, &str, Option<&str>)] = &[
+            (Int, " 7 ", Some("7")),
+            (Int, "+7", Some("7")),
+            (Int, "007", Some("7")),
+            (Int, "-2147483648", Some("-2147483648")),
+            (Int, "2147483648", None),
+            (Int, "", None),
+            (Int, "1.0", None),
+            (Int, "1_000", None),
+            (Int, "-", None),
+            (BigInt, "-0", Some("0")),
+            (BigInt, "-9223372036854775808", Some("-9223372036854775808")),
+            (BigInt, "9223372036854775808", None),
+            (BigInt, "99999999999999999999999", None),
+            (Double, " 2.5 ", Some("2.5")),
+            (Double, ".5", Some("0.5")),
+            (Double, "5.", Some("5.0")),
+            (Double, "1d", Some("1.0")),
+            (Double, "1.5F", Some("1.5")),
+            (Double, "1e400", Some("Infinity")),
+            (Double, "1E+3", Some("1000.0")),
+            (Double, "-0.0", Some("-0.0")),
+            (Double, "NaN", Some("NaN")),
+            (Double, "-NaN", Some("NaN")),
+            (Double, "+Infinity", Some("Infinity")),
+            (Double, "-Infinity", Some("-Infinity")),
+            (Double, "inf", None),
+            (Double, "nan", None),
+            (Double, "1_000", None),
+            (Double, "1e", None),
+            (Double, ".", None),
+            (Double, "0x1p3", None),
+            (Double, "", None),
+            (Decimal(5, 2), "1.005", Some("1.01")),
+            (Decimal(5, 2), "-1.005", Some("-1.01")),
+            (Decimal(5, 2), "1.004999", Some("1.00")),
+            (Decimal(5, 2), "99.999", Some("100.00")),
+            (Decimal(5, 2), "999.99", Some("999.99")),
+            (Decimal(5, 2), "999.995", None),
+            (Decimal(5, 2), "1234.5", None),
+            (Decimal(5, 2), "00012.3", Some("12.30")),
+            (Decimal(5, 2), "1e2", Some("100.00")),
+            (Decimal(5, 2), "1E-1", Some("0.10")),
+            (Decimal(5, 2), "1e-3", Some("0.00")),
+            (Decimal(5, 2), "5e-3", Some("0.01")),
+            (Decimal(5, 2), "1e3", None),
+            (Decimal(5, 2), "0e999999", Some("0.00")),
+            (Decimal(5, 2), "1e99999999999", None),
+            (Decimal(5, 2), ".5", Some("0.50")),
+            (Decimal(5, 2), "5.", Some("5.00")),
+            (Decimal(5, 2), "+1.5", Some("1.50")),
+            (Decimal(5, 2), "-0", Some("0.00")),
+            (Decimal(5, 2), " 1.5", None),
+            (Decimal(5, 2), "1.2.3", None),
+            (Decimal(5, 2), "", None),
+            (
+                Decimal(38, 0),
+                "99999999999999999999999999999999999999",
+                Some("99999999999999999999999999999999999999"),
+            ),
+            (
+                Decimal(38, 0),
+                "99999999999999999999999999999999999999.5",
+                None,
+            ),
+            (Decimal(3, 3), "0.9995", None),
+            (Decimal(3, 3), "0.0005", Some("0.001")),
+            (Boolean, " TRUE ", Some("TRUE")),
+            (Boolean, "tRuE", Some("TRUE")),
+            (Boolean, "false", Some("FALSE")),
+            (Boolean, "yes", Some("FALSE")),
+            (Boolean, "1", Some("FALSE")),
+            (Boolean, "", Some("FALSE")),
+            (SqlType::String, "  a b ", Some("  a b ")),
+            (SqlType::String, "", Some("")),
+            (
+                Timestamp(3),
+                "2020-01-01 00:00:00",
+                Some("2020-01-01 00:00:00.000"),
+            ),
+            (
+                Timestamp(3),
+                " 2020-01-01 00:00:00 ",
+                Some("2020-01-01 00:00:00.000"),
+            ),
+            (Timestamp(3), "2020-01-01T00:00:00", None),
+            (
+                Timestamp(3),
+                "2020-01-01 00:00:00.",
+                Some("2020-01-01 00:00:00.000"),
+            ),
+            (
+                Timestamp(3),
+                "2020-01-01 00:00:00.1",
+                Some("2020-01-01 00:00:00.100"),
+            ),
+            (
+                Timestamp(3),
+                "2020-01-01 00:00:00.123456789",
+                Some("2020-01-01 00:00:00.123"),
+            ),
+            (Timestamp(3), "2020-01-01 00:00:00.1234567891", None),
+            (
+                Timestamp(3),
+                "2020-02-30 00:00:00",
+                Some("2020-02-29 00:00:00.000"),
+            ),
+            (
+                Timestamp(3),
+                "2019-02-29 00:00:00",
+                Some("2019-02-28 00:00:00.000"),
+            ),
+            (
+                Timestamp(3),
+                "2020-04-31 12:00:00",
+                Some("2020-04-30 12:00:00.000"),
+            ),
+            (Timestamp(3), "2020-02-32 00:00:00", None),
+            (Timestamp(3), "2020-13-01 00:00:00", None),
+            (Timestamp(3), "2020-00-01 00:00:00", None),
+            (
+                Timestamp(3),
+                "2020-01-01 24:00:00",
+                Some("2020-01-02 00:00:00.000"),
+            ),
+            (
+                Timestamp(3),
+                "2020-12-31 24:00:00.000",
+                Some("2021-01-01 00:00:00.000"),
+            ),
+            (Timestamp(3), "2020-01-01 24:00:01", None),
+            (Timestamp(3), "2020-01-01 23:59:60", None),
+            (Timestamp(3), "2020-01-01 23:60:00", None),
+            (Timestamp(3), "2020-01-01 0:00:00", None),
+            (Timestamp(3), "2020-1-01 00:00:00", None),
+            (Timestamp(3), "2020-01-01 00:00", None),
+            (Timestamp(3), "2020-01-01", None),
+            (Timestamp(3), "+2020-01-01 00:00:00", None),
+            (Timestamp(3), "2020-01-01 00:00:00Z", None),
+            (Timestamp(3), "2020-01-01 00:00:00.12a", None),
+            (Timestamp(3), "", None),
+            (
+                Timestamp(3),
+                "1969-12-31 23:59:59.999",
+                Some("1969-12-31 23:59:59.999"),
+            ),
+            (
+                Timestamp(3),
+                "0001-01-01 00:00:00",
+                Some("0001-01-01 00:00:00.000"),
+            ),
+            (
+                Timestamp(0),
+                "2020-01-02 03:04:05.987",
+                Some("2020-01-02 03:04:05"),
+            ),
+            (
+                TimestampLtz(3),
+                "2020-01-01 00:00:00Z",
+                Some("2020-01-01 00:00:00.000"),
+            ),
+            (
+                TimestampLtz(3),
+                "2020-01-01 00:00:00.5Z",
+                Some("2020-01-01 00:00:00.500"),
+            ),
+            (
+                TimestampLtz(3),
+                "2020-01-01 00:00:00",
+                Some("2020-01-01 00:00:00.000"),
+            ),
+            (TimestampLtz(3), "2020-01-01 00:00:00ZZ", None),
+        ];
+        for (ty, text, want) in cases {
+            let data = format!("{text}\n");
+            let columns = [("c", ty.clone())];
+            let got = read_all(data.as_bytes(), &columns, CsvOptions::default(), 4);
+            match (want, got) {
+                (Some(want), Ok((got, _))) => {
+                    assert_eq!(got, rows(&[(1, want)]), "{ty} from '{text}'")
+                }
+                (None, Err(e)) => assert_eq!(
+                    e.to_string().lines().next().unwrap_or_default(),
+                    format!("t.csv:1: field 'c': cannot parse '{text}' as {ty}"),
+                    "{ty} from '{text}'"
+                ),
+                (want, got) => panic!("{ty} from '{text}': want {want:?}, got {got:?}"),
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn ltz_text_without_z_is_in_the_session_zone() -> Result<()> {
+        let file = TempCsv::new(
+            b"2020-01-01 08:00:00\n2020-01-01 00:00:00Z\n2021-03-14 02:30:00\n2021-11-07 01:30:00\n",
+        )?;
+        let cases: &[(chrono_tz::Tz, [i64; 4])] = &[
+            (
+                chrono_tz::Asia::Shanghai,
+                [
+                    1_577_836_800_000,
+                    1_577_836_800_000,
+                    1_615_660_200_000,
+                    1_636_219_800_000,
+                ],
+            ),
+            // 02:30 does not exist on 2021-03-14 in New York: it moves on
+            // to 03:30 EDT; 01:30 on 2021-11-07 happens twice: the first.
+            (
+                chrono_tz::America::New_York,
+                [
+                    1_577_883_600_000,
+                    1_577_836_800_000,
+                    1_615_707_000_000,
+                    1_636_263_000_000,
+                ],
+            ),
+        ];
+        for (tz, want) in cases {
+            let columns = cols(&[("l", TimestampLtz(3))]);
+            let mut source = open_file(&file.0, "t.csv".into(), |input, name| {
+                CsvSource::from_reader(input, name, columns, CsvOptions::default(), 8)
+            })?;
+            source.set_time_zone(*tz);
+            let b = source
+                .next_batch()?
+                .ok_or_else(|| Error::Internal("no batch".into()))?;
+            let got = b
+                .batch
+                .column(0)
+                .as_primitive::<TimestampMillisecondType>()
+                .values()
+                .to_vec();
+            assert_eq!(got, want.to_vec(), "{tz}");
+        }
+        Ok(())
+    }
+}
