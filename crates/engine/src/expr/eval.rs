@@ -568,7 +568,7 @@ pub fn cast(
             let instants = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
             let wall: TimestampMillisecondArray = instants
                 .iter()
-                .map(|t| t.and_then(|t| crate::formats::print::to_wall_clock(t, ctx.time_zone)))
+                .map(|t| t.and_then(|t| crate::time::zone::to_wall_clock(t, ctx.time_zone)))
                 .collect();
             Arc::new(wall)
         }

@@ -8,11 +8,12 @@
 //! zone, and DOUBLE as Java's `Double.toString` (shortest digits, the layout
 //! of Java 19 and later). Error messages that name a value use it too.
 
+use crate::time::zone::to_wall_clock;
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{
     Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
 };
-use chrono::{Datelike, NaiveDate, Offset, TimeZone};
+use chrono::{Datelike, NaiveDate};
 use std::fmt::Write;
 use tidemark_common::{Error, Result, RowKind, SqlType};
 
@@ -344,14 +345,6 @@ pub fn write_timestamp(epoch_ms: i64, precision: u8, out: &mut String) -> Result
         out.push_str(&frac);
     }
     Ok(())
-}
-
-/// The wall-clock time in `tz` of an instant, as epoch milliseconds of a
-/// zone-less timestamp; None past chrono's range.
-pub fn to_wall_clock(instant_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
-    let utc = chrono::DateTime::from_timestamp_millis(instant_ms)?.naive_utc();
-    let offset_secs = tz.offset_from_utc_datetime(&utc).fix().local_minus_utc();
-    instant_ms.checked_add(i64::from(offset_secs) * 1000)
 }
 
 const MS_PER_DAY: i64 = 86_400_000;

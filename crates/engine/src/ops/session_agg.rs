@@ -359,7 +359,7 @@ impl SessionState {
             columns.extend(conv.convert_rows(std::iter::once(parser.parse(key)))?);
         }
         let wall = |t: i64| match self.zone {
-            Some(tz) => crate::formats::print::to_wall_clock(t, tz).unwrap_or(t),
+            Some(tz) => crate::time::zone::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
         columns.extend(self.window_columns.repeat(

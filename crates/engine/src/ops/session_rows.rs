@@ -260,7 +260,7 @@ impl TimerHandler for RowsState {
         let rows = arrow::compute::concat_batches(&first.schema(), &held.rows)?;
         let n = rows.num_rows();
         let wall = |t: i64| match self.zone {
-            Some(tz) => crate::formats::print::to_wall_clock(t, tz).unwrap_or(t),
+            Some(tz) => crate::time::zone::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
         let time_zone = match rows.column(self.time_column).data_type() {

@@ -312,7 +312,7 @@ impl WindowLabels {
             let wall = match self.zone {
                 None => ts.value(i),
                 Some(tz) => {
-                    crate::formats::print::to_wall_clock(ts.value(i), tz).unwrap_or(ts.value(i))
+                    crate::time::zone::to_wall_clock(ts.value(i), tz).unwrap_or(ts.value(i))
                 }
             };
             let first = rows.len();

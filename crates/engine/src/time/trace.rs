@@ -111,7 +111,7 @@ impl KeyShape<'_> {
             None => Vec::new(),
         };
         let wall = |t: i64| match self.zone {
-            Some(tz) => crate::formats::print::to_wall_clock(t, tz).unwrap_or(t),
+            Some(tz) => crate::time::zone::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
         Ok(TraceLine::new(event, operator)

@@ -363,7 +363,7 @@ impl WindowState {
     fn wall_clock(&self, instant: i64) -> i64 {
         match self.zone {
             None => instant,
-            Some(tz) => crate::formats::print::to_wall_clock(instant, tz).unwrap_or(instant),
+            Some(tz) => crate::time::zone::to_wall_clock(instant, tz).unwrap_or(instant),
         }
     }
 
