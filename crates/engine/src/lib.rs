@@ -35,6 +35,7 @@ pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};
 pub use ops::accumulators::{new_accumulator, Accumulator};
 pub use ops::emit::{key_converter, row_keys};
+pub use ops::keys::KeyIds;
 pub use ops::operator::{Operator, OperatorMetrics, StateSize};
 pub use ops::partitioned::{
     auto_split, cores_to_split, partitionable, why_not_split, PartitionedWindowAggregate,

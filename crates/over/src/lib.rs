@@ -25,17 +25,17 @@ use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
 use frames::{Frames, Out};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::ops::Range;
 use store::{RowRef, Store};
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result, SqlType};
-use tidemark_engine::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
+use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::StateSize;
 use tidemark_engine::{instant, TraceEvent, TraceLine};
-use tidemark_engine::{key_converter, row_keys, LateBook};
+use tidemark_engine::{key_converter, row_keys, KeyIds, LateBook};
 use tidemark_engine::{Chunk, SideItem, StreamItem};
 use tidemark_engine::{EventTime, TimerHandler};
 use tidemark_engine::{Operator, OperatorMetrics};
@@ -69,8 +69,8 @@ pub struct OverAggregate {
 struct OverState {
     spec: OverSpec,
     key_converter: Option<RowConverter>,
-    /// Key (arrow's row format) to key id.
-    key_ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    /// Key (arrow's row format) to key id, in first-arrival order.
+    key_ids: KeyIds,
     keys: Vec<KeyState>,
     /// Rows waiting for the watermark, earliest (rowtime, arrival) first.
     pending: BinaryHeap<Reverse<(i64, u64, u32, RowRef)>>,
@@ -94,8 +94,6 @@ struct OverState {
 struct KeyState {
     /// The rowtime of the key's last emitted row; −∞ before the first.
     last_emitted: i64,
-    /// The key in arrow's row format (for the trace).
-    key: Box<[u8]>,
 }
 
 impl OverAggregate {
@@ -110,7 +108,7 @@ impl OverAggregate {
             state: OverState {
                 spec,
                 key_converter,
-                key_ids: HashMap::default(),
+                key_ids: KeyIds::default(),
                 due: Vec::new(),
                 group: Vec::new(),
                 keys: Vec::new(),
@@ -181,10 +179,7 @@ impl Operator for OverAggregate {
         StateSize {
             bytes: s.store.state_bytes()
                 + s.frames.state_bytes()
-                + s.keys
-                    .iter()
-                    .map(|k| (k.key.len() + 48) as u64)
-                    .sum::<u64>()
+                + s.key_ids.state_bytes()
                 + (s.pending.len() * std::mem::size_of::<Reverse<(i64, u64, u32, RowRef)>>())
                     as u64,
             entries: s.keys.len() as u64 + s.pending.len() as u64,
@@ -201,10 +196,8 @@ impl Operator for OverAggregate {
         self.time.save(w);
         w.put(&self.forwarded);
         s.store.save(w)?;
-        w.u64(s.keys.len() as u64);
-        if let Some(conv) = &s.key_converter {
-            put_keys(w, conv, s.keys.iter().map(|k| k.key.as_ref()))?;
-        }
+        // Keys are never given up: their numbers are 0, 1, 2, ...
+        s.key_ids.save(w, s.key_converter.as_ref())?;
         for key in &s.keys {
             w.put(&key.last_emitted);
         }
@@ -228,22 +221,10 @@ impl Operator for OverAggregate {
         self.forwarded = r.get()?;
         let s = &mut self.state;
         s.store = Store::load(r)?;
-        let n = r.count()?;
-        // Without PARTITION BY the one key is empty.
-        let keys: Vec<Box<[u8]>> = match &s.key_converter {
-            Some(conv) => get_keys(r, conv)?
-                .iter()
-                .map(|k| k.as_ref().into())
-                .collect(),
-            None => vec![Box::default(); n],
-        };
-        if keys.len() != n {
-            return Err(corrupt("the keys do not add up"));
-        }
-        for (id, key) in keys.into_iter().enumerate() {
+        s.key_ids = KeyIds::load(r, s.key_converter.as_ref())?;
+        for _ in 0..s.key_ids.slots() {
             let last_emitted = r.get()?;
-            s.key_ids.insert(key.clone(), id as u32);
-            s.keys.push(KeyState { last_emitted, key });
+            s.keys.push(KeyState { last_emitted });
         }
         let pending = r.count()?;
         for _ in 0..pending {
@@ -261,15 +242,12 @@ impl Operator for OverAggregate {
 
 impl OverState {
     fn key_id(&mut self, key: &[u8]) -> u32 {
-        if let Some(id) = self.key_ids.get(key) {
-            return *id;
+        let id = self.key_ids.id(key);
+        if id as usize == self.keys.len() {
+            self.keys.push(KeyState {
+                last_emitted: NO_WATERMARK,
+            });
         }
-        let id = self.keys.len() as u32;
-        self.key_ids.insert(key.into(), id);
-        self.keys.push(KeyState {
-            last_emitted: NO_WATERMARK,
-            key: key.into(),
-        });
         id
     }
 
@@ -318,7 +296,7 @@ impl OverState {
     }
 
     fn trace_line(&self, event: TraceEvent, key: u32) -> Result<TraceLine> {
-        let key = &self.keys[key as usize].key;
+        let key = self.key_ids.key(key);
         let columns = match &self.key_converter {
             Some(conv) => conv.convert_rows(std::iter::once(conv.parser().parse(key)))?,
             None => Vec::new(),

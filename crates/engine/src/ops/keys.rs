@@ -1,12 +1,20 @@
-//! How a windowed operator numbers its group keys: each distinct key (in
-//! arrow's row format) gets the next dense number, in the order keys first
-//! arrive, so per-group state can live in plain vectors indexed by it and
-//! results come out in first-arrival order. Keys are stored once, together
-//! in arrow `Rows`, and found through a hash table of their numbers.
+//! How operators number their keys (in arrow's row format), so that
+//! per-key state lives in plain vectors indexed by the number and results
+//! come out in the order keys first arrived. Two tables, for two lives of
+//! state:
+//! - [`GroupKeys`]: the groups of one slice or window, numbered densely
+//!   and dropped together with it; keys are stored once, together in
+//!   arrow `Rows`, and found through a hash table of their numbers.
+//! - [`KeyIds`]: the keys a long-lived operator holds state for (session
+//!   aggregation, OVER), each keeping its number while it has state; a
+//!   number given up goes to the next new key.
 
+use crate::runtime::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
 use arrow::row::{Row, RowConverter, Rows};
 use hashbrown::HashTable;
+use std::collections::HashMap;
 use std::hash::BuildHasher;
+use tidemark_common::Result;
 
 /// The one hasher of keys: fixed, so state and results never depend on a
 /// random seed.
@@ -125,6 +133,128 @@ impl GroupKeys {
     }
 }
 
+/// Numbers for the keys a long-lived operator holds state for. The number
+/// given up last goes to the next new key, so numbers stay as few as the
+/// keys with state; timers and state name keys by number, so a checkpoint
+/// keeps the numbers as they are.
+#[derive(Default)]
+pub struct KeyIds {
+    ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
+    /// By number: the key, empty while the number is free.
+    keys: Vec<Box<[u8]>>,
+    free: Vec<u32>,
+}
+
+impl KeyIds {
+    /// The number of `key`, if it has one.
+    pub fn find(&self, key: &[u8]) -> Option<u32> {
+        self.ids.get(key).copied()
+    }
+
+    /// The number of `key`, giving it one if it has none.
+    pub fn id(&mut self, key: &[u8]) -> u32 {
+        if let Some(id) = self.find(key) {
+            return id;
+        }
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.keys[id as usize] = key.into();
+                id
+            }
+            None => {
+                self.keys.push(key.into());
+                (self.keys.len() - 1) as u32
+            }
+        };
+        self.ids.insert(key.into(), id);
+        id
+    }
+
+    /// Key number `id`.
+    pub fn key(&self, id: u32) -> &[u8] {
+        &self.keys[id as usize]
+    }
+
+    /// Key number `id` has no state left: its number is free.
+    pub fn forget(&mut self, id: u32) {
+        let key = std::mem::take(&mut self.keys[id as usize]);
+        self.ids.remove(&key);
+        self.free.push(id);
+    }
+
+    /// How many numbers were given, free ones included: state indexed by
+    /// number has this many slots.
+    pub fn slots(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The keys with a number, in number order.
+    pub fn live(&self) -> impl Iterator<Item = (u32, &[u8])> {
+        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        (0..self.keys.len() as u32)
+            .filter(move |id| !free.contains(id))
+            .map(|id| (id, self.key(id)))
+    }
+
+    /// The bytes the keys take.
+    pub fn state_bytes(&self) -> u64 {
+        self.keys.iter().map(|k| (k.len() + 48) as u64).sum()
+    }
+
+    /// Writes the numbers as they are (slots, free numbers, the live keys
+    /// as the columns they encode); `converter` is `None` without keys.
+    pub fn save(&self, w: &mut StateWriter, converter: Option<&RowConverter>) -> Result<()> {
+        w.u64(self.keys.len() as u64);
+        w.put(&self.free);
+        if let Some(conv) = converter {
+            put_keys(w, conv, self.live().map(|(_, key)| key))?;
+        }
+        Ok(())
+    }
+
+    /// Reads what [`KeyIds::save`] wrote.
+    pub fn load(r: &mut StateReader<'_>, converter: Option<&RowConverter>) -> Result<Self> {
+        let slots = r.count()?;
+        let free: Vec<u32> = r.get()?;
+        let mut is_free = vec![false; slots];
+        for id in &free {
+            *is_free
+                .get_mut(*id as usize)
+                .ok_or_else(|| corrupt("a freed key number is out of range"))? = true;
+        }
+        let live = is_free.iter().filter(|f| !**f).count();
+        // Without keys, the one key is empty.
+        let mut keys = match converter {
+            Some(conv) => {
+                let keys = get_keys(r, conv)?;
+                if keys.num_rows() != live {
+                    return Err(corrupt("the keys do not add up"));
+                }
+                keys.iter().map(|k| Box::from(k.as_ref())).collect()
+            }
+            None => vec![Box::<[u8]>::default(); live],
+        }
+        .into_iter();
+        let mut table = KeyIds {
+            free,
+            ..KeyIds::default()
+        };
+        for (id, freed) in is_free.into_iter().enumerate() {
+            let key: Box<[u8]> = if freed {
+                Box::default()
+            } else {
+                let key = keys
+                    .next()
+                    .ok_or_else(|| corrupt("the keys do not add up"))?;
+                table.ids.insert(key.clone(), id as u32);
+                key
+            };
+            table.keys.push(key);
+        }
+        Ok(table)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +310,35 @@ mod tests {
         assert_eq!(keys.len(), 1);
         assert_eq!(keys.find(&[], 0), Some(0));
         assert!(keys.key(0).is_empty());
+    }
+
+    #[test]
+    fn a_number_given_up_goes_to_the_next_new_key_and_survives_a_checkpoint() -> Result<()> {
+        let conv = RowConverter::new(vec![SortField::new(arrow::datatypes::DataType::Utf8)])?;
+        let rows =
+            conv.convert_columns(&[Arc::new(StringArray::from(vec!["a", "b", "c"])) as ArrayRef])?;
+        let (a, b, c) = (rows.row(0), rows.row(1), rows.row(2));
+        let mut ids = KeyIds::default();
+        assert_eq!(
+            (ids.id(a.data()), ids.id(b.data()), ids.id(a.data())),
+            (0, 1, 0)
+        );
+        ids.forget(0);
+        assert_eq!(ids.find(a.data()), None);
+        // "c" takes the number "a" gave up; the slots stay two.
+        assert_eq!(ids.id(c.data()), 0);
+        assert_eq!(ids.slots(), 2);
+        ids.forget(1);
+
+        let mut w = StateWriter::new();
+        ids.save(&mut w, Some(&conv))?;
+        let bytes = w.into_bytes();
+        let mut back = KeyIds::load(&mut StateReader::new(&bytes), Some(&conv))?;
+        assert_eq!(back.find(c.data()), Some(0));
+        assert_eq!(back.find(b.data()), None);
+        assert_eq!(back.live().map(|(id, _)| id).collect::<Vec<_>>(), [0]);
+        // The freed number is given again after the resume, as before it.
+        assert_eq!(back.id(a.data()), 1);
+        Ok(())
     }
 }

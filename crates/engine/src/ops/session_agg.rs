@@ -10,11 +10,10 @@
 
 use crate::ops::accumulators::{new_accumulator, Accumulator};
 use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::ops::keys::KeyIds;
 use crate::ops::operator::StateSize;
 use crate::ops::window_agg::WindowAggregateSpec;
-use crate::runtime::snapshot::{
-    corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
-};
+use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
@@ -24,7 +23,6 @@ use crate::time::window_columns::WindowColumns;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use arrow::row::RowConverter;
-use hashbrown::HashMap;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use tidemark_common::expr::AggregateCall;
@@ -71,58 +69,45 @@ type KeySessions = BTreeMap<i64, Session>;
 /// last session ends, so the table holds only live keys.
 #[derive(Default)]
 struct KeyTable {
-    ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
-    /// By number: the key (in arrow's row format) and its open sessions.
-    entries: Vec<(Box<[u8]>, KeySessions)>,
-    free: Vec<u32>,
+    ids: KeyIds,
+    /// By key number: its open sessions.
+    sessions: Vec<KeySessions>,
 }
 
 impl KeyTable {
     fn find(&self, key: &[u8]) -> Option<u32> {
-        self.ids.get(key).copied()
+        self.ids.find(key)
     }
 
     /// The key's number, giving it one if it has none.
     fn id(&mut self, key: &[u8]) -> u32 {
-        if let Some(id) = self.find(key) {
-            return id;
+        let id = self.ids.id(key);
+        if id as usize == self.sessions.len() {
+            self.sessions.push(KeySessions::new());
         }
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.entries[id as usize].0 = key.into();
-                id
-            }
-            None => {
-                self.entries.push((key.into(), BTreeMap::new()));
-                (self.entries.len() - 1) as u32
-            }
-        };
-        self.ids.insert(key.into(), id);
         id
     }
 
     fn key(&self, id: u32) -> &[u8] {
-        &self.entries[id as usize].0
+        self.ids.key(id)
     }
 
     fn sessions(&self, id: u32) -> &BTreeMap<i64, Session> {
-        &self.entries[id as usize].1
+        &self.sessions[id as usize]
     }
 
     /// The key's sessions, taken out to work on; [`KeyTable::put_back`]
     /// returns them.
     fn take(&mut self, id: u32) -> BTreeMap<i64, Session> {
-        std::mem::take(&mut self.entries[id as usize].1)
+        std::mem::take(&mut self.sessions[id as usize])
     }
 
     /// Returns a key's sessions; with none left, the key leaves the table.
     fn put_back(&mut self, id: u32, sessions: BTreeMap<i64, Session>) {
         if sessions.is_empty() {
-            let key = std::mem::take(&mut self.entries[id as usize].0);
-            self.ids.remove(&key);
-            self.free.push(id);
+            self.ids.forget(id);
         } else {
-            self.entries[id as usize].1 = sessions;
+            self.sessions[id as usize] = sessions;
         }
     }
 }
@@ -210,8 +195,8 @@ impl WindowedState for SessionState {
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
-        for (key, sessions) in &self.keys.entries {
-            size.bytes += (key.len() + 64) as u64;
+        for (id, sessions) in self.keys.sessions.iter().enumerate() {
+            size.bytes += (self.keys.key(id as u32).len() + 64) as u64;
             for session in sessions.values() {
                 size.entries += 1;
                 size.bytes += 64
@@ -231,14 +216,8 @@ impl WindowedState for SessionState {
 
     fn save(&self, w: &mut StateWriter) -> Result<()> {
         // Key numbers are kept as they are: timers name keys by them.
-        w.u64(self.keys.entries.len() as u64);
-        w.put(&self.keys.free);
-        if let Some(conv) = &self.key_converter {
-            let free: std::collections::HashSet<u32> = self.keys.free.iter().copied().collect();
-            let live = (0..self.keys.entries.len() as u32).filter(|id| !free.contains(id));
-            put_keys(w, conv, live.map(|id| self.keys.key(id)))?;
-        }
-        for (_, sessions) in &self.keys.entries {
+        self.keys.ids.save(w, self.key_converter.as_ref())?;
+        for sessions in &self.keys.sessions {
             w.u64(sessions.len() as u64);
             for (start, session) in sessions {
                 w.put(start);
@@ -262,36 +241,8 @@ impl WindowedState for SessionState {
     }
 
     fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        let n = r.count()?;
-        let free: Vec<u32> = r.get()?;
-        let mut is_free = vec![false; n];
-        for id in &free {
-            *is_free
-                .get_mut(*id as usize)
-                .ok_or_else(|| corrupt("a freed key number is out of range"))? = true;
-        }
-        // A keyless aggregation's one key is empty.
-        let mut live_keys = match &self.key_converter {
-            Some(conv) => {
-                let keys = get_keys(r, conv)?;
-                if keys.num_rows() != is_free.iter().filter(|f| !**f).count() {
-                    return Err(corrupt("the keys do not add up"));
-                }
-                keys.iter()
-                    .map(|k| Box::from(k.as_ref()))
-                    .collect::<Vec<Box<[u8]>>>()
-            }
-            None => vec![Box::default(); is_free.iter().filter(|f| !**f).count()],
-        }
-        .into_iter();
-        for &freed in &is_free {
-            let key: Box<[u8]> = if freed {
-                Box::default()
-            } else {
-                live_keys
-                    .next()
-                    .ok_or_else(|| corrupt("the keys do not add up"))?
-            };
+        self.keys.ids = KeyIds::load(r, self.key_converter.as_ref())?;
+        for _ in 0..self.keys.ids.slots() {
             let count = r.count()?;
             let mut sessions = KeySessions::new();
             for _ in 0..count {
@@ -319,14 +270,8 @@ impl WindowedState for SessionState {
                     },
                 );
             }
-            self.keys.entries.push((key, sessions));
+            self.keys.sessions.push(sessions);
         }
-        for (id, (key, _)) in self.keys.entries.iter().enumerate() {
-            if !is_free[id] {
-                self.keys.ids.insert(key.clone(), id as u32);
-            }
-        }
-        self.keys.free = free;
         self.rows_seen = r.get()?;
         Ok(())
     }
