@@ -20,8 +20,8 @@
 mod frames;
 mod store;
 
-use arrow::array::{Array, AsArray};
-use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::array::Array;
+use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
 use frames::{Frames, Out};
 use std::cmp::Reverse;
@@ -35,7 +35,7 @@ use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::StateSize;
 use tidemark_engine::{instant, TraceEvent, TraceLine};
-use tidemark_engine::{key_converter, row_keys, KeyIds, LateBook};
+use tidemark_engine::{key_converter, KeyIds, LateBook, RunRows};
 use tidemark_engine::{Chunk, SideItem, StreamItem};
 use tidemark_engine::{EventTime, TimerHandler};
 use tidemark_engine::{Operator, OperatorMetrics};
@@ -317,12 +317,14 @@ impl TimerHandler for OverState {
         _: &mut (),
     ) -> Result<usize> {
         let len = range.len();
-        let batch = chunk.batch.slice(range.start, len);
-        let watermarks = &chunk.watermarks[range.clone()];
-        let ts = batch
-            .column(self.spec.time_column)
-            .as_primitive::<TimestampMillisecondType>();
-        let keys = row_keys(self.key_converter.as_ref(), &batch, &self.spec.partition)?;
+        let run = RunRows::new(
+            chunk,
+            range.clone(),
+            self.spec.time_column,
+            self.key_converter.as_ref(),
+            &self.spec.partition,
+        )?;
+        let (watermarks, ts) = (run.watermarks, &run.rowtimes);
         // The run ends before the first row whose watermark makes due a
         // timer an earlier row of the run set.
         let mut consumed = len;
@@ -335,7 +337,7 @@ impl TimerHandler for OverState {
                 continue;
             }
             let rowtime = ts.value(i);
-            let key = keys.as_ref().map_or(&[][..], |k| k.row(i).data());
+            let key = run.key(i);
             let id = self.key_id(key);
             if rowtime <= self.keys[id as usize].last_emitted {
                 if self.spec.trace {

@@ -240,6 +240,47 @@ where
     }
 }
 
+/// Rows `range` of `chunk` as a stateful handler reads them: the rows, the
+/// watermark each met, each row's rowtime, and each row's key in arrow's
+/// row format.
+pub struct RunRows<'c> {
+    pub batch: RecordBatch,
+    pub watermarks: &'c [i64],
+    pub rowtimes: arrow::array::TimestampMillisecondArray,
+    keys: Option<arrow::row::Rows>,
+}
+
+impl<'c> RunRows<'c> {
+    /// The run's rows, rowtimes from column `time_column`, keys from
+    /// `key_columns` through `converter` (`None` without keys).
+    pub fn new(
+        chunk: &'c Chunk,
+        range: std::ops::Range<usize>,
+        time_column: usize,
+        converter: Option<&RowConverter>,
+        key_columns: &[usize],
+    ) -> Result<Self> {
+        use arrow::array::AsArray;
+        let batch = chunk.batch.slice(range.start, range.len());
+        let rowtimes = batch
+            .column(time_column)
+            .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
+            .clone();
+        let keys = row_keys(converter, &batch, key_columns)?;
+        Ok(RunRows {
+            batch,
+            watermarks: &chunk.watermarks[range],
+            rowtimes,
+            keys,
+        })
+    }
+
+    /// Row `i`'s key (empty without keys).
+    pub fn key(&self, i: usize) -> &[u8] {
+        self.keys.as_ref().map_or(&[], |k| k.row(i).data())
+    }
+}
+
 /// The key converter of a windowed operator's group keys, if it has any.
 pub fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
     if key_types.is_empty() {

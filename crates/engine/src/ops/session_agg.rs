@@ -9,7 +9,7 @@
 //! engine's [`crate::time::merging`].
 
 use crate::ops::accumulators::{new_accumulator, Accumulator};
-use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::ops::emit::{key_converter, Emitter, RunRows, Windowed, WindowedState};
 use crate::ops::keys::KeyIds;
 use crate::ops::operator::StateSize;
 use crate::ops::window_agg::WindowAggregateSpec;
@@ -20,8 +20,8 @@ use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine};
 use crate::time::window_columns::WindowColumns;
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::array::{Array, ArrayRef, RecordBatch};
+use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -356,13 +356,14 @@ impl TimerHandler for SessionState {
         out: &mut Emitter,
     ) -> Result<usize> {
         let len = range.len();
-        let batch = chunk.batch.slice(range.start, len);
-        let watermarks = &chunk.watermarks[range.clone()];
-        let ts = batch
-            .column(self.time_column)
-            .as_primitive::<TimestampMillisecondType>();
-        let keys =
-            crate::ops::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
+        let run = RunRows::new(
+            chunk,
+            range.clone(),
+            self.time_column,
+            self.key_converter.as_ref(),
+            &self.key_columns,
+        )?;
+        let (batch, watermarks, ts) = (&run.batch, run.watermarks, &run.rowtimes);
         let values: Vec<Option<ArrayRef>> = self
             .aggregates
             .iter()
@@ -382,7 +383,7 @@ impl TimerHandler for SessionState {
             }
             let row_start = ts.value(i);
             let row_end = row_start.saturating_add(self.gap);
-            let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
+            let key: &[u8] = run.key(i);
             let known = self.keys.find(key);
             let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {

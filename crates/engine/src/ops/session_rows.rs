@@ -4,7 +4,7 @@
 //! Sessions are keyed by the `PARTITION BY` columns and merge as in
 //! [`crate::time::merging`].
 
-use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
+use crate::ops::emit::{key_converter, Emitter, RunRows, Windowed, WindowedState};
 use crate::ops::operator::StateSize;
 use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
@@ -15,8 +15,8 @@ use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine};
 use crate::time::window_columns::WindowColumns;
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
+use arrow::array::{Array, ArrayRef, RecordBatch};
+use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -182,13 +182,14 @@ impl TimerHandler for RowsState {
         out: &mut Emitter,
     ) -> Result<usize> {
         let len = range.len();
-        let batch = chunk.batch.slice(range.start, len);
-        let watermarks = &chunk.watermarks[range.clone()];
-        let ts = batch
-            .column(self.time_column)
-            .as_primitive::<TimestampMillisecondType>();
-        let keys =
-            crate::ops::emit::row_keys(self.key_converter.as_ref(), &batch, &self.key_columns)?;
+        let run = RunRows::new(
+            chunk,
+            range.clone(),
+            self.time_column,
+            self.key_converter.as_ref(),
+            &self.key_columns,
+        )?;
+        let (batch, watermarks, ts) = (&run.batch, run.watermarks, &run.rowtimes);
         for i in 0..len {
             if !time.admit(watermarks[i]) {
                 return Ok(i);
@@ -197,7 +198,7 @@ impl TimerHandler for RowsState {
                 continue;
             }
             let row_start = ts.value(i);
-            let key: &[u8] = keys.as_ref().map_or(&[], |k| k.row(i).data());
+            let key: &[u8] = run.key(i);
             let Merge { start, end, joined } = merge_into(
                 self.sessions.get(key),
                 row_start,

@@ -394,7 +394,41 @@ impl TimerHandler for WindowState {
         range: Range<usize>,
         out: &mut Emitter,
     ) -> Result<usize> {
-        self.take_rows(time, chunk, range, out)
+        let batch = chunk.batch.slice(range.start, range.len());
+        let keys = self.run_keys(&batch)?;
+        let mut per_slice = std::mem::take(&mut self.scratch_rows);
+        per_slice.iter_mut().for_each(|rows| rows.rows.clear());
+        let run = self.sort_by_slice(
+            time,
+            chunk,
+            range.clone(),
+            &batch,
+            &keys,
+            &mut per_slice,
+            out,
+        );
+        let added = run.and_then(|run| {
+            let watermarks = &chunk.watermarks[range];
+            self.add_to_slices(time, watermarks, &batch, &keys, &per_slice[..run.used])?;
+            Ok(run)
+        });
+        self.scratch_rows = per_slice;
+        let run = added?;
+        self.rows_seen += run.consumed as u64;
+        if let Some((end, watermark)) = run.refire {
+            out.metrics().late_rows_accepted += 1;
+            let key: Vec<u8> = keys
+                .keys
+                .as_ref()
+                .map_or(Vec::new(), |k| k.row(0).as_ref().to_vec());
+            // Newest window first, as Flink's late firing goes through a
+            // row's windows.
+            let windows: Vec<i64> = self.refires(end, watermark).collect();
+            for window_end in windows.into_iter().rev() {
+                self.refire(window_end, &key, watermark, out)?;
+            }
+        }
+        Ok(run.consumed)
     }
 
     fn on_timer(

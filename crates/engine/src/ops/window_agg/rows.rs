@@ -41,11 +41,11 @@ impl RecentSlice {
 
 /// The rows of a run this operator aggregates (all, unless it has a share
 /// of the keys), and their keys.
-struct RunKeys {
+pub(super) struct RunKeys {
     /// Each row's owning share, and this operator's.
     owners: Option<(ScalarBuffer<u8>, u8)>,
     /// The keys of the rows aggregated here.
-    keys: Option<Rows>,
+    pub(super) keys: Option<Rows>,
     /// With a share of the keys: row r's key is `keys[key_of[r]]`.
     key_of: Option<Vec<u32>>,
 }
@@ -63,63 +63,18 @@ impl RunKeys {
 }
 
 /// How a run ended.
-struct RunEnd {
+pub(super) struct RunEnd {
     /// Rows taken.
-    consumed: usize,
+    pub(super) consumed: usize,
     /// Slots of the scratch rows used.
-    used: usize,
+    pub(super) used: usize,
     /// The run's one row is for windows that fired but are not cleaned up:
     /// the end of its slice and its watermark.
-    refire: Option<(i64, i64)>,
+    pub(super) refire: Option<(i64, i64)>,
 }
 
 impl WindowState {
-    /// Takes rows `range` of `chunk` (see [`crate::time::service::TimerHandler::on_rows`]).
-    pub(super) fn take_rows(
-        &mut self,
-        time: &mut EventTime<WindowTimer>,
-        chunk: &Chunk,
-        range: Range<usize>,
-        out: &mut Emitter,
-    ) -> Result<usize> {
-        let batch = chunk.batch.slice(range.start, range.len());
-        let keys = self.run_keys(&batch)?;
-        let mut per_slice = std::mem::take(&mut self.scratch_rows);
-        per_slice.iter_mut().for_each(|rows| rows.rows.clear());
-        let run = self.sort_by_slice(
-            time,
-            chunk,
-            range.clone(),
-            &batch,
-            &keys,
-            &mut per_slice,
-            out,
-        );
-        let added = run.and_then(|run| {
-            let watermarks = &chunk.watermarks[range];
-            self.add_to_slices(time, watermarks, &batch, &keys, &per_slice[..run.used])?;
-            Ok(run)
-        });
-        self.scratch_rows = per_slice;
-        let run = added?;
-        self.rows_seen += run.consumed as u64;
-        if let Some((end, watermark)) = run.refire {
-            out.metrics().late_rows_accepted += 1;
-            let key: Vec<u8> = keys
-                .keys
-                .as_ref()
-                .map_or(Vec::new(), |k| k.row(0).as_ref().to_vec());
-            // Newest window first, as Flink's late firing goes through a
-            // row's windows.
-            let windows: Vec<i64> = self.refires(end, watermark).collect();
-            for window_end in windows.into_iter().rev() {
-                self.refire(window_end, &key, watermark, out)?;
-            }
-        }
-        Ok(run.consumed)
-    }
-
-    fn run_keys(&self, batch: &RecordBatch) -> Result<RunKeys> {
+    pub(super) fn run_keys(&self, batch: &RecordBatch) -> Result<RunKeys> {
         let Some(share) = self.key_share else {
             return Ok(RunKeys {
                 owners: None,
@@ -165,7 +120,7 @@ impl WindowState {
     /// a late row): the event-time service says so. New windows' timers
     /// are registered after the loop, so they are foreseen in it.
     #[allow(clippy::too_many_arguments)]
-    fn sort_by_slice(
+    pub(super) fn sort_by_slice(
         &mut self,
         time: &mut EventTime<WindowTimer>,
         chunk: &Chunk,
@@ -341,7 +296,7 @@ impl WindowState {
 
     /// Adds each slice's rows to its groups' accumulators, creating the
     /// slices that are new (and their timers).
-    fn add_to_slices(
+    pub(super) fn add_to_slices(
         &mut self,
         time: &mut EventTime<WindowTimer>,
         watermarks: &[i64],
