@@ -586,7 +586,7 @@ impl Session {
         let cancel = Arc::clone(&self.cancel);
         // Rows read from a pipe or a followed file come out as they are
         // made, not when an output buffer fills.
-        let streaming = plan.scans().iter().any(|t| t.reads_unending_input());
+        let streaming = plan.scans().iter().any(|t| tidemark_engine::may_pause(t));
         // Trace lines share stderr with the progress line: one or the other.
         let mut progress = (self.progress && !self.interactive && !self.options.trace()?)
             .then(crate::progress::ProgressLine::default);

@@ -45,10 +45,4 @@ impl TableDef {
             u64::try_from(ms).ok()?.max(1),
         ))
     }
-
-    /// Whether the table reads a stream that has no end of its own:
-    /// standard input, or a followed file.
-    pub fn reads_unending_input(&self) -> bool {
-        self.option("connector") == Some("stdin") || self.monitor_interval().is_some()
-    }
 }

@@ -29,7 +29,8 @@ pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::TableSource;
 pub use connectors::split::{Split, SplitReader};
 pub use connectors::{
-    connector, declarations, of_table, register, Connector, OpenedSource, SourceSpec, CONNECTORS,
+    connector, declarations, may_pause, of_table, register, Connector, OpenedSource, SourceSpec,
+    CONNECTORS,
 };
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};

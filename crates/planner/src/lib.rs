@@ -442,7 +442,7 @@ fn build(
                     if threads > 1 && split && partitionable(&spec).is_none() {
                         // Results of an input that may pause go out as
                         // they are made.
-                        let bounded = !input.scans().iter().any(|t| t.reads_unending_input());
+                        let bounded = !input.scans().iter().any(|t| tidemark_engine::may_pause(t));
                         operators.push(Box::new(PartitionedWindowAggregate::new(
                             spec, threads, bounded,
                         )?))

@@ -35,6 +35,13 @@ use tidemark_common::{Error, Result, SqlType};
 pub trait Connector: Sync {
     fn declaration(&self) -> &'static ConnectorDecl;
 
+    /// Whether a read of `table` may have nothing for a while without
+    /// having ended (standard input, a followed file): results of such an
+    /// input go out as they are made, not held for the next rows.
+    fn may_pause(&self, _table: &TableDef) -> bool {
+        false
+    }
+
     /// How a read of `table` goes at parallelism `threads` (> 1).
     fn explain_read(&self, _table: &TableDef, _threads: usize) -> String {
         ON_ONE_THREAD.into()
@@ -164,6 +171,11 @@ pub fn of_table(table: &TableDef) -> Option<&'static dyn Connector> {
 fn opening(table: &TableDef) -> Result<&'static dyn Connector> {
     of_table(table)
         .ok_or_else(|| Error::Internal(format!("table {} has no known connector", table.name)))
+}
+
+/// Whether a read of `table` may pause (see [`Connector::may_pause`]).
+pub fn may_pause(table: &TableDef) -> bool {
+    of_table(table).is_some_and(|c| c.may_pause(table))
 }
 
 /// What every connector and format declares, for the front end.

@@ -14,6 +14,7 @@ use crate::runtime::read::{ReadBatch, ReadStats};
 use std::io::{ErrorKind, Read};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::Duration;
+use tidemark_common::catalog::TableDef;
 use tidemark_common::connector::{Capabilities, ConnectorDecl, FormatUse, Origin};
 use tidemark_common::Result;
 
@@ -107,6 +108,10 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
 impl Connector for Stdin {
     fn declaration(&self) -> &'static ConnectorDecl {
         &DECLARATION
+    }
+
+    fn may_pause(&self, _table: &TableDef) -> bool {
+        true
     }
 
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {

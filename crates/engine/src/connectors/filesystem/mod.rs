@@ -138,8 +138,12 @@ impl Connector for Filesystem {
         Ok(Box::new(CsvFileSink::create(&path, format, staged)?))
     }
 
+    fn may_pause(&self, table: &TableDef) -> bool {
+        table.monitor_interval().is_some()
+    }
+
     fn explain_read(&self, table: &TableDef, threads: usize) -> String {
-        if table.reads_unending_input() {
+        if self.may_pause(table) {
             super::ON_ONE_THREAD.into()
         } else {
             format!("parsed on {threads} threads, in pieces, then taken in file order")
