@@ -1,34 +1,30 @@
 //! The scalar function library: string, numeric and time functions with
 //! Flink's semantics, evaluated over whole Arrow arrays.
 //!
-//! [`crate::expr::eval`] owns operators, CAST and CASE and hands every call of a
-//! function listed here to [`evaluate_function`]. Arguments arrive as
-//! arrays; where an argument is a literal in the plan (a regex, a
-//! substring position) its bound expression is read too, so that constant
-//! work happens once per batch and arrow's kernels can be used.
+//! [`crate::expr::eval`] owns operators and CASE ([`crate::expr::cast`]
+//! CAST) and hands every function call to [`evaluate_function`], the one
+//! place a function is dispatched; the time functions are
+//! [`crate::expr::temporal`]. Arguments arrive as arrays; where an argument
+//! is a literal in the plan (a regex, a substring position) its bound
+//! expression is read too, so that constant work happens once per batch
+//! and arrow's kernels can be used.
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, Int64Array, StringArray, StringBuilder, TimestampMillisecondArray,
-};
+use crate::expr::temporal;
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, StringArray, StringBuilder};
+use arrow::compute::cast;
 use arrow::compute::kernels::concat_elements::concat_elements_utf8_many;
 use arrow::compute::kernels::substring::substring_by_char;
-use arrow::compute::kernels::temporal::{date_part, DatePart};
-use arrow::compute::{cast, kernels::numeric};
-use arrow::datatypes::{
-    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
-};
-use chrono::{Datelike, NaiveDate};
+use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type};
 use datafusion_common::ScalarValue;
-use std::fmt::Write as _;
 use std::sync::Arc;
 use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
-use tidemark_common::expr::{Expr, ScalarFunction, TimeUnit};
+use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Result, SqlType};
 
-/// Evaluates one of this module's functions over its argument arrays
-/// (`values`, one per bound argument in `args`). `time_zone` is the session
-/// zone that UNIX_TIMESTAMP reads wall-clock text in.
-pub fn evaluate_function(
+/// Evaluates a call of `func` over its argument arrays (`values`, one per
+/// bound argument in `args`). `time_zone` is the session zone that
+/// UNIX_TIMESTAMP reads wall-clock text in.
+pub(crate) fn evaluate_function(
     func: ScalarFunction,
     args: &[Expr],
     values: &[ArrayRef],
@@ -37,6 +33,44 @@ pub fn evaluate_function(
 ) -> Result<ArrayRef> {
     let string = |i: usize| values[i].as_string::<i32>();
     Ok(match func {
+        ScalarFunction::Upper | ScalarFunction::Lower => {
+            let s = string(0);
+            let upper = func == ScalarFunction::Upper;
+            Arc::new(
+                s.iter()
+                    .map(|v| {
+                        v.map(|v| {
+                            if upper {
+                                v.to_uppercase()
+                            } else {
+                                v.to_lowercase()
+                            }
+                        })
+                    })
+                    .collect::<StringArray>(),
+            )
+        }
+        ScalarFunction::CharLength => {
+            let s = string(0);
+            Arc::new(
+                s.iter()
+                    .map(|v| v.map(|v| v.chars().count() as i32))
+                    .collect::<Int32Array>(),
+            )
+        }
+        ScalarFunction::Abs => abs(&values[0])?,
+        ScalarFunction::ProcTime => {
+            return Err(Error::Internal(
+                "PROCTIME() is filled in by the source".into(),
+            ))
+        }
+        ScalarFunction::CurrentWatermark => {
+            return Err(Error::Internal(
+                "CURRENT_WATERMARK() is read from the column its operator adds".into(),
+            ))
+        }
+        ScalarFunction::ToTimestamp => temporal::to_timestamp(string(0), string(1)),
+        ScalarFunction::ToTimestampLtz { millis } => temporal::to_timestamp_ltz(&values[0], millis),
         ScalarFunction::Substring => substring(args, values)?,
         ScalarFunction::Concat => {
             let parts: Vec<&StringArray> = (0..values.len()).map(string).collect();
@@ -93,39 +127,43 @@ pub fn evaluate_function(
             values[1].as_primitive::<Float64Type>(),
             f64::powf,
         )?),
-        ScalarFunction::Extract(unit) => extract(&values[0], unit)?,
-        ScalarFunction::FloorTime(unit) => truncate_time(&values[0], unit, false),
-        ScalarFunction::CeilTime(unit) => truncate_time(&values[0], unit, true),
+        ScalarFunction::Extract(unit) => temporal::extract(&values[0], unit)?,
+        ScalarFunction::FloorTime(unit) => temporal::truncate_time(&values[0], unit, false),
+        ScalarFunction::CeilTime(unit) => temporal::truncate_time(&values[0], unit, true),
         ScalarFunction::DateFormat => {
-            date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
+            temporal::date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
         }
-        ScalarFunction::UnixTimestamp => unix_timestamp(
+        ScalarFunction::UnixTimestamp => temporal::unix_timestamp(
             string(0),
             &chrono_format(&args[1], PatternMode::Parse)?,
             time_zone,
         ),
-        other => {
-            return Err(Error::Internal(format!(
-                "{} is not a library function",
-                other.name()
-            )))
-        }
     })
 }
 
-/// Whether `func` is evaluated here rather than in [`crate::expr::eval`].
-pub fn is_library(func: ScalarFunction) -> bool {
-    !matches!(
-        func,
-        ScalarFunction::Upper
-            | ScalarFunction::Lower
-            | ScalarFunction::CharLength
-            | ScalarFunction::Abs
-            | ScalarFunction::ToTimestampLtz { .. }
-            | ScalarFunction::ProcTime
-            | ScalarFunction::ToTimestamp
-            | ScalarFunction::CurrentWatermark
-    )
+/// ABS; the most negative integer stays as it is (it wraps, as Java's
+/// `Math.abs`).
+fn abs(v: &ArrayRef) -> Result<ArrayRef> {
+    Ok(match v.data_type() {
+        DataType::Int32 => Arc::new(
+            v.as_primitive::<Int32Type>()
+                .unary::<_, Int32Type>(|v| v.wrapping_abs()),
+        ),
+        DataType::Int64 => Arc::new(
+            v.as_primitive::<Int64Type>()
+                .unary::<_, Int64Type>(|v| v.wrapping_abs()),
+        ),
+        DataType::Float64 => Arc::new(
+            v.as_primitive::<Float64Type>()
+                .unary::<_, Float64Type>(f64::abs),
+        ),
+        DataType::Decimal128(p, s) => Arc::new(
+            v.as_primitive::<Decimal128Type>()
+                .unary::<_, Decimal128Type>(|v| v.wrapping_abs())
+                .with_precision_and_scale(*p, *s)?,
+        ),
+        other => return Err(Error::Internal(format!("ABS over {other}"))),
+    })
 }
 
 /// The text of a string literal argument.
@@ -316,7 +354,7 @@ fn round_integer(x: i128, digits: i32) -> i128 {
     let Some(unit) = 10i128.checked_pow(digits.unsigned_abs()) else {
         return 0;
     };
-    crate::expr::eval::div_pow10_half_up(x, digits.unsigned_abs()).saturating_mul(unit)
+    crate::expr::decimal::div_pow10_half_up(x, digits.unsigned_abs()).saturating_mul(unit)
 }
 
 /// A decimal of scale `s` rounded HALF_UP to `digits`, at the result scale
@@ -328,7 +366,7 @@ fn round_decimal(x: i128, s: i8, digits: i32) -> Option<i128> {
     }
     // Dropping more than 38 digits leaves 0 (div_pow10_half_up sees to it).
     let dropped = u32::try_from(i64::from(s) - i64::from(digits)).unwrap_or(u32::MAX);
-    let q = crate::expr::eval::div_pow10_half_up(x, dropped);
+    let q = crate::expr::decimal::div_pow10_half_up(x, dropped);
     if digits >= 0 || q == 0 {
         Some(q)
     } else {
@@ -380,152 +418,6 @@ fn round_double(x: f64, digits: i32) -> f64 {
     } else {
         magnitude
     }
-}
-
-fn extract(v: &ArrayRef, unit: TimeUnit) -> Result<ArrayRef> {
-    let part = match unit {
-        TimeUnit::Year => DatePart::Year,
-        TimeUnit::Quarter => DatePart::Quarter,
-        TimeUnit::Month => DatePart::Month,
-        TimeUnit::Week => DatePart::Week,
-        TimeUnit::Day => DatePart::Day,
-        TimeUnit::Hour => DatePart::Hour,
-        TimeUnit::Minute => DatePart::Minute,
-        TimeUnit::Second => DatePart::Second,
-        TimeUnit::DayOfWeek => DatePart::DayOfWeekSunday0,
-        TimeUnit::DayOfYear => DatePart::DayOfYear,
-    };
-    let part = cast(&date_part(v.as_ref(), part)?, &DataType::Int64)?;
-    Ok(if unit == TimeUnit::DayOfWeek {
-        // Flink counts Sunday as 1.
-        numeric::add_wrapping(&part, &Int64Array::new_scalar(1))?
-    } else {
-        part
-    })
-}
-
-const MS_PER_DAY: i64 = 86_400_000;
-/// `NaiveDate::num_days_from_ce` of 1970-01-01.
-const EPOCH_DAYS_FROM_CE: i64 = 719_163;
-
-/// FLOOR / CEIL of a wall-clock timestamp to a unit; NULL past the
-/// representable range. Weeks start on Sunday, as in Flink.
-fn truncate_time(v: &ArrayRef, unit: TimeUnit, ceil: bool) -> ArrayRef {
-    let ts = v.as_primitive::<TimestampMillisecondType>();
-    let out: TimestampMillisecondArray = ts.unary_opt(|t| {
-        let floor = floor_time(t, unit)?;
-        if ceil && floor != t {
-            next_boundary(floor, unit)
-        } else {
-            Some(floor)
-        }
-    });
-    Arc::new(out.with_timezone_opt(ts.timezone()))
-}
-
-fn fixed_unit(unit: TimeUnit) -> Option<i64> {
-    match unit {
-        TimeUnit::Second => Some(1_000),
-        TimeUnit::Minute => Some(60_000),
-        TimeUnit::Hour => Some(3_600_000),
-        TimeUnit::Day => Some(MS_PER_DAY),
-        TimeUnit::Week => Some(7 * MS_PER_DAY),
-        _ => None,
-    }
-}
-
-fn date_of(days: i64) -> Option<NaiveDate> {
-    NaiveDate::from_num_days_from_ce_opt(i32::try_from(days + EPOCH_DAYS_FROM_CE).ok()?)
-}
-
-fn millis_of(date: NaiveDate) -> Option<i64> {
-    (i64::from(date.num_days_from_ce()) - EPOCH_DAYS_FROM_CE).checked_mul(MS_PER_DAY)
-}
-
-fn floor_time(t: i64, unit: TimeUnit) -> Option<i64> {
-    if unit == TimeUnit::Week {
-        // 1970-01-04 was a Sunday.
-        let sunday = 3 * MS_PER_DAY;
-        let week = 7 * MS_PER_DAY;
-        return t.checked_sub(t.checked_sub(sunday)?.rem_euclid(week));
-    }
-    if let Some(u) = fixed_unit(unit) {
-        return t.checked_sub(t.rem_euclid(u));
-    }
-    let date = date_of(t.div_euclid(MS_PER_DAY))?;
-    let month = match unit {
-        TimeUnit::Year => 1,
-        TimeUnit::Quarter => (date.month0() / 3) * 3 + 1,
-        _ => date.month(),
-    };
-    millis_of(NaiveDate::from_ymd_opt(date.year(), month, 1)?)
-}
-
-fn next_boundary(floor: i64, unit: TimeUnit) -> Option<i64> {
-    if let Some(u) = fixed_unit(unit) {
-        return floor.checked_add(u);
-    }
-    let date = date_of(floor.div_euclid(MS_PER_DAY))?;
-    let months = match unit {
-        TimeUnit::Year => 12,
-        TimeUnit::Quarter => 3,
-        _ => 1,
-    };
-    millis_of(date.checked_add_months(chrono::Months::new(months))?)
-}
-
-/// DATE_FORMAT over wall-clock timestamps with a chrono format the binder
-/// translated and checked.
-fn date_format(v: &ArrayRef, format: &str) -> Result<ArrayRef> {
-    let items: Vec<chrono::format::Item> = chrono::format::StrftimeItems::new(format).collect();
-    let ts = v.as_primitive::<TimestampMillisecondType>();
-    let mut out = StringBuilder::with_capacity(ts.len(), ts.len() * format.len());
-    let mut buf = String::new();
-    for t in ts.iter() {
-        let Some(t) = t else {
-            out.append_null();
-            continue;
-        };
-        let Some(dt) = chrono::DateTime::from_timestamp_millis(t) else {
-            out.append_null();
-            continue;
-        };
-        buf.clear();
-        write!(buf, "{}", dt.naive_utc().format_with_items(items.iter()))
-            .map_err(|_| Error::Internal(format!("bad chrono format '{format}'")))?;
-        out.append_value(&buf);
-    }
-    Ok(Arc::new(out.finish()))
-}
-
-/// UNIX_TIMESTAMP(text, format): like Java's SimpleDateFormat.parse, text
-/// after the pattern is ignored; what does not parse is `i64::MIN`, as
-/// Flink gives.
-fn unix_timestamp(s: &StringArray, format: &str, tz: chrono_tz::Tz) -> ArrayRef {
-    let out: Int64Array = s
-        .iter()
-        .map(|t| {
-            let t = t?;
-            let wall = chrono::NaiveDateTime::parse_and_remainder(t, format)
-                .map(|(dt, _)| dt)
-                .or_else(|_| {
-                    chrono::NaiveDate::parse_and_remainder(t, format)
-                        .map(|(d, _)| d.and_time(chrono::NaiveTime::MIN))
-                })
-                .ok()
-                .map(|dt| dt.and_utc().timestamp_millis());
-            let instant = wall.and_then(|w| {
-                if tz == chrono_tz::UTC {
-                    Some(w)
-                } else {
-                    crate::time::zone::local_to_instant(w, tz)
-                }
-            });
-            // Java's long division truncates toward zero.
-            Some(instant.map_or(i64::MIN, |ms| ms / 1000))
-        })
-        .collect();
-    Arc::new(out)
 }
 
 #[cfg(test)]
@@ -593,83 +485,5 @@ mod tests {
         assert_eq!(round_integer(1234, i32::MIN), 0);
         assert_eq!(round_double(1234.5, i32::MIN), 0.0);
         assert_eq!(round_double(1234.5, i32::MAX), 1234.5);
-    }
-
-    #[test]
-    fn floor_and_ceil_of_times() {
-        let ts = |s: &str| {
-            chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.3f")
-                .map(|d| d.and_utc().timestamp_millis())
-                .unwrap_or(i64::MIN)
-        };
-        let cases = [
-            (
-                "2024-03-06 13:45:30.250",
-                TimeUnit::Week,
-                false,
-                "2024-03-03 00:00:00.000",
-            ),
-            (
-                "2024-03-06 13:45:30.250",
-                TimeUnit::Week,
-                true,
-                "2024-03-10 00:00:00.000",
-            ),
-            (
-                "2024-03-03 00:00:00.000",
-                TimeUnit::Week,
-                true,
-                "2024-03-03 00:00:00.000",
-            ),
-            (
-                "2024-03-06 13:45:30.250",
-                TimeUnit::Quarter,
-                true,
-                "2024-04-01 00:00:00.000",
-            ),
-            (
-                "2024-03-06 13:45:30.250",
-                TimeUnit::Year,
-                false,
-                "2024-01-01 00:00:00.000",
-            ),
-            (
-                "1969-12-31 23:59:59.999",
-                TimeUnit::Hour,
-                false,
-                "1969-12-31 23:00:00.000",
-            ),
-            (
-                "1969-12-31 23:59:59.999",
-                TimeUnit::Second,
-                true,
-                "1970-01-01 00:00:00.000",
-            ),
-            (
-                "1969-12-31 10:00:00.000",
-                TimeUnit::Week,
-                false,
-                "1969-12-28 00:00:00.000",
-            ),
-            (
-                "2024-12-31 00:00:00.000",
-                TimeUnit::Month,
-                true,
-                "2025-01-01 00:00:00.000",
-            ),
-        ];
-        // Past the representable range: NULL, not a panic.
-        let edge: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![i64::MIN, i64::MAX]));
-        for unit in [TimeUnit::Week, TimeUnit::Day, TimeUnit::Year] {
-            for ceil in [false, true] {
-                let _ = truncate_time(&edge, unit, ceil);
-            }
-        }
-        for (t, unit, ceil, want) in cases {
-            let arr: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![ts(t)]));
-            let got = truncate_time(&arr, unit, ceil);
-            let got = got.as_primitive::<TimestampMillisecondType>().value(0);
-            assert_eq!(got, ts(want), "{t} {unit:?} ceil={ceil}");
-        }
     }
 }

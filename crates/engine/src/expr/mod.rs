@@ -1,5 +1,10 @@
-//! Bound expressions evaluated over whole Arrow batches ([`eval`]) and the
-//! scalar function library they call ([`functions`]).
+//! Bound expressions evaluated over whole Arrow batches ([`eval`]), with
+//! CAST ([`cast`]), DECIMAL arithmetic ([`decimal`]) and the scalar
+//! function library they call ([`functions`], its time functions in
+//! [`temporal`]).
 
+mod cast;
+pub(crate) mod decimal;
 pub mod eval;
 pub mod functions;
+mod temporal;

@@ -7,7 +7,7 @@
 //! integers truncates toward zero; AVG of DECIMAL(p, s) has scale
 //! max(6, s), rounded half up.
 
-use crate::expr::eval::rescale;
+use crate::expr::decimal::rescale;
 use crate::runtime::snapshot::{Persist, StateReader, StateWriter};
 use arrow::array::{
     Array, ArrayRef, ArrowPrimitiveType, AsArray, Int64Array, PrimitiveArray, StringBuilder,

@@ -1,0 +1,350 @@
+//! CAST and TRY_CAST with Flink's semantics: text read as Flink's CAST
+//! reads it, numbers narrowed and rounded by Java's rules, timestamps moved
+//! between wall clock and instant in the session zone, and anything cast
+//! to STRING printed as Flink prints it. A text that does not convert is
+//! an error naming it for CAST and NULL for TRY_CAST.
+
+use crate::expr::decimal::{rescale, POW10};
+use crate::expr::eval::EvalContext;
+use crate::formats::print::format_value;
+use arrow::array::{
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int32Array,
+    Int64Array, TimestampMillisecondArray,
+};
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type};
+use std::sync::Arc;
+use tidemark_common::{Error, Result, SqlType};
+
+/// CAST with Flink's semantics on top of arrow's cast kernel.
+pub(crate) fn cast(
+    v: &ArrayRef,
+    from: &SqlType,
+    to: &SqlType,
+    try_cast: bool,
+    ctx: &EvalContext,
+) -> Result<ArrayRef> {
+    if from == to {
+        return Ok(v.clone());
+    }
+
+    if *from == SqlType::Null {
+        return Ok(new_null_array(&to.to_arrow(), v.len()));
+    }
+    // Timestamps of another precision share the millisecond representation:
+    // a wider one is the same value, a narrower one drops the digits.
+    if let (SqlType::Timestamp(p), SqlType::Timestamp(q))
+    | (SqlType::TimestampLtz(p), SqlType::TimestampLtz(q)) = (from, to)
+    {
+        if q >= p {
+            return Ok(v.clone());
+        }
+        let unit = 10i64.pow(u32::from(3 - (*q).min(3)));
+        let ts = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+        let cut: TimestampMillisecondArray = ts.unary(|t| t - t.rem_euclid(unit));
+        return Ok(Arc::new(cut.with_timezone_opt(ts.timezone())));
+    }
+    // To STRING, values print as Flink prints them (`1.0E7`, `TRUE`,
+    // `2020-01-01 00:00:00.000`), not as arrow's display does.
+    if *to == SqlType::String {
+        let mut buf = String::new();
+        let mut out = arrow::array::StringBuilder::with_capacity(v.len(), v.len() * 8);
+        for i in 0..v.len() {
+            if v.is_null(i) {
+                out.append_null();
+            } else {
+                buf.clear();
+                format_value(v.as_ref(), from, i, ctx.time_zone, &mut buf)?;
+                out.append_value(&buf);
+            }
+        }
+        return Ok(Arc::new(out.finish()));
+    }
+    let out = match (from, to) {
+        (
+            SqlType::String,
+            SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..),
+        ) => parse_strings(v.as_string::<i32>(), to)?,
+        (SqlType::String, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
+            let ltz = matches!(to, SqlType::TimestampLtz(_));
+            let parsed: TimestampMillisecondArray = v
+                .as_string::<i32>()
+                .iter()
+                .map(|t| {
+                    t.and_then(|t| crate::formats::text::parse_timestamp(t, ltz, ctx.time_zone))
+                })
+                .collect();
+            Arc::new(parsed.with_timezone_opt(ltz.then_some(tidemark_common::LTZ_ARROW_TZ)))
+        }
+        (SqlType::String, SqlType::Boolean) => {
+            // Flink's CAST reads these words, in any case, and nothing else.
+            let s = v.as_string::<i32>();
+            Arc::new(
+                s.iter()
+                    .map(|t| {
+                        t.and_then(|t| match t.trim().to_ascii_lowercase().as_str() {
+                            "true" | "t" | "yes" | "y" | "1" => Some(true),
+                            "false" | "f" | "no" | "n" | "0" => Some(false),
+                            _ => None,
+                        })
+                    })
+                    .collect::<BooleanArray>(),
+            )
+        }
+        (SqlType::Timestamp(_), SqlType::TimestampLtz(_)) => {
+            let wall = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+            let instants: TimestampMillisecondArray = wall
+                .iter()
+                .map(|w| w.and_then(|w| local_instant(w, ctx.time_zone)))
+                .collect();
+            Arc::new(instants.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+        (SqlType::TimestampLtz(_), SqlType::Timestamp(_)) => {
+            let instants = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+            let wall: TimestampMillisecondArray = instants
+                .iter()
+                .map(|t| t.and_then(|t| crate::time::zone::to_wall_clock(t, ctx.time_zone)))
+                .collect();
+            Arc::new(wall)
+        }
+        (SqlType::Int | SqlType::BigInt, SqlType::TimestampLtz(_)) => {
+            // As Flink: a number cast to TIMESTAMP_LTZ counts seconds.
+            let secs = cast_with_options(v, &DataType::Int64, &CastOptions::default())?;
+            let ms: TimestampMillisecondArray = secs
+                .as_primitive::<Int64Type>()
+                .iter()
+                .map(|x| x.and_then(|x| x.checked_mul(1000)))
+                .collect();
+            Arc::new(ms.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+        }
+        _ if is_number_like(from) && is_number_like(to) => numeric_cast(v, from, to)?,
+        _ => return Err(Error::Internal(format!("no cast from {from} to {to}"))),
+    };
+    // Only text can fail to convert; numbers wrap, saturate or (for a
+    // DECIMAL that is too small) become NULL, as in Flink.
+    if !try_cast && from.is_string() && out.null_count() > v.null_count() {
+        if let Some(i) = (0..v.len()).find(|&i| v.is_valid(i) && out.is_null(i)) {
+            let mut shown = String::new();
+            format_value(v.as_ref(), from, i, ctx.time_zone, &mut shown)?;
+            return Err(Error::Execution(format!("cannot cast '{shown}' to {to}")));
+        }
+    }
+    Ok(out)
+}
+
+fn is_number_like(t: &SqlType) -> bool {
+    t.is_numeric() || *t == SqlType::Boolean
+}
+
+/// The instant of a wall-clock time in `tz`.
+fn local_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
+    if tz == chrono_tz::UTC {
+        return Some(wall_ms);
+    }
+    crate::time::zone::local_to_instant(wall_ms, tz)
+}
+
+/// One number on its way through a cast.
+#[derive(Clone, Copy)]
+enum Number {
+    Int(i64),
+    Float(f64),
+    /// Unscaled value and scale.
+    Decimal(i128, i8),
+}
+
+/// Casts between numbers and BOOLEAN with Java's and Flink's rules:
+/// integers narrow by wrapping; DOUBLE to an integer truncates toward zero
+/// and saturates (NaN is 0); DECIMAL to an integer truncates, then wraps;
+/// to DECIMAL rounds half up and is NULL when it does not fit; BOOLEAN is
+/// 1 or 0, and a number is TRUE when it is not zero.
+fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> {
+    let read: Box<dyn Fn(usize) -> Number> = match from {
+        SqlType::Boolean => {
+            let a = v.as_boolean().clone();
+            Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
+        SqlType::Int => {
+            let a = v.as_primitive::<Int32Type>().clone();
+            Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
+        SqlType::BigInt => {
+            let a = v.as_primitive::<Int64Type>().clone();
+            Box::new(move |i| Number::Int(a.value(i)))
+        }
+        SqlType::Double => {
+            let a = v.as_primitive::<Float64Type>().clone();
+            Box::new(move |i| Number::Float(a.value(i)))
+        }
+        SqlType::Decimal(_, s) => {
+            let a = v.as_primitive::<Decimal128Type>().clone();
+            let s = *s;
+            Box::new(move |i| Number::Decimal(a.value(i), s))
+        }
+        other => return Err(Error::Internal(format!("numeric cast from {other}"))),
+    };
+    let valid = |i: usize| v.is_valid(i);
+    let n = v.len();
+    Ok(match to {
+        SqlType::Boolean => Arc::new(
+            (0..n)
+                .map(|i| {
+                    valid(i).then(|| match read(i) {
+                        Number::Int(x) => x != 0,
+                        Number::Float(x) => x != 0.0,
+                        Number::Decimal(x, _) => x != 0,
+                    })
+                })
+                .collect::<BooleanArray>(),
+        ),
+        SqlType::Int => Arc::new(
+            (0..n)
+                .map(|i| {
+                    valid(i).then(|| match read(i) {
+                        // Java's (int) of a double saturates at INT's bounds.
+                        Number::Float(x) => x as i32,
+                        other => to_i64(other) as i32,
+                    })
+                })
+                .collect::<Int32Array>(),
+        ),
+        SqlType::BigInt => Arc::new(
+            (0..n)
+                .map(|i| valid(i).then(|| to_i64(read(i))))
+                .collect::<Int64Array>(),
+        ),
+        SqlType::Double => Arc::new(
+            (0..n)
+                .map(|i| {
+                    valid(i).then(|| match read(i) {
+                        Number::Int(x) => x as f64,
+                        Number::Float(x) => x,
+                        // Correctly rounded, as BigDecimal.doubleValue().
+                        Number::Decimal(x, s) => {
+                            decimal_text(x, s).parse::<f64>().unwrap_or(f64::NAN)
+                        }
+                    })
+                })
+                .collect::<arrow::array::Float64Array>(),
+        ),
+        SqlType::Decimal(p, s) => {
+            let limit = POW10[*p as usize];
+            let out: Decimal128Array = (0..n)
+                .map(|i| {
+                    if !valid(i) {
+                        return None;
+                    }
+                    let unscaled = match read(i) {
+                        Number::Int(x) => rescale(x as i128, 0, *s),
+                        Number::Decimal(x, from_scale) => rescale(x, from_scale, *s),
+                        // As BigDecimal.valueOf(double): the shortest
+                        // decimal that reads back as the same double.
+                        Number::Float(x) if x.is_finite() => crate::formats::text::parse_decimal(
+                            crate::formats::print::java_double_to_string(x).as_bytes(),
+                            38,
+                            *s,
+                        ),
+                        Number::Float(_) => None,
+                    }?;
+                    (unscaled.abs() < limit).then_some(unscaled)
+                })
+                .collect();
+            Arc::new(out.with_precision_and_scale(*p, *s)?)
+        }
+        other => return Err(Error::Internal(format!("numeric cast to {other}"))),
+    })
+}
+
+/// A number as Java's `(long)` cast gives it.
+fn to_i64(n: Number) -> i64 {
+    match n {
+        Number::Int(x) => x,
+        // Rust's float-to-int `as` saturates and maps NaN to 0, as Java's.
+        Number::Float(x) => x as i64,
+        Number::Decimal(x, s) => {
+            let whole = if s > 0 { x / POW10[s as usize] } else { x };
+            whole as i64
+        }
+    }
+}
+
+fn decimal_text(unscaled: i128, scale: i8) -> String {
+    let mut text = String::new();
+    crate::formats::print::write_decimal(unscaled, scale, &mut text);
+    text
+}
+
+/// STRING to a number as Flink's CAST reads it: surrounding whitespace
+/// is ignored; an integer target takes a fraction and drops it (`'1.5'` is
+/// 1); DOUBLE takes Java's syntax; DECIMAL rounds half up. What does not
+/// parse, or does not fit, is NULL (the caller turns that into an error
+/// for CAST).
+fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef> {
+    use crate::formats::text::{java_trim, parse_decimal, parse_i64, parse_java_double};
+    let integer = |text: &str| -> Option<i64> {
+        let t = java_trim(text.as_bytes());
+        parse_i64(t).or_else(|| {
+            // `digits.digits`: the integer part, truncated toward zero.
+            let text = std::str::from_utf8(t).ok()?;
+            let (whole, frac) = text.split_once('.')?;
+            if !frac.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            match whole {
+                "" | "-" | "+" if !frac.is_empty() => Some(0),
+                _ => parse_i64(whole.as_bytes()),
+            }
+        })
+    };
+    Ok(match to {
+        SqlType::Int => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(integer).and_then(|i| i32::try_from(i).ok()))
+                .collect::<Int32Array>(),
+        ),
+        SqlType::BigInt => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(integer))
+                .collect::<Int64Array>(),
+        ),
+        SqlType::Double => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(|t| parse_java_double(t.as_bytes())))
+                .collect::<arrow::array::Float64Array>(),
+        ),
+        SqlType::Decimal(p, sc) => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(|t| parse_decimal(java_trim(t.as_bytes()), *p, *sc)))
+                .collect::<Decimal128Array>()
+                .with_precision_and_scale(*p, *sc)?,
+        ),
+        other => return Err(Error::Internal(format!("string parse to {other}"))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::eval::tests::{lit, show};
+    use datafusion_common::ScalarValue;
+    use tidemark_common::expr::Expr;
+    use tidemark_common::{Error, Result, SqlType};
+
+    #[test]
+    fn casts_fail_with_the_value_and_try_cast_gives_null() -> Result<()> {
+        let s = |v: &str| lit(ScalarValue::Utf8(Some(v.into())), SqlType::String);
+        let cast = |e: Expr, to: SqlType, try_cast: bool| Expr::Cast {
+            expr: Box::new(e),
+            to,
+            try_cast,
+        };
+        assert_eq!(show(&cast(s(" 42 "), SqlType::Int, false))?, "42");
+        assert_eq!(show(&cast(s("abc"), SqlType::Int, true))?, "<NULL>");
+        match show(&cast(s("abc"), SqlType::Int, false)) {
+            Err(Error::Execution(m)) => assert_eq!(m, "cannot cast 'abc' to INT"),
+            other => panic!("expected a cast error, got {other:?}"),
+        }
+        let double = lit(ScalarValue::Float64(Some(-2.7)), SqlType::Double);
+        assert_eq!(show(&cast(double, SqlType::Int, false))?, "-2");
+        Ok(())
+    }
+}

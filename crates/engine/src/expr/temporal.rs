@@ -1,0 +1,292 @@
+//! The time functions of the library: EXTRACT, FLOOR and CEIL of a
+//! timestamp to a unit, DATE_FORMAT, UNIX_TIMESTAMP, TO_TIMESTAMP and
+//! TO_TIMESTAMP_LTZ, over whole arrays of wall-clock timestamps, instants
+//! or text.
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Int64Array, StringArray, StringBuilder, TimestampMillisecondArray,
+};
+use arrow::compute::kernels::temporal::{date_part, DatePart};
+use arrow::compute::{cast, kernels::numeric};
+use arrow::datatypes::{DataType, Int64Type, TimestampMillisecondType};
+use chrono::{Datelike, NaiveDate};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use tidemark_common::expr::TimeUnit;
+use tidemark_common::{Error, Result};
+
+/// TO_TIMESTAMP(text, format): text read with the chrono `format` the
+/// binder translated (the first row's; it is a literal), NULL where it
+/// does not match.
+pub(crate) fn to_timestamp(text: &StringArray, format: &StringArray) -> ArrayRef {
+    let format = if format.is_empty() {
+        ""
+    } else {
+        format.value(0)
+    };
+    let parsed: TimestampMillisecondArray = text
+        .iter()
+        .map(|t| {
+            let t = t?.trim();
+            chrono::NaiveDateTime::parse_from_str(t, format)
+                .ok()
+                .or_else(|| {
+                    chrono::NaiveDate::parse_from_str(t, format)
+                        .ok()
+                        .and_then(|d| d.and_hms_opt(0, 0, 0))
+                })
+                .map(|dt| dt.and_utc().timestamp_millis())
+                // As Flink: text in the default form is read even
+                // when another format was given.
+                .or_else(|| crate::formats::text::parse_timestamp(t, false, chrono_tz::UTC))
+        })
+        .collect();
+    Arc::new(parsed)
+}
+
+/// TO_TIMESTAMP_LTZ(epoch, precision): an instant from seconds, or from
+/// milliseconds (`millis`).
+pub(crate) fn to_timestamp_ltz(epoch: &ArrayRef, millis: bool) -> ArrayRef {
+    let v = epoch.as_primitive::<Int64Type>();
+    let factor = if millis { 1 } else { 1_000 };
+    // Outside years 0000-9999 Flink gives NULL.
+    const FIRST: i64 = -62_167_219_200_000;
+    const LAST: i64 = 253_402_300_799_999;
+    let ts: TimestampMillisecondArray = v
+        .iter()
+        .map(|x| {
+            x.and_then(|x| x.checked_mul(factor))
+                .filter(|t| (FIRST..=LAST).contains(t))
+        })
+        .collect();
+    Arc::new(ts.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+}
+
+pub(crate) fn extract(v: &ArrayRef, unit: TimeUnit) -> Result<ArrayRef> {
+    let part = match unit {
+        TimeUnit::Year => DatePart::Year,
+        TimeUnit::Quarter => DatePart::Quarter,
+        TimeUnit::Month => DatePart::Month,
+        TimeUnit::Week => DatePart::Week,
+        TimeUnit::Day => DatePart::Day,
+        TimeUnit::Hour => DatePart::Hour,
+        TimeUnit::Minute => DatePart::Minute,
+        TimeUnit::Second => DatePart::Second,
+        TimeUnit::DayOfWeek => DatePart::DayOfWeekSunday0,
+        TimeUnit::DayOfYear => DatePart::DayOfYear,
+    };
+    let part = cast(&date_part(v.as_ref(), part)?, &DataType::Int64)?;
+    Ok(if unit == TimeUnit::DayOfWeek {
+        // Flink counts Sunday as 1.
+        numeric::add_wrapping(&part, &Int64Array::new_scalar(1))?
+    } else {
+        part
+    })
+}
+
+const MS_PER_DAY: i64 = 86_400_000;
+/// `NaiveDate::num_days_from_ce` of 1970-01-01.
+const EPOCH_DAYS_FROM_CE: i64 = 719_163;
+
+/// FLOOR / CEIL of a wall-clock timestamp to a unit; NULL past the
+/// representable range. Weeks start on Sunday, as in Flink.
+pub(crate) fn truncate_time(v: &ArrayRef, unit: TimeUnit, ceil: bool) -> ArrayRef {
+    let ts = v.as_primitive::<TimestampMillisecondType>();
+    let out: TimestampMillisecondArray = ts.unary_opt(|t| {
+        let floor = floor_time(t, unit)?;
+        if ceil && floor != t {
+            next_boundary(floor, unit)
+        } else {
+            Some(floor)
+        }
+    });
+    Arc::new(out.with_timezone_opt(ts.timezone()))
+}
+
+fn fixed_unit(unit: TimeUnit) -> Option<i64> {
+    match unit {
+        TimeUnit::Second => Some(1_000),
+        TimeUnit::Minute => Some(60_000),
+        TimeUnit::Hour => Some(3_600_000),
+        TimeUnit::Day => Some(MS_PER_DAY),
+        TimeUnit::Week => Some(7 * MS_PER_DAY),
+        _ => None,
+    }
+}
+
+fn date_of(days: i64) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt(i32::try_from(days + EPOCH_DAYS_FROM_CE).ok()?)
+}
+
+fn millis_of(date: NaiveDate) -> Option<i64> {
+    (i64::from(date.num_days_from_ce()) - EPOCH_DAYS_FROM_CE).checked_mul(MS_PER_DAY)
+}
+
+fn floor_time(t: i64, unit: TimeUnit) -> Option<i64> {
+    if unit == TimeUnit::Week {
+        // 1970-01-04 was a Sunday.
+        let sunday = 3 * MS_PER_DAY;
+        let week = 7 * MS_PER_DAY;
+        return t.checked_sub(t.checked_sub(sunday)?.rem_euclid(week));
+    }
+    if let Some(u) = fixed_unit(unit) {
+        return t.checked_sub(t.rem_euclid(u));
+    }
+    let date = date_of(t.div_euclid(MS_PER_DAY))?;
+    let month = match unit {
+        TimeUnit::Year => 1,
+        TimeUnit::Quarter => (date.month0() / 3) * 3 + 1,
+        _ => date.month(),
+    };
+    millis_of(NaiveDate::from_ymd_opt(date.year(), month, 1)?)
+}
+
+fn next_boundary(floor: i64, unit: TimeUnit) -> Option<i64> {
+    if let Some(u) = fixed_unit(unit) {
+        return floor.checked_add(u);
+    }
+    let date = date_of(floor.div_euclid(MS_PER_DAY))?;
+    let months = match unit {
+        TimeUnit::Year => 12,
+        TimeUnit::Quarter => 3,
+        _ => 1,
+    };
+    millis_of(date.checked_add_months(chrono::Months::new(months))?)
+}
+
+/// DATE_FORMAT over wall-clock timestamps with a chrono format the binder
+/// translated and checked.
+pub(crate) fn date_format(v: &ArrayRef, format: &str) -> Result<ArrayRef> {
+    let items: Vec<chrono::format::Item> = chrono::format::StrftimeItems::new(format).collect();
+    let ts = v.as_primitive::<TimestampMillisecondType>();
+    let mut out = StringBuilder::with_capacity(ts.len(), ts.len() * format.len());
+    let mut buf = String::new();
+    for t in ts.iter() {
+        let Some(t) = t else {
+            out.append_null();
+            continue;
+        };
+        let Some(dt) = chrono::DateTime::from_timestamp_millis(t) else {
+            out.append_null();
+            continue;
+        };
+        buf.clear();
+        write!(buf, "{}", dt.naive_utc().format_with_items(items.iter()))
+            .map_err(|_| Error::Internal(format!("bad chrono format '{format}'")))?;
+        out.append_value(&buf);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// UNIX_TIMESTAMP(text, format): like Java's SimpleDateFormat.parse, text
+/// after the pattern is ignored; what does not parse is `i64::MIN`, as
+/// Flink gives.
+pub(crate) fn unix_timestamp(s: &StringArray, format: &str, tz: chrono_tz::Tz) -> ArrayRef {
+    let out: Int64Array = s
+        .iter()
+        .map(|t| {
+            let t = t?;
+            let wall = chrono::NaiveDateTime::parse_and_remainder(t, format)
+                .map(|(dt, _)| dt)
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_and_remainder(t, format)
+                        .map(|(d, _)| d.and_time(chrono::NaiveTime::MIN))
+                })
+                .ok()
+                .map(|dt| dt.and_utc().timestamp_millis());
+            let instant = wall.and_then(|w| {
+                if tz == chrono_tz::UTC {
+                    Some(w)
+                } else {
+                    crate::time::zone::local_to_instant(w, tz)
+                }
+            });
+            // Java's long division truncates toward zero.
+            Some(instant.map_or(i64::MIN, |ms| ms / 1000))
+        })
+        .collect();
+    Arc::new(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_and_ceil_of_times() {
+        let ts = |s: &str| {
+            chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.3f")
+                .map(|d| d.and_utc().timestamp_millis())
+                .unwrap_or(i64::MIN)
+        };
+        let cases = [
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Week,
+                false,
+                "2024-03-03 00:00:00.000",
+            ),
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Week,
+                true,
+                "2024-03-10 00:00:00.000",
+            ),
+            (
+                "2024-03-03 00:00:00.000",
+                TimeUnit::Week,
+                true,
+                "2024-03-03 00:00:00.000",
+            ),
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Quarter,
+                true,
+                "2024-04-01 00:00:00.000",
+            ),
+            (
+                "2024-03-06 13:45:30.250",
+                TimeUnit::Year,
+                false,
+                "2024-01-01 00:00:00.000",
+            ),
+            (
+                "1969-12-31 23:59:59.999",
+                TimeUnit::Hour,
+                false,
+                "1969-12-31 23:00:00.000",
+            ),
+            (
+                "1969-12-31 23:59:59.999",
+                TimeUnit::Second,
+                true,
+                "1970-01-01 00:00:00.000",
+            ),
+            (
+                "1969-12-31 10:00:00.000",
+                TimeUnit::Week,
+                false,
+                "1969-12-28 00:00:00.000",
+            ),
+            (
+                "2024-12-31 00:00:00.000",
+                TimeUnit::Month,
+                true,
+                "2025-01-01 00:00:00.000",
+            ),
+        ];
+        // Past the representable range: NULL, not a panic.
+        let edge: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![i64::MIN, i64::MAX]));
+        for unit in [TimeUnit::Week, TimeUnit::Day, TimeUnit::Year] {
+            for ceil in [false, true] {
+                let _ = truncate_time(&edge, unit, ceil);
+            }
+        }
+        for (t, unit, ceil, want) in cases {
+            let arr: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![ts(t)]));
+            let got = truncate_time(&arr, unit, ceil);
+            let got = got.as_primitive::<TimestampMillisecondType>().value(0);
+            assert_eq!(got, ts(want), "{t} {unit:?} ceil={ceil}");
+        }
+    }
+}
