@@ -16,12 +16,109 @@ use tidemark_common::expr::Expr;
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result};
 
-pub struct Project {
+/// A stateless step applied to each chunk (projection, filter), run as an
+/// operator by [`ChunkMap`].
+pub trait ChunkStep: Send {
+    /// The operator's name in summaries and errors.
+    const NAME: &'static str;
+
+    fn apply(&self, chunk: &Chunk) -> Result<Chunk>;
+}
+
+/// The operator of a [`ChunkStep`]: chunks go through the step (see
+/// [`map_chunks`]), everything else passes, and the metrics are all the
+/// state it keeps.
+pub struct ChunkMap<S> {
+    step: S,
+    metrics: OperatorMetrics,
+}
+
+impl<S> ChunkMap<S> {
+    fn of(step: S) -> Self {
+        ChunkMap {
+            step,
+            metrics: OperatorMetrics::default(),
+        }
+    }
+}
+
+impl<S: ChunkStep> Operator for ChunkMap<S> {
+    fn name(&self) -> String {
+        S::NAME.into()
+    }
+
+    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
+        let step = &self.step;
+        map_chunks(item, out, &mut self.metrics, |c| step.apply(c))
+    }
+
+    fn metrics(&self) -> OperatorMetrics {
+        self.metrics.clone()
+    }
+
+    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.metrics);
+        Ok(())
+    }
+
+    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.metrics = r.get()?;
+        Ok(())
+    }
+}
+
+/// One item through a stateless per-chunk step `f` (projection, filter):
+/// chunks are mapped, everything else passes. If `f` fails on a chunk, it is
+/// applied to the rows before the first row that fails on its own, and
+/// those go out before that row's error, so what comes out before a runtime
+/// error is the same at every batch size. Only the error path pays for the
+/// row-by-row search.
+fn map_chunks(
+    item: StreamItem,
+    out: &mut Vec<StreamItem>,
+    metrics: &mut OperatorMetrics,
+    f: impl Fn(&Chunk) -> Result<Chunk>,
+) -> Result<()> {
+    let StreamItem::Chunk(chunk) = item else {
+        out.push(item);
+        return Ok(());
+    };
+    metrics.rows_in += chunk.num_rows() as u64;
+    let mut emit = |done: Chunk| {
+        if done.num_rows() > 0 {
+            metrics.rows_out += done.num_rows() as u64;
+            out.push(StreamItem::Chunk(done));
+        }
+    };
+    let err = match f(&chunk) {
+        Ok(done) => {
+            emit(done);
+            return Ok(());
+        }
+        Err(e) => e,
+    };
+    // The error reported is the first failing row's own, which may differ
+    // from the one the whole batch hit first.
+    for i in 0..chunk.num_rows() {
+        if let Err(row_err) = f(&chunk.slice(i, 1)) {
+            if i > 0 {
+                emit(f(&chunk.slice(0, i))?);
+            }
+            return Err(row_err);
+        }
+    }
+    Err(err)
+}
+
+/// Projection: one output column per expression.
+pub type Project = ChunkMap<Projection>;
+
+/// The step of [`Project`]: the expressions, evaluated over each chunk.
+pub struct Projection {
     exprs: Vec<Expr>,
     schema: SchemaRef,
     ctx: EvalContext,
     watermarks: WatermarkColumn,
-    metrics: OperatorMetrics,
 }
 
 /// Where `CURRENT_WATERMARK(..)` reads from: a column of per-row
@@ -97,18 +194,19 @@ impl Project {
             ));
         }
         let watermarks = WatermarkColumn::new(&mut exprs, input_width);
-        Ok(Project {
+        Ok(ChunkMap::of(Projection {
             exprs,
             schema,
             ctx,
             watermarks,
-            metrics: OperatorMetrics::default(),
-        })
+        }))
     }
 }
 
-impl Project {
-    fn project(&self, chunk: &Chunk) -> Result<Chunk> {
+impl ChunkStep for Projection {
+    const NAME: &'static str = "Project";
+
+    fn apply(&self, chunk: &Chunk) -> Result<Chunk> {
         let input = self.watermarks.batch(chunk)?;
         let columns = self
             .exprs
@@ -132,82 +230,14 @@ fn in_expression(err: Error, expr: &Expr) -> Error {
     }
 }
 
-/// One item through a stateless per-chunk step `f` (projection, filter):
-/// chunks are mapped, everything else passes. If `f` fails on a chunk, it is
-/// applied to the rows before the first row that fails on its own, and
-/// those go out before that row's error, so what comes out before a runtime
-/// error is the same at every batch size. Only the error path pays for the
-/// row-by-row search.
-fn map_chunks(
-    item: StreamItem,
-    out: &mut Vec<StreamItem>,
-    metrics: &mut OperatorMetrics,
-    f: impl Fn(&Chunk) -> Result<Chunk>,
-) -> Result<()> {
-    let StreamItem::Chunk(chunk) = item else {
-        out.push(item);
-        return Ok(());
-    };
-    metrics.rows_in += chunk.num_rows() as u64;
-    let mut emit = |done: Chunk| {
-        if done.num_rows() > 0 {
-            metrics.rows_out += done.num_rows() as u64;
-            out.push(StreamItem::Chunk(done));
-        }
-    };
-    let err = match f(&chunk) {
-        Ok(done) => {
-            emit(done);
-            return Ok(());
-        }
-        Err(e) => e,
-    };
-    // The error reported is the first failing row's own, which may differ
-    // from the one the whole batch hit first.
-    for i in 0..chunk.num_rows() {
-        if let Err(row_err) = f(&chunk.slice(i, 1)) {
-            if i > 0 {
-                emit(f(&chunk.slice(0, i))?);
-            }
-            return Err(row_err);
-        }
-    }
-    Err(err)
-}
+/// Filter: the rows the predicate holds for.
+pub type Filter = ChunkMap<Predicate>;
 
-impl Operator for Project {
-    fn name(&self) -> String {
-        "Project".into()
-    }
-
-    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        // The metrics are counted apart while `self` is lent to the step.
-        let mut metrics = std::mem::take(&mut self.metrics);
-        let result = map_chunks(item, out, &mut metrics, |c| self.project(c));
-        self.metrics = metrics;
-        result
-    }
-
-    fn metrics(&self) -> OperatorMetrics {
-        self.metrics.clone()
-    }
-
-    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
-        w.put(&self.metrics);
-        Ok(())
-    }
-
-    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        self.metrics = r.get()?;
-        Ok(())
-    }
-}
-
-pub struct Filter {
+/// The step of [`Filter`]: the predicate each row must hold.
+pub struct Predicate {
     predicate: Expr,
     ctx: EvalContext,
     watermarks: WatermarkColumn,
-    metrics: OperatorMetrics,
 }
 
 impl Filter {
@@ -216,17 +246,18 @@ impl Filter {
         let mut exprs = [predicate];
         let watermarks = WatermarkColumn::new(&mut exprs, input_width);
         let [predicate] = exprs;
-        Filter {
+        ChunkMap::of(Predicate {
             predicate,
             ctx,
             watermarks,
-            metrics: OperatorMetrics::default(),
-        }
+        })
     }
 }
 
-impl Filter {
-    fn filter(&self, chunk: &Chunk) -> Result<Chunk> {
+impl ChunkStep for Predicate {
+    const NAME: &'static str = "Filter";
+
+    fn apply(&self, chunk: &Chunk) -> Result<Chunk> {
         let mask = predicate_mask(&self.predicate, &self.watermarks.batch(chunk)?, &self.ctx)
             .map_err(|e| in_expression(e, &self.predicate))?;
         if mask.true_count() == chunk.num_rows() {
@@ -237,34 +268,6 @@ impl Filter {
             .filter(|i| mask.value(*i as usize))
             .collect();
         Ok(chunk.select(batch, &rows))
-    }
-}
-
-impl Operator for Filter {
-    fn name(&self) -> String {
-        "Filter".into()
-    }
-
-    fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
-        // The metrics are counted apart while `self` is lent to the step.
-        let mut metrics = std::mem::take(&mut self.metrics);
-        let result = map_chunks(item, out, &mut metrics, |c| self.filter(c));
-        self.metrics = metrics;
-        result
-    }
-
-    fn metrics(&self) -> OperatorMetrics {
-        self.metrics.clone()
-    }
-
-    fn save_state(&self, w: &mut StateWriter) -> Result<()> {
-        w.put(&self.metrics);
-        Ok(())
-    }
-
-    fn load_state(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        self.metrics = r.get()?;
-        Ok(())
     }
 }
 
