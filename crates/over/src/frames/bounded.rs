@@ -1,0 +1,411 @@
+//! Bounded frames (`n PRECEDING`): ROWS frames (a key's last `n` rows and
+//! the current one) and RANGE frames (a key's rows from `rowtime - d` on,
+//! peers included), and the two aggregates kept incrementally over them
+//! rather than recomputed from the frame's rows: DOUBLE SUM and AVG
+//! ([`Running`]) and MIN and MAX of primitive types ([`Extreme`]).
+
+use super::{deque_bytes, Frames, Out};
+use crate::store::{RowRef, Store};
+use arrow::array::{ArrayRef, Float64Array};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use tidemark_common::expr::{AggregateCall, AggregateFunction};
+use tidemark_common::window::FrameUnits;
+use tidemark_common::{Error, Result, SqlType};
+use tidemark_engine::snapshot::{StateReader, StateWriter};
+
+/// A DOUBLE SUM or AVG over a bounded frame, kept as Flink keeps it: a sum
+/// and a count per key, rows added and retracted one at a time.
+pub(super) struct Running {
+    arg: usize,
+    average: bool,
+    /// Per key id: the sum (SUM: none before the first value; AVG: from
+    /// 0.0) and how many non-NULL values it holds.
+    keys: Vec<(Option<f64>, i64)>,
+    /// Per key id: the values added and not yet retracted, oldest first
+    /// (the rows of the key's history, in its order).
+    values: Vec<VecDeque<Option<f64>>>,
+    /// The results of the rows emitted since the last build.
+    out: Vec<Option<f64>>,
+}
+
+impl Running {
+    /// The running sum of `call` over a bounded frame, if it is a DOUBLE
+    /// SUM or AVG.
+    pub(super) fn for_call(call: &AggregateCall) -> Option<Self> {
+        let double = call.arg_type == Some(SqlType::Double);
+        let func = matches!(call.func, AggregateFunction::Sum | AggregateFunction::Avg);
+        match call.arg {
+            Some(arg) if double && func => Some(Running {
+                arg,
+                average: call.func == AggregateFunction::Avg,
+                keys: Vec::new(),
+                values: Vec::new(),
+                out: Vec::new(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Makes room for key id `key`.
+    fn ensure_key(&mut self, key: usize) {
+        if self.keys.len() <= key {
+            self.keys.resize(key + 1, (None, 0));
+            self.values.resize_with(key + 1, VecDeque::new);
+        }
+    }
+
+    fn add(&mut self, key: usize, value: Option<f64>) {
+        self.values[key].push_back(value);
+        let Some(v) = value else { return };
+        let (sum, count) = &mut self.keys[key];
+        *sum = Some(match *sum {
+            Some(s) => s + v,
+            None if self.average => 0.0 + v,
+            None => v,
+        });
+        *count += 1;
+    }
+
+    /// Retracts the oldest value still added.
+    fn retract_oldest(&mut self, key: usize) {
+        let Some(Some(v)) = self.values[key].pop_front() else {
+            return;
+        };
+        let (sum, count) = &mut self.keys[key];
+        *sum = Some(sum.unwrap_or(0.0) - v);
+        *count -= 1;
+    }
+
+    fn value(&self, key: usize) -> Option<f64> {
+        let (sum, count) = self.keys[key];
+        if count == 0 {
+            return None;
+        }
+        let sum = sum?;
+        Some(if self.average {
+            sum / count as f64
+        } else {
+            sum
+        })
+    }
+
+    /// The results since the last build.
+    pub(super) fn array(&mut self) -> ArrayRef {
+        Arc::new(Float64Array::from(std::mem::take(&mut self.out)))
+    }
+
+    pub(super) fn state_bytes(&self) -> u64 {
+        deque_bytes(&self.values) + (self.keys.capacity() * 16) as u64
+    }
+
+    pub(super) fn save(&self, w: &mut StateWriter) {
+        w.put(&self.keys);
+        w.put(&self.values);
+    }
+
+    pub(super) fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.keys = r.get()?;
+        self.values = r.get()?;
+        Ok(())
+    }
+}
+
+/// MIN or MAX over a bounded frame of a primitive type, as a monotonic
+/// queue per key: the values that can still be the extreme, oldest first.
+/// Values compare in Flink's order (for DOUBLE, Java's `Double.compareTo`:
+/// -0.0 below 0.0, NaN above all), as its retracting MIN/MAX do.
+pub(super) struct Extreme {
+    arg: usize,
+    max: bool,
+    ty: SqlType,
+    /// Per key id: (position: row number or rowtime, order key, raw value).
+    keys: Vec<VecDeque<(i64, i128, i128)>>,
+    /// Per key id: rows added so far (ROWS positions).
+    added: Vec<i64>,
+    out: Vec<Option<i128>>,
+}
+
+impl Extreme {
+    /// The MIN/MAX queue of `call` over a bounded frame, if it is a MIN or
+    /// MAX of a primitive type.
+    pub(super) fn for_call(call: &AggregateCall) -> Option<Self> {
+        let primitive = matches!(
+            call.arg_type,
+            Some(
+                SqlType::Int
+                    | SqlType::BigInt
+                    | SqlType::Double
+                    | SqlType::Decimal(..)
+                    | SqlType::Timestamp(_)
+                    | SqlType::TimestampLtz(_)
+            )
+        );
+        let func = matches!(call.func, AggregateFunction::Min | AggregateFunction::Max);
+        match (call.arg, &call.arg_type) {
+            (Some(arg), Some(ty)) if primitive && func => Some(Extreme {
+                arg,
+                max: call.func == AggregateFunction::Max,
+                ty: ty.clone(),
+                keys: Vec::new(),
+                added: Vec::new(),
+                out: Vec::new(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Makes room for key id `key`.
+    fn ensure_key(&mut self, key: usize) {
+        if self.keys.len() <= key {
+            self.keys.resize_with(key + 1, VecDeque::new);
+            self.added.resize(key + 1, 0);
+        }
+    }
+
+    /// The key values compare by: DOUBLE bits mapped to a total order.
+    fn order(&self, raw: i128) -> i128 {
+        if self.ty != SqlType::Double {
+            return raw;
+        }
+        let bits = raw as u64 as i64;
+        // Negative numbers reverse; NaN (positive) lands above +inf.
+        (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
+    }
+
+    fn add(&mut self, key: usize, position: i64, raw: Option<i128>) {
+        let Some(raw) = raw else { return };
+        let order = self.order(raw);
+        let max = self.max;
+        let queue = &mut self.keys[key];
+        // A later value at least as extreme makes earlier ones useless;
+        // equal ones stay (the oldest is the answer, as it would be).
+        while queue
+            .back()
+            .is_some_and(|(_, o, _)| if max { *o < order } else { *o > order })
+        {
+            queue.pop_back();
+        }
+        queue.push_back((position, order, raw));
+    }
+
+    /// Drops the values before `first` (a row number or rowtime).
+    fn evict(&mut self, key: usize, first: i64) {
+        let queue = &mut self.keys[key];
+        while queue.front().is_some_and(|(p, _, _)| *p < first) {
+            queue.pop_front();
+        }
+    }
+
+    fn value(&self, key: usize) -> Option<i128> {
+        self.keys[key].front().map(|(_, _, raw)| *raw)
+    }
+
+    /// The results since the last build.
+    pub(super) fn array(&mut self) -> Result<ArrayRef> {
+        use arrow::array::{Decimal128Array, Int32Array, Int64Array, TimestampMillisecondArray};
+        let out = std::mem::take(&mut self.out);
+        Ok(match &self.ty {
+            SqlType::Int => Arc::new(Int32Array::from_iter(
+                out.iter().map(|v| v.map(|v| v as i32)),
+            )),
+            SqlType::BigInt => Arc::new(Int64Array::from_iter(
+                out.iter().map(|v| v.map(|v| v as i64)),
+            )),
+            SqlType::Double => Arc::new(Float64Array::from_iter(
+                out.iter().map(|v| v.map(|v| f64::from_bits(v as u64))),
+            )),
+            SqlType::Decimal(p, s) => Arc::new(
+                Decimal128Array::from_iter(out.iter().copied()).with_precision_and_scale(*p, *s)?,
+            ),
+            ty @ (SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
+                let tz = match ty.to_arrow() {
+                    arrow::datatypes::DataType::Timestamp(_, tz) => tz,
+                    _ => None,
+                };
+                Arc::new(
+                    TimestampMillisecondArray::from_iter(out.iter().map(|v| v.map(|v| v as i64)))
+                        .with_timezone_opt(tz),
+                )
+            }
+            other => return Err(Error::Internal(format!("MIN/MAX queue over {other}"))),
+        })
+    }
+
+    pub(super) fn state_bytes(&self) -> u64 {
+        deque_bytes(&self.keys) + (self.added.capacity() * 8) as u64
+    }
+
+    pub(super) fn save(&self, w: &mut StateWriter) {
+        w.put(&self.keys);
+        w.put(&self.added);
+    }
+
+    pub(super) fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.keys = r.get()?;
+        self.added = r.get()?;
+        Ok(())
+    }
+}
+
+impl Frames {
+    /// Rows `rows` of key `out.key` go out through a bounded frame reaching
+    /// `back` rows (ROWS) or milliseconds (RANGE) before them.
+    pub(super) fn emit_bounded(
+        &mut self,
+        store: &mut Store,
+        out: &Out,
+        rows: &[RowRef],
+        back: i64,
+    ) -> Result<()> {
+        let key = out.key as usize;
+        if self.history.len() <= key {
+            self.history.resize_with(key + 1, VecDeque::new);
+        }
+        for r in self.running.iter_mut().flatten() {
+            r.ensure_key(key);
+        }
+        for e in self.extremes.iter_mut().flatten() {
+            e.ensure_key(key);
+        }
+        match self.frame.units {
+            FrameUnits::Rows => self.emit_rows(store, out, rows, back as usize),
+            FrameUnits::Range => self.emit_range(store, out, rows, back),
+        }
+    }
+
+    /// ROWS n: each row's frame is the key's last n rows and itself.
+    fn emit_rows(&mut self, store: &mut Store, out: &Out, rows: &[RowRef], n: usize) -> Result<()> {
+        let key = out.key as usize;
+        for row in rows {
+            // What leaves the frame goes first, as Flink retracts it.
+            if self.history[key].len() > n {
+                if let Some((_, old)) = self.history[key].pop_front() {
+                    for r in self.running.iter_mut().flatten() {
+                        r.retract_oldest(key);
+                    }
+                    self.leaving.push(old);
+                }
+            }
+            for r in self.running.iter_mut().flatten() {
+                r.add(key, store.f64(*row, r.arg)?);
+                r.out.push(r.value(key));
+            }
+            for e in self.extremes.iter_mut().flatten() {
+                let position = e.added[key];
+                e.added[key] += 1;
+                e.evict(key, position - n as i64);
+                e.add(key, position, store.raw(*row, e.arg)?);
+                e.out.push(e.value(key));
+            }
+            if self.from_frames {
+                let group = self.rows.len() as u32;
+                let history = &self.history[key];
+                let from = history.len().saturating_sub(n);
+                for (_, past) in history.range(from..) {
+                    self.frame_rows.push(*past);
+                    self.frame_groups.push(group);
+                }
+                self.frame_rows.push(*row);
+                self.frame_groups.push(group);
+            }
+            store.retain(*row);
+            self.history[key].push_back((out.rowtime, *row));
+            self.push_row(store, *row, out.watermark);
+        }
+        Ok(())
+    }
+
+    /// RANGE d: every row at this rowtime sees the key's rows from
+    /// rowtime - d on, its peers included.
+    fn emit_range(&mut self, store: &mut Store, out: &Out, rows: &[RowRef], d: i64) -> Result<()> {
+        let key = out.key as usize;
+        let from = out.rowtime.saturating_sub(d);
+        while self.history[key].front().is_some_and(|(t, _)| *t < from) {
+            if let Some((_, old)) = self.history[key].pop_front() {
+                for r in self.running.iter_mut().flatten() {
+                    r.retract_oldest(key);
+                }
+                self.leaving.push(old);
+            }
+        }
+        for e in self.extremes.iter_mut().flatten() {
+            e.evict(key, from);
+        }
+        for row in rows {
+            for r in self.running.iter_mut().flatten() {
+                r.add(key, store.f64(*row, r.arg)?);
+            }
+            for e in self.extremes.iter_mut().flatten() {
+                e.add(key, out.rowtime, store.raw(*row, e.arg)?);
+            }
+            store.retain(*row);
+            self.history[key].push_back((out.rowtime, *row));
+        }
+        for row in rows {
+            for r in self.running.iter_mut().flatten() {
+                r.out.push(r.value(key));
+            }
+            for e in self.extremes.iter_mut().flatten() {
+                e.out.push(e.value(key));
+            }
+            if self.from_frames {
+                let group = self.rows.len() as u32;
+                for (_, member) in self.history[key].iter() {
+                    self.frame_rows.push(*member);
+                    self.frame_groups.push(group);
+                }
+            }
+            self.push_row(store, *row, out.watermark);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extreme(max: bool) -> Extreme {
+        Extreme {
+            arg: 0,
+            max,
+            ty: SqlType::Double,
+            keys: vec![VecDeque::new()],
+            added: vec![0],
+            out: vec![],
+        }
+    }
+
+    fn bits(v: f64) -> Option<i128> {
+        Some(v.to_bits() as i128)
+    }
+
+    fn shown(e: &Extreme) -> Option<f64> {
+        e.value(0).map(|v| f64::from_bits(v as u64))
+    }
+
+    #[test]
+    fn doubles_order_as_java_compares_them() {
+        let mut max = extreme(true);
+        let mut min = extreme(false);
+        for (i, v) in [2.0, -0.0, 0.0, f64::NAN, -5.0].into_iter().enumerate() {
+            max.add(0, i as i64, bits(v));
+            min.add(0, i as i64, bits(v));
+        }
+        assert!(
+            shown(&max).is_some_and(f64::is_nan),
+            "NaN is above everything"
+        );
+        assert_eq!(shown(&min), Some(-5.0));
+        // Without the NaN and -5.0 (a ROWS frame that moved on): the
+        // frame holds 2.0, -0.0, 0.0.
+        let mut min = extreme(false);
+        for (i, v) in [2.0, -0.0, 0.0].into_iter().enumerate() {
+            min.add(0, i as i64, bits(v));
+        }
+        assert_eq!(shown(&min).map(f64::to_bits), Some((-0.0f64).to_bits()));
+        min.evict(0, 2);
+        assert_eq!(shown(&min).map(f64::to_bits), Some(0.0f64.to_bits()));
+    }
+}

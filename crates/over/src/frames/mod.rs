@@ -1,0 +1,367 @@
+//! The frames of emitted rows and the output built from them.
+//!
+//! A bounded frame (`n PRECEDING`) keeps, per key, the emitted rows a
+//! later frame can still need: its last `n + 1` rows (ROWS), or its rows
+//! from `last emitted - d` on (RANGE). Two ways to aggregate over it:
+//!
+//! - DOUBLE `SUM` and `AVG` run incrementally in Flink's order — for each
+//!   row, first retract what left the frame, then add the row — because
+//!   floating-point results depend on that order and must match Flink's
+//!   bit for bit.
+//! - `MIN` and `MAX` of primitive types keep a monotonic queue per key (the
+//!   values that can still be the extreme), in Flink's value order.
+//! - Every other aggregate is exact whatever the order (integers wrap,
+//!   decimals are exact, FIRST/LAST pick a value), so each emitted row
+//!   records its frame's rows and the output build feeds them all to fresh
+//!   accumulators at once, one group per output row.
+//!
+//! An unbounded frame keeps running accumulators per key (adding only, as
+//! Flink does), and no rows.
+//!
+//! This module keeps [`Frames`]: how it is made, its checkpoint state, the
+//! output build and the histories. [`bounded`] emits through ROWS and RANGE
+//! frames and holds the incremental aggregates; [`unbounded`] emits
+//! through unbounded frames and holds the ranking functions.
+
+mod bounded;
+mod unbounded;
+
+use crate::store::{RowRef, Store};
+use crate::OverSpec;
+use arrow::array::{ArrayRef, RecordBatch};
+use arrow::datatypes::SchemaRef;
+use bounded::{Extreme, Running};
+use std::collections::{HashMap, VecDeque};
+use tidemark_common::expr::AggregateCall;
+use tidemark_common::window::OverFrame;
+use tidemark_common::{Error, Result};
+use tidemark_engine::snapshot::{StateReader, StateWriter};
+use tidemark_engine::Chunk;
+use tidemark_engine::{new_accumulator, Accumulator};
+use unbounded::Ranking;
+
+/// Where emitted rows go out: their key, rowtime, and the watermark they
+/// carry downstream (the one before the advance that let them out).
+pub struct Out {
+    pub key: u32,
+    pub rowtime: i64,
+    pub watermark: i64,
+}
+
+pub struct Frames {
+    frame: OverFrame,
+    aggregates: Vec<AggregateCall>,
+    /// How many input columns pass through to the output.
+    input_width: usize,
+    /// Per aggregate: computed incrementally (bounded DOUBLE SUM/AVG).
+    running: Vec<Option<Running>>,
+    /// Per aggregate: a MIN/MAX queue (bounded, primitive types).
+    extremes: Vec<Option<Extreme>>,
+    /// Whether some aggregate is computed from its frame's rows.
+    from_frames: bool,
+    /// Bounded frames: per key id, the emitted rows later frames can need.
+    history: Vec<VecDeque<(i64, RowRef)>>,
+    /// Rows that left a key's history since the last build: still in the
+    /// frames of rows emitted before, so released only after the build.
+    leaving: Vec<RowRef>,
+    /// Unbounded frames: running accumulators, a group per key (none for
+    /// the ranking functions).
+    unbounded: Vec<Option<Box<dyn Accumulator>>>,
+    /// Per aggregate: ROW_NUMBER, RANK, DENSE_RANK or LAG.
+    ranking: Vec<Option<Ranking>>,
+    unbounded_group: Vec<Option<u32>>,
+    unbounded_groups: u32,
+    /// The output under construction: rows, the watermark each carries,
+    /// the rows of each one's frame (bounded) or its aggregate values
+    /// (unbounded).
+    rows: Vec<RowRef>,
+    watermarks: Vec<i64>,
+    frame_rows: Vec<RowRef>,
+    frame_groups: Vec<u32>,
+    values: Vec<Vec<ArrayRef>>,
+}
+
+impl Frames {
+    /// The bytes the frames' per-key values hold (rows themselves are in
+    /// the store).
+    pub fn state_bytes(&self) -> u64 {
+        let running: u64 = self
+            .running
+            .iter()
+            .flatten()
+            .map(Running::state_bytes)
+            .sum();
+        let extremes: u64 = self
+            .extremes
+            .iter()
+            .flatten()
+            .map(Extreme::state_bytes)
+            .sum();
+        let ranking: u64 = self
+            .ranking
+            .iter()
+            .flatten()
+            .map(Ranking::state_bytes)
+            .sum();
+        let unbounded: u64 = self
+            .unbounded
+            .iter()
+            .flatten()
+            .map(|a| a.state_bytes())
+            .sum();
+        deque_bytes(&self.history) + running + extremes + ranking + unbounded
+    }
+
+    /// Writes the per-key state for a checkpoint, between two items (when
+    /// no output is under construction).
+    pub fn save(&self, w: &mut StateWriter) -> Result<()> {
+        if !self.rows.is_empty() || !self.leaving.is_empty() {
+            return Err(Error::Internal(
+                "a checkpoint of an OVER aggregation with output being built".into(),
+            ));
+        }
+        for running in self.running.iter().flatten() {
+            running.save(w);
+        }
+        for extreme in self.extremes.iter().flatten() {
+            extreme.save(w);
+        }
+        w.put(&self.history);
+        for acc in self.unbounded.iter().flatten() {
+            acc.save(w)?;
+        }
+        for ranking in self.ranking.iter().flatten() {
+            ranking.save(w);
+        }
+        w.put(&self.unbounded_group);
+        w.put(&self.unbounded_groups);
+        Ok(())
+    }
+
+    /// Reads what [`Frames::save`] wrote into these fresh frames.
+    pub fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        for running in self.running.iter_mut().flatten() {
+            running.load(r)?;
+        }
+        for extreme in self.extremes.iter_mut().flatten() {
+            extreme.load(r)?;
+        }
+        self.history = r.get()?;
+        for acc in self.unbounded.iter_mut().flatten() {
+            acc.load(r)?;
+        }
+        for ranking in self.ranking.iter_mut().flatten() {
+            ranking.load(r)?;
+        }
+        self.unbounded_group = r.get()?;
+        self.unbounded_groups = r.get()?;
+        Ok(())
+    }
+
+    pub fn new(spec: &OverSpec) -> Result<Self> {
+        let ranking = spec
+            .aggregates
+            .iter()
+            .map(Ranking::new)
+            .collect::<Result<Vec<_>>>()?;
+        let bounded = spec.frame.preceding.is_some();
+        if bounded && ranking.iter().any(Option::is_some) {
+            return Err(Error::Internal(
+                "a ranking function over a bounded frame".into(),
+            ));
+        }
+        let mut unbounded = Vec::new();
+        for (call, rank) in spec.aggregates.iter().zip(&ranking) {
+            let acc = match rank {
+                Some(_) => None,
+                None => Some(new_accumulator(call)?),
+            };
+            if !bounded {
+                unbounded.push(acc);
+            }
+        }
+        // Over a bounded frame DOUBLE SUM/AVG run incrementally and MIN/MAX
+        // of primitive types keep a queue.
+        let running: Vec<Option<Running>> = spec
+            .aggregates
+            .iter()
+            .map(|call| bounded.then(|| Running::for_call(call)).flatten())
+            .collect();
+        let extremes: Vec<Option<Extreme>> = spec
+            .aggregates
+            .iter()
+            .map(|call| bounded.then(|| Extreme::for_call(call)).flatten())
+            .collect();
+        let from_frames = bounded
+            && running
+                .iter()
+                .zip(&extremes)
+                .any(|(r, e)| r.is_none() && e.is_none());
+        let input_width = spec
+            .output_schema
+            .fields()
+            .len()
+            .checked_sub(spec.aggregates.len())
+            .ok_or_else(|| Error::Internal("OVER output narrower than its aggregates".into()))?;
+        Ok(Frames {
+            frame: spec.frame,
+            aggregates: spec.aggregates.clone(),
+            input_width,
+            running,
+            extremes,
+            from_frames,
+            history: Vec::new(),
+            leaving: Vec::new(),
+            unbounded,
+            ranking,
+            unbounded_group: Vec::new(),
+            unbounded_groups: 0,
+            rows: Vec::new(),
+            watermarks: Vec::new(),
+            frame_rows: Vec::new(),
+            frame_groups: Vec::new(),
+            values: vec![Vec::new(); spec.aggregates.len()],
+        })
+    }
+
+    /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
+    /// out now.
+    pub fn emit(&mut self, store: &mut Store, out: Out, rows: &[RowRef]) -> Result<()> {
+        match self.frame.preceding {
+            Some(back) => self.emit_bounded(store, &out, rows, back),
+            None => self.emit_unbounded(store, &out, rows),
+        }
+    }
+
+    fn push_row(&mut self, store: &mut Store, row: RowRef, watermark: i64) {
+        store.retain(row);
+        self.rows.push(row);
+        self.watermarks.push(watermark);
+    }
+
+    /// The rows emitted since the last build, with their aggregates.
+    pub fn build(&mut self, store: &mut Store, schema: &SchemaRef) -> Result<Option<Chunk>> {
+        if self.rows.is_empty() {
+            self.release_leaving(store);
+            return Ok(None);
+        }
+        let picks = store.positions(&self.rows)?;
+        let mut columns = (0..self.input_width)
+            .map(|c| store.column(&picks, c))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let n = self.rows.len();
+        if self.frame.preceding.is_some() {
+            let picks = store.positions(&self.frame_rows)?;
+            let mut args: HashMap<usize, ArrayRef> = HashMap::new();
+            let all: Vec<u32> = (0..self.frame_rows.len() as u32).collect();
+            let groups: Vec<u32> = (0..n as u32).collect();
+            for ((call, running), extreme) in self
+                .aggregates
+                .iter()
+                .zip(&mut self.running)
+                .zip(&mut self.extremes)
+            {
+                if let Some(r) = running {
+                    columns.push(r.array());
+                    continue;
+                }
+                if let Some(e) = extreme {
+                    columns.push(e.array()?);
+                    continue;
+                }
+                let values = match call.arg {
+                    None => None,
+                    Some(c) => Some(match args.get(&c) {
+                        Some(v) => v.clone(),
+                        None => {
+                            let v = store.column(&picks, c)?;
+                            args.insert(c, v.clone());
+                            v
+                        }
+                    }),
+                };
+                let mut acc = new_accumulator(call)?;
+                acc.update(values.as_ref(), &all, &self.frame_groups)?;
+                columns.push(acc.evaluate(&groups)?);
+            }
+        } else {
+            for (values, rank) in self.values.iter_mut().zip(&mut self.ranking) {
+                if let Some(rank) = rank {
+                    columns.push(rank.array(store)?);
+                    continue;
+                }
+                let parts: Vec<&dyn arrow::array::Array> =
+                    values.iter().map(|v| v.as_ref()).collect();
+                columns.push(arrow::compute::concat(&parts)?);
+                values.clear();
+            }
+        }
+        let batch = RecordBatch::try_new(schema.clone(), columns)?;
+        let chunk = Chunk::new(batch, std::mem::take(&mut self.watermarks));
+        for row in self.rows.drain(..) {
+            store.release(row);
+        }
+        self.frame_rows.clear();
+        self.frame_groups.clear();
+        self.release_leaving(store);
+        Ok(Some(chunk))
+    }
+
+    /// How many rows the keys' histories (and LAG's recent rows) hold.
+    pub fn history_len(&self) -> usize {
+        self.history_refs().count()
+    }
+
+    /// LAG's recent rows, per aggregate and key.
+    fn lag_rows(&self) -> impl Iterator<Item = &VecDeque<RowRef>> + '_ {
+        self.ranking.iter().flatten().flat_map(|r| match r {
+            Ranking::Lag { recent, .. } => recent.iter(),
+            _ => [].iter(),
+        })
+    }
+
+    /// The rows the keys' histories and LAG's recent rows hold.
+    pub fn history_refs(&self) -> impl Iterator<Item = RowRef> + '_ {
+        self.history
+            .iter()
+            .flatten()
+            .map(|(_, r)| *r)
+            .chain(self.lag_rows().flatten().copied())
+    }
+
+    /// Points the histories and LAG's recent rows at new rows, in
+    /// [`Frames::history_refs`] order.
+    pub fn set_history_refs(&mut self, refs: &[RowRef]) -> Result<()> {
+        let mut new = refs.iter();
+        let mut next = || {
+            new.next()
+                .copied()
+                .ok_or_else(|| Error::Internal("fewer rows than the histories hold".into()))
+        };
+        for (_, r) in self.history.iter_mut().flatten() {
+            *r = next()?;
+        }
+        for rank in self.ranking.iter_mut().flatten() {
+            if let Ranking::Lag { recent, .. } = rank {
+                for r in recent.iter_mut().flatten() {
+                    *r = next()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn release_leaving(&mut self, store: &mut Store) {
+        for row in self.leaving.drain(..) {
+            store.release(row);
+        }
+        store.sweep();
+    }
+}
+
+/// The bytes of per-key deques (their buffers and headers).
+fn deque_bytes<T>(v: &[VecDeque<T>]) -> u64 {
+    v.iter()
+        .map(|d| (d.capacity() * std::mem::size_of::<T>() + 32) as u64)
+        .sum()
+}
