@@ -44,6 +44,8 @@ pub use ops::partitioned::{
 pub use ops::session_agg::SessionAggregate;
 pub use ops::session_rows::SessionRows;
 pub use ops::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
+#[cfg(any(test, feature = "testing"))]
+pub use ops::testing;
 pub use ops::union::{Branch, UnionSource};
 pub use ops::window_agg::{WindowAggregate, WindowAggregateSpec};
 pub use ops::window_join::{JoinSide, WindowJoin, WindowJoinSpec};

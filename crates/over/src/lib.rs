@@ -19,6 +19,8 @@
 
 mod frames;
 mod store;
+#[cfg(test)]
+mod tests;
 
 use arrow::array::Array;
 use arrow::datatypes::SchemaRef;

@@ -12,8 +12,8 @@ pub mod partitioned;
 pub mod session_agg;
 pub mod session_rows;
 pub mod stateless;
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod union;
 pub mod window_agg;
 pub mod window_buffer;

@@ -640,3 +640,234 @@ impl SessionState {
         Ok(result)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Session aggregation against spec §2 and §5: sessions merging per
+    //! key, late rows, and allowed lateness on fired sessions.
+
+    use super::*;
+    use crate::ops::operator::Operator;
+    use crate::ops::testing::{events, in_chunks, lines, resumed, rows_only, run, s};
+    use crate::runtime::stream::StreamItem;
+    use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    use std::sync::Arc;
+    use tidemark_common::expr::AggregateFunction;
+    use tidemark_common::SqlType;
+
+    /// `COUNT(*)` per key `k` over `SESSION(gap 3 s)`, with `lateness` ms
+    /// allowed.
+    fn count_per_session(lateness: i64) -> Result<SessionAggregate> {
+        let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+        SessionAggregate::new(WindowAggregateSpec {
+            kind: WindowKind::Session { gap: s(3) },
+            time_column: 1,
+            key_columns: vec![0],
+            key_types: vec![SqlType::String],
+            aggregates: vec![AggregateCall {
+                func: AggregateFunction::CountStar,
+                arg: None,
+                arg_type: None,
+                distinct: false,
+                separator: None,
+                offset: 0,
+                ty: SqlType::BigInt,
+            }],
+            lateness,
+            output_schema: Arc::new(Schema::new(vec![
+                Field::new("k", DataType::Utf8, true),
+                Field::new("window_start", ts.clone(), false),
+                Field::new("window_end", ts.clone(), false),
+                Field::new("window_time", ts, false),
+                Field::new("cnt", DataType::Int64, false),
+            ])),
+            two_phase_sums: false,
+            zone: None,
+            trace: false,
+            early_fire: None,
+            key_share: None,
+        })
+    }
+
+    /// Two keys, watermark `ts - 2 s`, no lateness; `v` is the arrival
+    /// number. Watermarks met: -inf, -1, -1, 3, 3, 3, 10, 10, 10 s.
+    fn two_keys() -> Vec<(&'static str, i64, i64)> {
+        [
+            ("a", 1),
+            ("b", 1),
+            ("a", 5),
+            ("a", 3),
+            ("b", 4),
+            ("a", 12),
+            ("b", 9),
+            ("a", 2),
+            ("a", 9),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, (k, t))| (*k, s(*t), i as i64))
+        .collect()
+    }
+
+    /// One key, watermark `ts - 2 s`, 5 s of lateness allowed. Watermarks
+    /// met: -inf, -1, 1, 7, 8, 8, 8, 8, 18 s.
+    fn fired_sessions() -> Vec<(&'static str, i64, i64)> {
+        [1, 3, 9, 10, 2, 4, 7, 20, 5]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ("a", s(*t), i as i64))
+            .collect()
+    }
+
+    #[test]
+    fn sessions_merge_per_key_and_a_row_is_late_only_if_its_merged_session_fired() -> Result<()> {
+        let mut op = count_per_session(0)?;
+        let lines = run(&mut op, vec![StreamItem::Chunk(events(&two_keys(), s(2)))])?;
+        // a@1 [1,4) and a@5 [5,8) stay apart (4 < 5) until a@3 [3,6)
+        // overlaps both: a's session is [1,8) with 3 rows. b@4 [4,7) touches
+        // b@1 [1,4): b's is [1,7) with 2. The watermark 10 s (before b@9)
+        // fires b's (at 6.999 s) before a's (at 7.999 s). a@2 [2,5) joins
+        // no open session of a (only [12,15) is left) and its own fired at
+        // 4.999 s: late. a@9 [9,12) touches a@12's [12,15): kept, though
+        // 1 s behind the watermark. The end of input fires b [9,12) at
+        // 11.999 s, then a [9,15) at 14.999 s.
+        assert_eq!(
+            lines,
+            [
+                "+I[b, 1000, 7000, 6999, 2]",
+                "+I[a, 1000, 8000, 7999, 3]",
+                "WM 10000",
+                "LATE[a, 2000, 7] @10000",
+                "+I[b, 9000, 12000, 11999, 1]",
+                "+I[a, 9000, 15000, 14999, 2]",
+                "WM end",
+                "END",
+            ]
+        );
+        let m = op.metrics();
+        assert_eq!((m.late_rows, m.late_rows_accepted), (1, 0));
+        assert_eq!(m.lateness.max(), Some(s(8)));
+        assert_eq!((m.windows_fired, m.windows_fired_before_end), (4, 2));
+        Ok(())
+    }
+
+    #[test]
+    fn with_allowed_lateness_late_rows_update_retract_and_remerge_fired_sessions() -> Result<()> {
+        let mut op = count_per_session(s(5))?;
+        let lines = run(
+            &mut op,
+            vec![StreamItem::Chunk(events(&fired_sessions(), s(2)))],
+        )?;
+        // @1 and @3 make [1,6); @9 opens [9,12). The watermark 7 s (before
+        // @10) fires [1,6) with 2 rows, kept until 5.999 + 5 s; @10 grows
+        // the open [9,12) to [9,13). Then, at watermark 8 s:
+        // - @2's [2,5) lies inside the fired [1,6): its bounds stay, so it
+        //   is updated, -U 2 then +U 3;
+        // - @4's [4,7) grows it to [1,7): the old result is retracted (-D)
+        //   and, its end already behind the watermark, [1,7) fires at once
+        //   with 4;
+        // - @7's [7,10) touches [1,7) and overlaps [9,13): [1,7) is
+        //   retracted and the merged [1,13) (7 rows) waits for its end;
+        // - @20 opens [20,23).
+        // The watermark 18 s (before @5) fires [1,13) at 12.999 s and
+        // cleans it up at 17.999 s; @5's [5,8) then joins nothing and its
+        // cleanup, 7.999 + 5 s, has passed: late. The end fires [20,23).
+        assert_eq!(
+            lines,
+            [
+                "+I[a, 1000, 6000, 5999, 2]",
+                "WM 7000",
+                "-U[a, 1000, 6000, 5999, 2]",
+                "+U[a, 1000, 6000, 5999, 3]",
+                "-D[a, 1000, 6000, 5999, 3]",
+                "+I[a, 1000, 7000, 6999, 4]",
+                "-D[a, 1000, 7000, 6999, 4]",
+                "+I[a, 1000, 13000, 12999, 7]",
+                "WM 18000",
+                "LATE[a, 5000, 8] @18000",
+                "+I[a, 20000, 23000, 22999, 1]",
+                "WM end",
+                "END",
+            ]
+        );
+        let m = op.metrics();
+        assert_eq!((m.late_rows, m.late_rows_accepted), (1, 3));
+        Ok(())
+    }
+
+    #[test]
+    fn without_lateness_rows_behind_a_fired_session_are_late_unless_they_touch_an_open_one(
+    ) -> Result<()> {
+        // The same rows without lateness: [1,6) is gone once it fired, so
+        // @2 [2,5) is late (4.999 s ≤ 8 s); @4 [4,7) is late too (6.999 s);
+        // @7 [7,10) overlaps the open [9,13) and is kept: [7,13) with 3
+        // rows fires at 12.999 s when the watermark reaches 18 s; @5 [5,8)
+        // joins nothing open and is late. The first two late rows wait
+        // for the fire at 18 s, the first output after them, and go out
+        // before it; the watermark 8 s fired nothing, so it is not sent.
+        let lines = run(
+            &mut count_per_session(0)?,
+            vec![StreamItem::Chunk(events(&fired_sessions(), s(2)))],
+        )?;
+        assert_eq!(
+            lines,
+            [
+                "+I[a, 1000, 6000, 5999, 2]",
+                "WM 7000",
+                "LATE[a, 2000, 4] @8000",
+                "LATE[a, 4000, 5] @8000",
+                "+I[a, 7000, 13000, 12999, 3]",
+                "WM 18000",
+                "LATE[a, 5000, 8] @18000",
+                "+I[a, 20000, 23000, 22999, 1]",
+                "WM end",
+                "END",
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_batch_size() -> Result<()> {
+        for (rows, lateness) in [(two_keys(), 0), (fired_sessions(), s(5))] {
+            let chunk = events(&rows, s(2));
+            let whole = rows_only(run(
+                &mut count_per_session(lateness)?,
+                vec![StreamItem::Chunk(chunk.clone())],
+            )?);
+            for batch in [1, 2, 3] {
+                let cut = rows_only(run(
+                    &mut count_per_session(lateness)?,
+                    in_chunks(&chunk, batch),
+                )?);
+                assert_eq!(cut, whole, "lateness {lateness}, batch {batch}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_checkpoint_with_fired_sessions_kept_for_lateness_resumes_to_the_same_output() -> Result<()>
+    {
+        // After six rows, [1,7) has fired and waits for its cleanup with
+        // what it emitted, and [9,13) is open: the state a late row needs
+        // to retract and merge.
+        let chunk = events(&fired_sessions(), s(2));
+        let mut first = Vec::new();
+        let mut op = count_per_session(s(5))?;
+        op.process(StreamItem::Chunk(chunk.slice(0, 6)), &mut first)?;
+        let mut back = resumed(&op, count_per_session(s(5))?)?;
+        let rest = vec![StreamItem::Chunk(chunk.slice(6, 3))];
+        let resumed_lines = run(&mut back, rest.clone())?;
+        assert_eq!(resumed_lines, run(&mut op, rest)?);
+        let mut all = lines(first);
+        all.extend(resumed_lines);
+        let straight = run(
+            &mut count_per_session(s(5))?,
+            vec![StreamItem::Chunk(chunk)],
+        )?;
+        assert_eq!(rows_only(all), rows_only(straight));
+        assert_eq!(back.metrics().late_rows_accepted, 3);
+        Ok(())
+    }
+}

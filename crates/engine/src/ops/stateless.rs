@@ -445,3 +445,153 @@ impl Operator for ProcTimeWatermarks {
         .with_hint("run the query without 'execution.checkpointing.dir'"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The TUMBLE, HOP and CUMULATE TVFs against spec §2: each row labelled
+    //! with every window it is in, at once, late or not.
+
+    use super::*;
+    use crate::ops::testing::{events, in_chunks, resumed, rows_only, run, s, windowed_schema};
+
+    fn labels(kind: WindowKind) -> Result<WindowLabels> {
+        WindowLabels::new(kind, 1, windowed_schema(), None)
+    }
+
+    const TUMBLE: WindowKind = WindowKind::Tumble {
+        size: 5_000,
+        offset: 0,
+    };
+    const HOP: WindowKind = WindowKind::Hop {
+        slide: 5_000,
+        size: 10_000,
+        offset: 0,
+    };
+    const CUMULATE: WindowKind = WindowKind::Cumulate {
+        step: 5_000,
+        max_size: 15_000,
+        offset: 0,
+    };
+
+    /// Rowtimes `ts` (s) of key `a`, `v` the arrival number, watermark
+    /// `ts - 1 s`.
+    fn rows(ts: &[i64]) -> Chunk {
+        let rows: Vec<(&str, i64, i64)> = ts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ("a", s(*t), i as i64))
+            .collect();
+        events(&rows, s(1))
+    }
+
+    #[test]
+    fn tumble_labels_each_row_with_its_window_before_1970_and_late_alike() -> Result<()> {
+        let lines = run(
+            &mut labels(TUMBLE)?,
+            vec![StreamItem::Chunk(rows(&[1, -1, 7, 12, 2]))],
+        )?;
+        // start = ts - ((ts % 5 s) + 5 s) % 5 s: -1 s is in [-5, 0). The row
+        // at 2 s, behind the watermark 11 s, is labelled like any other:
+        // the TVF drops nothing, the operator after it judges.
+        assert_eq!(
+            lines,
+            [
+                "+I[a, 1000, 0, 0, 5000, 4999]",
+                "+I[a, -1000, 1, -5000, 0, -1]",
+                "+I[a, 7000, 2, 5000, 10000, 9999]",
+                "+I[a, 12000, 3, 10000, 15000, 14999]",
+                "+I[a, 2000, 4, 0, 5000, 4999]",
+                "WM end",
+                "END",
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn hop_repeats_a_row_once_per_window_latest_first() -> Result<()> {
+        let mut op = labels(HOP)?;
+        let chunk = rows(&[1, 7, 10, -3]);
+        let watermarks = chunk.watermarks.clone();
+        let mut out = Vec::new();
+        op.process(StreamItem::Chunk(chunk.clone()), &mut out)?;
+        // size / slide = 2 windows per row, the later start first (as
+        // Flink lists them); each copy keeps the watermark its row met.
+        let Some(StreamItem::Chunk(labelled)) = out.first() else {
+            panic!("the rows come out as one chunk");
+        };
+        let twice: Vec<i64> = watermarks.iter().flat_map(|w| [*w, *w]).collect();
+        assert_eq!(labelled.watermarks, twice);
+        assert_eq!(
+            run(&mut labels(HOP)?, vec![StreamItem::Chunk(chunk)])?,
+            [
+                "+I[a, 1000, 0, 0, 10000, 9999]",
+                "+I[a, 1000, 0, -5000, 5000, 4999]",
+                "+I[a, 7000, 1, 5000, 15000, 14999]",
+                "+I[a, 7000, 1, 0, 10000, 9999]",
+                "+I[a, 10000, 2, 10000, 20000, 19999]",
+                "+I[a, 10000, 2, 5000, 15000, 14999]",
+                "+I[a, -3000, 3, -5000, 5000, 4999]",
+                "+I[a, -3000, 3, -10000, 0, -1]",
+                "WM end",
+                "END",
+            ]
+        );
+        assert_eq!((op.metrics().rows_in, op.metrics().rows_out), (4, 8));
+        Ok(())
+    }
+
+    #[test]
+    fn cumulate_labels_a_row_with_each_growing_window_shortest_first() -> Result<()> {
+        // Windows start at multiples of 15 s and grow by 5 s; a row is in
+        // those whose end is after it.
+        assert_eq!(
+            run(
+                &mut labels(CUMULATE)?,
+                vec![StreamItem::Chunk(rows(&[2, 7, 14, 15]))]
+            )?,
+            [
+                "+I[a, 2000, 0, 0, 5000, 4999]",
+                "+I[a, 2000, 0, 0, 10000, 9999]",
+                "+I[a, 2000, 0, 0, 15000, 14999]",
+                "+I[a, 7000, 1, 0, 10000, 9999]",
+                "+I[a, 7000, 1, 0, 15000, 14999]",
+                "+I[a, 14000, 2, 0, 15000, 14999]",
+                "+I[a, 15000, 3, 15000, 20000, 19999]",
+                "+I[a, 15000, 3, 15000, 25000, 24999]",
+                "+I[a, 15000, 3, 15000, 30000, 29999]",
+                "WM end",
+                "END",
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_batch_size() -> Result<()> {
+        let chunk = rows(&[1, -1, 7, 12, 2, 10, 15]);
+        for kind in [TUMBLE, HOP, CUMULATE] {
+            let whole = rows_only(run(
+                &mut labels(kind)?,
+                vec![StreamItem::Chunk(chunk.clone())],
+            )?);
+            for batch in [1, 2, 3] {
+                let cut = rows_only(run(&mut labels(kind)?, in_chunks(&chunk, batch))?);
+                assert_eq!(cut, whole, "{kind}, batch {batch}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_checkpoint_keeps_the_row_counts_and_changes_nothing_else() -> Result<()> {
+        let chunk = rows(&[1, 7, 10]);
+        let mut op = labels(HOP)?;
+        op.process(StreamItem::Chunk(chunk.slice(0, 2)), &mut Vec::new())?;
+        let mut back = resumed(&op, labels(HOP)?)?;
+        let rest = vec![StreamItem::Chunk(chunk.slice(2, 1))];
+        assert_eq!(run(&mut back, rest.clone())?, run(&mut op, rest)?);
+        assert_eq!((back.metrics().rows_in, back.metrics().rows_out), (3, 6));
+        Ok(())
+    }
+}

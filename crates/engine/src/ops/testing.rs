@@ -2,23 +2,29 @@
 //! with the watermarks a source of bounded out-of-orderness gives them, and
 //! an operator's output written out one line per row, watermark and late
 //! row, so that a test states the whole output it expects.
+//!
+//! Built for the engine's own tests, and for the tests of crates that build
+//! operators on it (OVER) through the `testing` feature.
 
 use crate::ops::operator::Operator;
+use crate::ops::stateless::WindowLabels;
+use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{Chunk, Origin, SideItem, SourceTable, StreamItem};
 use arrow::array::TimestampMillisecondArray;
 use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit, TimestampMillisecondType};
 use std::sync::Arc;
 use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
+use tidemark_common::window::WindowKind;
 use tidemark_common::{Result, RowKind};
 
 /// Seconds, in the engine's milliseconds.
-pub(crate) fn s(seconds: i64) -> i64 {
+pub fn s(seconds: i64) -> i64 {
     seconds * 1_000
 }
 
 /// The schema of the test rows: `k STRING, ts TIMESTAMP(3), v BIGINT`.
-pub(crate) fn schema() -> SchemaRef {
+pub fn schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("k", DataType::Utf8, true),
         Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
@@ -31,7 +37,7 @@ pub(crate) fn schema() -> SchemaRef {
 /// `WATERMARK FOR ts AS ts - delay` gives), −∞ before the first. The
 /// chunk knows its source rows (as when late rows are routed), which are
 /// the rows themselves.
-pub(crate) fn events(rows: &[(&str, i64, i64)], delay: i64) -> Chunk {
+pub fn events(rows: &[(&str, i64, i64)], delay: i64) -> Chunk {
     let mut watermarks = Vec::with_capacity(rows.len());
     let mut watermark = NO_WATERMARK;
     for (_, ts, _) in rows {
@@ -66,15 +72,20 @@ pub(crate) fn events(rows: &[(&str, i64, i64)], delay: i64) -> Chunk {
 /// row (timestamps in ms), `WM 4999` per watermark, `LATE[a, 1000, 4]
 /// @9000` per late row with the watermark it met; trace lines are left
 /// out.
-pub(crate) fn run(op: &mut dyn Operator, items: Vec<StreamItem>) -> Result<Vec<String>> {
+pub fn run(op: &mut dyn Operator, items: Vec<StreamItem>) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for item in items {
         op.process(item, &mut out)?;
     }
     op.process(StreamItem::Watermark(FINAL_WATERMARK), &mut out)?;
     op.process(StreamItem::End, &mut out)?;
+    Ok(lines(out))
+}
+
+/// `items` written out as [`run`] writes them.
+pub fn lines(items: Vec<StreamItem>) -> Vec<String> {
     let mut lines = Vec::new();
-    for item in out {
+    for item in items {
         match item {
             StreamItem::Chunk(chunk) => {
                 for row in 0..chunk.num_rows() {
@@ -94,7 +105,13 @@ pub(crate) fn run(op: &mut dyn Operator, items: Vec<StreamItem>) -> Result<Vec<S
             StreamItem::End => lines.push("END".into()),
         }
     }
-    Ok(lines)
+    lines
+}
+
+/// The lines of rows and late rows only: where watermarks go downstream
+/// depends on where chunks end; rows and late rows do not.
+pub fn rows_only(lines: Vec<String>) -> Vec<String> {
+    lines.into_iter().filter(|l| !l.starts_with("WM")).collect()
 }
 
 /// Row `row` of `batch`, values separated by ", ", timestamps in ms.
@@ -120,7 +137,57 @@ fn row_text(batch: &RecordBatch, row: usize) -> String {
 }
 
 /// Rows `at..at + n` of `chunk`, as a chunk of their own.
-pub(crate) fn part(chunk: &Chunk, at: usize, n: usize) -> StreamItem {
+pub fn part(chunk: &Chunk, at: usize, n: usize) -> StreamItem {
     let rows: Vec<u32> = (at as u32..(at + n) as u32).collect();
     StreamItem::Chunk(chunk.select(chunk.batch.slice(at, n), &rows))
+}
+
+/// `chunk` cut into chunks of `batch` rows (the last may be shorter).
+pub fn in_chunks(chunk: &Chunk, batch: usize) -> Vec<StreamItem> {
+    let n = chunk.num_rows();
+    (0..n)
+        .step_by(batch)
+        .map(|at| part(chunk, at, batch.min(n - at)))
+        .collect()
+}
+
+/// `fresh` with the state `op` saves for a checkpoint.
+pub fn resumed<O: Operator>(op: &O, mut fresh: O) -> Result<O> {
+    let mut w = StateWriter::new();
+    op.save_state(&mut w)?;
+    let bytes = w.into_bytes();
+    let mut r = StateReader::new(&bytes);
+    fresh.load_state(&mut r)?;
+    r.finish()?;
+    Ok(fresh)
+}
+
+/// The schema of the test rows labelled with their windows: `k, ts, v,
+/// window_start, window_end, window_time`, every column nullable (as the
+/// columns of an outer join's side are).
+pub fn windowed_schema() -> SchemaRef {
+    let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+    let mut fields: Vec<Field> = schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    for name in ["window_start", "window_end", "window_time"] {
+        fields.push(Field::new(name, ts.clone(), true));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// `chunk`'s rows labelled with their `kind` windows by the window TVF, as
+/// an operator after a window TVF receives them.
+pub fn windowed(kind: WindowKind, chunk: Chunk) -> Result<Chunk> {
+    let mut labels = WindowLabels::new(kind, 1, windowed_schema(), None)?;
+    let mut out = Vec::new();
+    labels.process(StreamItem::Chunk(chunk), &mut out)?;
+    match out.pop() {
+        Some(StreamItem::Chunk(labelled)) if out.is_empty() => Ok(labelled),
+        _ => Err(tidemark_common::Error::Internal(
+            "a window TVF gave no single chunk".into(),
+        )),
+    }
 }

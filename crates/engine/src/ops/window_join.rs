@@ -400,3 +400,197 @@ impl TimerHandler for JoinState {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Window joins as the planner builds them: two 5 s TUMBLE TVFs joined
+    //! on `k`, each chunk tagged with its input.
+
+    use super::*;
+    use crate::ops::operator::Operator;
+    use crate::ops::testing::{
+        events, lines, part, resumed, rows_only, run, s, windowed, windowed_schema,
+    };
+    use crate::runtime::stream::StreamItem;
+    use arrow::datatypes::{Field, Schema};
+    use std::sync::Arc;
+    use tidemark_common::time::NO_WATERMARK;
+    use tidemark_common::window::WindowKind;
+
+    /// `L JOIN R ON L.k = R.k AND L.window_start = R.window_start AND
+    /// L.window_end = R.window_end`, of kind `kind`.
+    fn join(kind: JoinType) -> Result<WindowJoin> {
+        // window_start, window_end, window_time are adjacent.
+        let side = || JoinSide {
+            schema: windowed_schema(),
+            keys: vec![0],
+            window_start: 3,
+            window_end: 4,
+        };
+        let fields: Vec<Field> = windowed_schema()
+            .fields()
+            .iter()
+            .chain(windowed_schema().fields().iter())
+            .map(|f| f.as_ref().clone())
+            .collect();
+        WindowJoin::new(WindowJoinSpec {
+            kind,
+            key_types: vec![SqlType::String],
+            left: side(),
+            right: side(),
+            trace: false,
+            output_schema: Arc::new(Schema::new(fields)),
+        })
+    }
+
+    /// Rows `(input, k, ts, v)` in the order the join takes them (0: left,
+    /// 1: right), each input a table with watermark `ts - 1 s`, through
+    /// `TUMBLE(5 s)`; each run of one input's rows is one chunk. A row meets
+    /// the join's watermark, the lower of the two inputs' (−∞ before an
+    /// input's first row): here -inf, -inf, 0, 0, 2, 2, 3, 3, 6, 6, 6 s.
+    fn arrivals() -> Result<Vec<Chunk>> {
+        let rows = [
+            (0, "a", 1, 1),
+            (1, "a", 2, 10),
+            (1, "b", 3, 11),
+            (0, "b", 4, 2),
+            (0, "a", 3, 3),
+            (1, "a", 4, 12),
+            (0, "a", 7, 4),
+            (1, "a", 8, 13),
+            (0, "b", 6, 5),
+            (1, "a", 2, 14),
+            (1, "c", 9, 15),
+        ]
+        .map(|(input, k, t, v)| (input, k, s(t), v));
+        let mut inputs = [NO_WATERMARK; 2];
+        let mut watermarks = Vec::new();
+        for (input, _, ts, _) in &rows {
+            watermarks.push(inputs[0].min(inputs[1]));
+            let own = &mut inputs[*input as usize];
+            *own = (*own).max(ts - s(1));
+        }
+        let mut chunks = Vec::new();
+        let mut at = 0;
+        while at < rows.len() {
+            let input = rows[at].0;
+            let n = rows[at..].iter().take_while(|r| r.0 == input).count();
+            let run: Vec<(&str, i64, i64)> =
+                rows[at..at + n].iter().map(|r| (r.1, r.2, r.3)).collect();
+            let mut chunk = events(&run, s(1));
+            chunk.watermarks = watermarks[at..at + n].to_vec();
+            chunk.input = input;
+            chunks.push(windowed(
+                WindowKind::Tumble {
+                    size: s(5),
+                    offset: 0,
+                },
+                chunk,
+            )?);
+            at += n;
+        }
+        Ok(chunks)
+    }
+
+    fn items(chunks: Vec<Chunk>) -> Vec<StreamItem> {
+        chunks.into_iter().map(StreamItem::Chunk).collect()
+    }
+
+    #[test]
+    fn a_window_joins_when_it_ends_on_both_inputs_and_a_row_after_that_is_late() -> Result<()> {
+        let lines = run(&mut join(JoinType::Inner)?, items(arrivals()?))?;
+        // Each chunk's end sends the watermark it reached (0, 2, 3 s).
+        // [0,5) ends when the join's watermark reaches 4.999 s: 6 s, before
+        // the left b@6. Each left row in arrival order meets the right rows
+        // of its key in arrival order: a@1 with a@2 and a@4, b@4 with b@3,
+        // a@3 with a@2 and a@4. The right a@2 (v 14) then meets watermark
+        // 6 s: its window has fired, it is late. At the end, [5,10) joins
+        // a@7 with a@8; the left b@6 and the right c@9 have no partner.
+        assert_eq!(
+            lines,
+            [
+                "WM 0",
+                "WM 2000",
+                "WM 3000",
+                "+I[a, 1000, 1, 0, 5000, 4999, a, 2000, 10, 0, 5000, 4999]",
+                "+I[a, 1000, 1, 0, 5000, 4999, a, 4000, 12, 0, 5000, 4999]",
+                "+I[b, 4000, 2, 0, 5000, 4999, b, 3000, 11, 0, 5000, 4999]",
+                "+I[a, 3000, 3, 0, 5000, 4999, a, 2000, 10, 0, 5000, 4999]",
+                "+I[a, 3000, 3, 0, 5000, 4999, a, 4000, 12, 0, 5000, 4999]",
+                "WM 6000",
+                "LATE[a, 2000, 14] @6000",
+                "+I[a, 7000, 4, 5000, 10000, 9999, a, 8000, 13, 5000, 10000, 9999]",
+                "WM end",
+                "END",
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_full_join_adds_unmatched_left_rows_in_place_and_unmatched_right_rows_after() -> Result<()>
+    {
+        let lines = rows_only(run(&mut join(JoinType::Full)?, items(arrivals()?))?);
+        // [0,5) matches every row as the inner join does. In [5,10) the
+        // left b@6 has no partner and comes in its place, after a@7's pair;
+        // the right c@9 comes last. The late row is late for an outer join
+        // as well.
+        let nulls = "NULL, NULL, NULL, NULL, NULL, NULL";
+        assert_eq!(
+            lines[5..],
+            [
+                "LATE[a, 2000, 14] @6000".to_string(),
+                "+I[a, 7000, 4, 5000, 10000, 9999, a, 8000, 13, 5000, 10000, 9999]".into(),
+                format!("+I[b, 6000, 5, 5000, 10000, 9999, {nulls}]"),
+                format!("+I[{nulls}, c, 9000, 15, 5000, 10000, 9999]"),
+                "END".into(),
+            ]
+        );
+        assert_eq!(
+            lines[..5],
+            rows_only(run(&mut join(JoinType::Inner)?, items(arrivals()?))?)[..5]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_batch_size() -> Result<()> {
+        for kind in [JoinType::Inner, JoinType::Full] {
+            let whole = rows_only(run(&mut join(kind)?, items(arrivals()?))?);
+            for batch in [1, 2, 3] {
+                let mut cut = Vec::new();
+                for chunk in arrivals()? {
+                    let n = chunk.num_rows();
+                    for at in (0..n).step_by(batch) {
+                        cut.push(part(&chunk, at, batch.min(n - at)));
+                    }
+                }
+                let cut = rows_only(run(&mut join(kind)?, cut)?);
+                assert_eq!(cut, whole, "{kind:?}, batch {batch}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_checkpoint_with_both_inputs_waiting_resumes_to_the_same_output() -> Result<()> {
+        // After the first six chunks, [0,5) holds rows of both inputs and
+        // [5,10) rows of both.
+        let mut chunks = arrivals()?;
+        let rest = items(chunks.split_off(6));
+        let mut first = Vec::new();
+        let mut op = join(JoinType::Full)?;
+        for item in items(chunks) {
+            op.process(item, &mut first)?;
+        }
+        let mut back = resumed(&op, join(JoinType::Full)?)?;
+        let resumed_lines = run(&mut back, rest.clone())?;
+        assert_eq!(resumed_lines, run(&mut op, rest)?);
+        let mut all = lines(first);
+        all.extend(resumed_lines);
+        let straight = run(&mut join(JoinType::Full)?, items(arrivals()?))?;
+        assert_eq!(rows_only(all), rows_only(straight));
+        assert_eq!(back.metrics().late_rows, 1);
+        Ok(())
+    }
+}

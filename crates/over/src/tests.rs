@@ -1,0 +1,188 @@
+//! OVER aggregation against spec §4: rows out in rowtime order per key
+//! once the watermark passes them, rows accepted behind the watermark, and
+//! late rows judged by the key's last emitted rowtime.
+
+use super::*;
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use std::sync::Arc;
+use tidemark_common::expr::AggregateFunction;
+use tidemark_common::window::FrameUnits;
+use tidemark_engine::testing::{events, in_chunks, lines, resumed, rows_only, run, s};
+
+/// `SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND
+/// CURRENT ROW)`.
+fn sum_of_three() -> Result<OverAggregate> {
+    OverAggregate::new(OverSpec {
+        partition: vec![0],
+        key_types: vec![SqlType::String],
+        time_column: 1,
+        frame: OverFrame {
+            units: FrameUnits::Rows,
+            preceding: Some(2),
+        },
+        aggregates: vec![AggregateCall {
+            func: AggregateFunction::Sum,
+            arg: Some(2),
+            arg_type: Some(SqlType::BigInt),
+            distinct: false,
+            separator: None,
+            offset: 0,
+            ty: SqlType::BigInt,
+        }],
+        output_schema: Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Utf8, true),
+            Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+            Field::new("v", DataType::Int64, true),
+            Field::new("total", DataType::Int64, true),
+        ])),
+        trace: false,
+    })
+}
+
+/// The lines of [`run`] but END: OverAggregate does not pass End on (the
+/// windowed operators do); these tests are about rows, late rows and
+/// watermarks, and hold either way.
+fn output(op: &mut OverAggregate, items: Vec<StreamItem>) -> Result<Vec<String>> {
+    Ok(run(op, items)?.into_iter().filter(|l| l != "END").collect())
+}
+
+/// Spec §4's example: arrivals at :15 :12 :11 :18 :13 :20 :22 :40 with
+/// prices 1 2 3 4 5 6 8 9, watermark `ts - 4 s`. Watermarks met: -inf,
+/// 11, 11, 11, 14, 14, 16, 18 s; after :40 the source's is 36 s.
+fn spec_example() -> Chunk {
+    let rows = [
+        (15, 1),
+        (12, 2),
+        (11, 3),
+        (18, 4),
+        (13, 5),
+        (20, 6),
+        (22, 8),
+        (40, 9),
+    ]
+    .map(|(t, price)| ("a", s(t), price));
+    events(&rows, s(4))
+}
+
+/// Two keys, watermark `ts - 2 s`. Watermarks met: -inf, -1, 3, 3, 3, 3,
+/// 5, 5, 5 s.
+fn two_keys() -> Chunk {
+    let rows = [
+        ("a", 1, 1),
+        ("b", 5, 10),
+        ("a", 4, 2),
+        ("a", 1, 3),
+        ("b", 2, 20),
+        ("a", 7, 4),
+        ("a", 6, 5),
+        ("b", 4, 30),
+        ("a", 5, 6),
+    ]
+    .map(|(k, t, v)| (k, s(t), v));
+    events(&rows, s(2))
+}
+
+#[test]
+fn rows_go_out_in_rowtime_order_as_the_watermark_passes_them() -> Result<()> {
+    let lines = output(
+        &mut sum_of_three()?,
+        vec![
+            StreamItem::Chunk(spec_example()),
+            StreamItem::Watermark(s(36)),
+        ],
+    )?;
+    // The watermark 14 s (before :13) lets out :11 and :12: 3, 3 + 2.
+    // :13 arrives behind it, but :12 is the last emitted, so it is kept
+    // and goes out at the next advance, 16 s, with :15: 3 + 2 + 5 = 10,
+    // 2 + 5 + 1 = 8. 18 s lets out :18: 5 + 1 + 4 = 10. The chunk's rows
+    // go out together at its end, then its watermark. 36 s lets out :20
+    // (1 + 4 + 6 = 11) and :22 (4 + 6 + 8 = 18); the end, :40 (6 + 8 + 9
+    // = 23).
+    assert_eq!(
+        lines,
+        [
+            "+I[a, 11000, 3, 3]",
+            "+I[a, 12000, 2, 5]",
+            "+I[a, 13000, 5, 10]",
+            "+I[a, 15000, 1, 8]",
+            "+I[a, 18000, 4, 10]",
+            "WM 18000",
+            "+I[a, 20000, 6, 11]",
+            "+I[a, 22000, 8, 18]",
+            "WM 36000",
+            "+I[a, 40000, 9, 23]",
+            "WM end",
+        ]
+    );
+    Ok(())
+}
+
+#[test]
+fn a_row_is_late_only_when_its_key_emitted_at_or_after_its_rowtime() -> Result<()> {
+    let mut op = sum_of_three()?;
+    let lines = output(&mut op, vec![StreamItem::Chunk(two_keys())])?;
+    // The watermark 3 s (before a@4) lets out a@1. The second a@1 is then
+    // late: its rowtime is not after a's last emitted, 1 s. b@2, 1 s
+    // behind the watermark, is kept: b has emitted nothing. The
+    // watermark 5 s (before a@6) lets out, by rowtime, b@2 (20), a@4
+    // (1 + 2) and b@5 (20 + 10). b@4 is then late (b emitted 5 s), while
+    // a@5, at the watermark, is kept (a emitted 4 s). Late rows go out
+    // after the rows emitted before them. The end lets out a@5
+    // (1 + 2 + 6), a@6 (2 + 6 + 5) and a@7 (6 + 5 + 4).
+    assert_eq!(
+        lines,
+        [
+            "+I[a, 1000, 1, 1]",
+            "LATE[a, 1000, 3] @3000",
+            "+I[b, 2000, 20, 20]",
+            "+I[a, 4000, 2, 3]",
+            "+I[b, 5000, 10, 30]",
+            "LATE[b, 4000, 30] @5000",
+            "WM 5000",
+            "+I[a, 5000, 6, 9]",
+            "+I[a, 6000, 5, 13]",
+            "+I[a, 7000, 4, 15]",
+            "WM end",
+        ]
+    );
+    let m = op.metrics();
+    assert_eq!((m.late_rows, m.rows_in, m.rows_out), (2, 9, 7));
+    // How late: the watermark each met minus its rowtime.
+    assert_eq!(m.lateness.max(), Some(s(2)));
+    Ok(())
+}
+
+#[test]
+fn results_do_not_depend_on_the_batch_size() -> Result<()> {
+    for chunk in [spec_example(), two_keys()] {
+        let whole = rows_only(output(
+            &mut sum_of_three()?,
+            vec![StreamItem::Chunk(chunk.clone())],
+        )?);
+        for batch in [1, 2, 3] {
+            let cut = rows_only(output(&mut sum_of_three()?, in_chunks(&chunk, batch))?);
+            assert_eq!(cut, whole, "batch {batch}");
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_checkpoint_with_rows_waiting_and_frames_kept_resumes_to_the_same_output() -> Result<()> {
+    // After six rows a@1 has gone out (its frame is kept), a@4, b@2, b@5
+    // and a@7 wait, and a has a last emitted rowtime (b has none yet).
+    let chunk = two_keys();
+    let mut first = Vec::new();
+    let mut op = sum_of_three()?;
+    op.process(StreamItem::Chunk(chunk.slice(0, 6)), &mut first)?;
+    let mut back = resumed(&op, sum_of_three()?)?;
+    let rest = vec![StreamItem::Chunk(chunk.slice(6, 3))];
+    let resumed_lines = output(&mut back, rest.clone())?;
+    assert_eq!(resumed_lines, output(&mut op, rest)?);
+    let mut all = lines(first);
+    all.extend(resumed_lines);
+    let straight = output(&mut sum_of_three()?, vec![StreamItem::Chunk(chunk)])?;
+    assert_eq!(rows_only(all), rows_only(straight));
+    assert_eq!(back.metrics().late_rows, 2);
+    Ok(())
+}
