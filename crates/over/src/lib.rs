@@ -135,6 +135,7 @@ impl Operator for OverAggregate {
 
     fn process(&mut self, item: StreamItem, out: &mut Vec<StreamItem>) -> Result<()> {
         let mut ignored = ();
+        let ended = matches!(item, StreamItem::End);
         match item {
             StreamItem::Chunk(chunk) => {
                 self.state.metrics.rows_in += chunk.num_rows() as u64;
@@ -168,6 +169,11 @@ impl Operator for OverAggregate {
         if self.time.watermark() > self.forwarded {
             self.forwarded = self.time.watermark();
             out.push(StreamItem::Watermark(self.forwarded));
+        }
+        // The end goes on after everything, as from every operator: an
+        // operator downstream may hold results until it comes.
+        if ended {
+            out.push(StreamItem::End);
         }
         Ok(())
     }

@@ -160,10 +160,13 @@ fn insert_only_input(
     if !input.has_window_aggregate() {
         return Ok(());
     }
-    let updating = [(
-        "table.exec.emit.allow-lateness",
-        options.allow_lateness()? > 0,
-    )];
+    let updating = [
+        (
+            "table.exec.emit.allow-lateness",
+            options.allow_lateness()? > 0,
+        ),
+        ("tidemark.emit.early-fire", options.early_fire()?.is_some()),
+    ];
     match updating.iter().find(|(_, on)| *on) {
         None => Ok(()),
         Some((key, _)) => Err(Error::plan(

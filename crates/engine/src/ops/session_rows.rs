@@ -1,6 +1,8 @@
 //! A SESSION TVF read without aggregation: rows are held per session and,
-//! when the session fires, come out in arrival order, each with the
-//! session's `window_start`, `window_end` and `window_time` (as Flink does).
+//! when the session fires, come out each with the session's
+//! `window_start`, `window_end` and `window_time` (as Flink does). A
+//! session's rows keep their arrival order, except that when a row joins
+//! sessions, their rows come first, earliest session first, then the row.
 //! Sessions are keyed by the `PARTITION BY` columns and merge as in
 //! [`crate::time::merging`].
 
