@@ -648,11 +648,10 @@ mod tests {
 
     use super::*;
     use crate::ops::operator::Operator;
-    use crate::ops::testing::{events, in_chunks, lines, resumed, rows_only, run, s};
+    use crate::ops::testing::{count_star, events, in_chunks, lines, resumed, rows_only, run, s};
     use crate::runtime::stream::StreamItem;
     use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
     use std::sync::Arc;
-    use tidemark_common::expr::AggregateFunction;
     use tidemark_common::SqlType;
 
     /// `COUNT(*)` per key `k` over `SESSION(gap 3 s)`, with `lateness` ms
@@ -664,15 +663,7 @@ mod tests {
             time_column: 1,
             key_columns: vec![0],
             key_types: vec![SqlType::String],
-            aggregates: vec![AggregateCall {
-                func: AggregateFunction::CountStar,
-                arg: None,
-                arg_type: None,
-                distinct: false,
-                separator: None,
-                offset: 0,
-                ty: SqlType::BigInt,
-            }],
+            aggregates: vec![count_star()],
             lateness,
             output_schema: Arc::new(Schema::new(vec![
                 Field::new("k", DataType::Utf8, true),

@@ -18,6 +18,19 @@ use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Result, RowKind};
 
+/// `COUNT(*)`.
+pub fn count_star() -> tidemark_common::expr::AggregateCall {
+    tidemark_common::expr::AggregateCall {
+        func: tidemark_common::expr::AggregateFunction::CountStar,
+        arg: None,
+        arg_type: None,
+        distinct: false,
+        separator: None,
+        offset: 0,
+        ty: tidemark_common::SqlType::BigInt,
+    }
+}
+
 /// Seconds, in the engine's milliseconds.
 pub fn s(seconds: i64) -> i64 {
     seconds * 1_000

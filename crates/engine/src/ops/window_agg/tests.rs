@@ -3,11 +3,10 @@
 
 use super::*;
 use crate::ops::operator::Operator;
-use crate::ops::testing::{events, part, run, s};
+use crate::ops::testing::{count_star, events, part, run, s};
 use crate::runtime::stream::StreamItem;
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use std::sync::Arc;
-use tidemark_common::expr::AggregateFunction;
 
 /// `COUNT(*)` per 5 s TUMBLE window, no keys, with `lateness` ms allowed.
 fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
@@ -20,15 +19,7 @@ fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
         time_column: 1,
         key_columns: vec![],
         key_types: vec![],
-        aggregates: vec![AggregateCall {
-            func: AggregateFunction::CountStar,
-            arg: None,
-            arg_type: None,
-            distinct: false,
-            separator: None,
-            offset: 0,
-            ty: SqlType::BigInt,
-        }],
+        aggregates: vec![count_star()],
         lateness,
         output_schema: Arc::new(Schema::new(vec![
             Field::new("window_start", ts(None), false),
