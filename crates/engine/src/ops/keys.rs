@@ -18,6 +18,7 @@ use tidemark_common::Result;
 
 /// The one hasher of keys: fixed, so state and results never depend on a
 /// random seed.
+#[inline]
 pub(crate) fn key_hash(key: &[u8]) -> u64 {
     foldhash::fast::FixedState::with_seed(0x7469_6465).hash_one(key)
 }
@@ -45,6 +46,7 @@ impl GroupKeys {
     }
 
     /// How many groups there are.
+    #[inline]
     pub(crate) fn len(&self) -> u32 {
         self.len
     }
@@ -55,6 +57,7 @@ impl GroupKeys {
     }
 
     /// Group `g`'s key in arrow's row format (empty without keys).
+    #[inline]
     pub(crate) fn key(&self, g: u32) -> &[u8] {
         self.rows
             .as_ref()
@@ -62,11 +65,13 @@ impl GroupKeys {
     }
 
     /// Group `g`'s key hash (0 without keys).
+    #[inline]
     pub(crate) fn hash(&self, g: u32) -> u64 {
         self.hashes.get(g as usize).copied().unwrap_or(0)
     }
 
     /// The number of `key` (hashed `hash`), if it has one.
+    #[inline]
     pub(crate) fn find(&self, key: &[u8], hash: u64) -> Option<u32> {
         let Some(rows) = &self.rows else {
             return (self.len > 0).then_some(0);
@@ -81,11 +86,54 @@ impl GroupKeys {
 
     /// The number of `key` (hashed `hash`, `None` without keys), giving it
     /// the next one if it has none; and whether it is new.
+    #[inline]
     pub(crate) fn intern(&mut self, key: Option<(Row<'_>, u64)>) -> (u32, bool) {
-        let (Some(rows), Some((row, hash))) = (&mut self.rows, key) else {
-            let new = self.len == 0;
-            self.len = 1;
-            return (0, new);
+        match key {
+            None => self.intern_keyless(),
+            Some((row, hash)) => self.intern_row(row, hash),
+        }
+    }
+
+    /// Numbers the key of each row `r` of `rows` (`keys.row(at(r))`;
+    /// without keys, every row is group 0), pushing its number into
+    /// `groups` and calling `new_group(r)` for each key numbered anew: a
+    /// whole run of rows in one call, the hot loop of window aggregation.
+    #[inline]
+    pub(crate) fn intern_all(
+        &mut self,
+        keys: Option<&Rows>,
+        rows: &[u32],
+        at: impl Fn(u32) -> usize,
+        groups: &mut Vec<u32>,
+        mut new_group: impl FnMut(u32),
+    ) {
+        let Some(keys) = keys else {
+            if let (true, Some(first)) = (self.intern_keyless().1, rows.first()) {
+                new_group(*first);
+            }
+            groups.resize(groups.len() + rows.len(), 0);
+            return;
+        };
+        for &r in rows {
+            let row = keys.row(at(r));
+            let (g, new) = self.intern_row(row, key_hash(row.data()));
+            if new {
+                new_group(r);
+            }
+            groups.push(g);
+        }
+    }
+
+    fn intern_keyless(&mut self) -> (u32, bool) {
+        let new = self.len == 0;
+        self.len = 1;
+        (0, new)
+    }
+
+    #[inline(always)]
+    fn intern_row(&mut self, row: Row<'_>, hash: u64) -> (u32, bool) {
+        let Some(rows) = &mut self.rows else {
+            return self.intern_keyless();
         };
         let hashes = &self.hashes;
         let found = self

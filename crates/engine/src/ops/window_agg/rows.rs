@@ -7,7 +7,6 @@
 
 use super::{SliceRows, WindowState, WindowTimer};
 use crate::ops::emit::{row_keys, Emitter, WindowedState};
-use crate::ops::keys::key_hash;
 use crate::runtime::stream::Chunk;
 use crate::time::service::EventTime;
 use crate::time::slicing::Slicing;
@@ -320,24 +319,15 @@ impl WindowState {
                 continue;
             }
             groups.clear();
-            match &keys.keys {
-                Some(key_rows) => {
-                    for &r in rows {
-                        let row = key_rows.row(keys.key_row(r));
-                        let (g, new) = slice.keys.intern(Some((row, key_hash(row.data()))));
-                        if new {
-                            slice.first_seq.push(self.rows_seen + r as u64);
-                        }
-                        groups.push(g);
-                    }
-                }
-                None => {
-                    if slice.keys.intern(None).1 {
-                        slice.first_seq.push(self.rows_seen + rows[0] as u64);
-                    }
-                    groups.resize(rows.len(), 0);
-                }
-            }
+            let first_seq = &mut slice.first_seq;
+            let rows_seen = self.rows_seen;
+            slice.keys.intern_all(
+                keys.keys.as_ref(),
+                rows,
+                |r| keys.key_row(r),
+                &mut groups,
+                |r| first_seq.push(rows_seen + r as u64),
+            );
             for (acc, call) in slice.accumulators.iter_mut().zip(&self.aggregates) {
                 let values = call.arg.map(|c| batch.column(c));
                 acc.update(values, rows, &groups)?;
