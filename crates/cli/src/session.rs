@@ -178,6 +178,24 @@ impl Session {
                 self.options = next;
                 let quote = tidemark_sql::quote_string;
                 self.acknowledge(out, &format!("set {} = {}", quote(k), quote(v)))?;
+                if !tidemark_common::is_known_option(k) {
+                    // Flink's SQL client keeps any key; tidemark keeps it too
+                    // (a script written for Flink still runs) but says that
+                    // it changes nothing.
+                    let known = tidemark_common::KNOWN_OPTIONS
+                        .iter()
+                        .map(|o| o.key)
+                        .filter(|key| !key.ends_with('.'));
+                    let hint = tidemark_sql::nearest(k, known)
+                        .map(|near| format!("; did you mean {}?", quote(near)))
+                        .unwrap_or_default();
+                    writeln!(
+                        out.summary,
+                        "warning: tidemark does not read {}: the setting is kept but changes nothing{hint}",
+                        quote(k)
+                    )
+                    .map_err(|e| Error::io("cannot write output", e))?;
+                }
                 Ok(None)
             }
             Statement::Set { key: None, .. } => {

@@ -143,6 +143,15 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
     },
 ];
 
+/// Whether tidemark reads option `key`: one of [`KNOWN_OPTIONS`], or a key
+/// under one of its prefixes.
+pub fn is_known_option(key: &str) -> bool {
+    KNOWN_OPTIONS.iter().any(|o| match o.key.strip_suffix('.') {
+        Some(_) => key.starts_with(o.key) && key.len() > o.key.len(),
+        None => o.key == key,
+    })
+}
+
 /// How often a checkpoint is taken: at points of the input, not of the
 /// clock, so that the same run checkpoints at the same rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -484,6 +493,15 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_key_is_known_by_name_or_under_a_known_prefix() {
+        assert!(is_known_option("table.exec.emit.allow-lateness"));
+        assert!(is_known_option("table.exec.late-records.sink.clicks"));
+        assert!(!is_known_option("table.exec.late-records.sink."));
+        assert!(!is_known_option("pipeline.name"));
+        assert!(!is_known_option("table.exec.source.idle-timeout"));
+    }
 
     #[test]
     fn known_options_are_sorted_and_unique() {

@@ -31,8 +31,9 @@ pub mod window;
 
 pub use changelog::RowKind;
 pub use config::{
-    parse_memory_size, show_bytes, CheckpointEvery, KnownOption, ResultMode, SessionOptions,
-    CHECKPOINT_DIR, CHECKPOINT_INTERVAL, DEFAULT_PIECE_BYTES, KNOWN_OPTIONS, RESULT_MODE,
+    is_known_option, parse_memory_size, show_bytes, CheckpointEvery, KnownOption, ResultMode,
+    SessionOptions, CHECKPOINT_DIR, CHECKPOINT_INTERVAL, DEFAULT_PIECE_BYTES, KNOWN_OPTIONS,
+    RESULT_MODE,
 };
 pub use error::{Error, Result};
 pub use schema::{Field, Schema};

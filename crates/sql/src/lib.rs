@@ -24,6 +24,7 @@ mod window_tvf;
 pub use binder::{insert_plan, QueryBinder};
 pub use catalog::Catalog;
 pub use dialect::FlinkDialect;
+pub use expr_binder::nearest;
 pub use plan::{LogicalPlan, WindowSpec};
 pub use show::{quote_ident, quote_string};
 pub use sqlparser::ast as sql_ast;
