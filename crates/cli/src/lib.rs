@@ -13,4 +13,4 @@ mod show;
 pub mod summary;
 mod tableau;
 
-pub use session::{script_dir, Output, Session};
+pub use session::{script_dir, unread_setting, Output, Session};

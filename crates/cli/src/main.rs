@@ -282,6 +282,9 @@ fn apply_sets(session: &mut Session, set: Vec<String>) -> Result<(), ExitCode> {
             eprintln!("error: --set {kv}: {e}");
             return Err(ExitCode::from(2));
         }
+        if let Some(warning) = tidemark::unread_setting(k.trim()) {
+            eprintln!("{warning}");
+        }
     }
     Ok(())
 }

@@ -178,23 +178,9 @@ impl Session {
                 self.options = next;
                 let quote = tidemark_sql::quote_string;
                 self.acknowledge(out, &format!("set {} = {}", quote(k), quote(v)))?;
-                if !tidemark_common::is_known_option(k) {
-                    // Flink's SQL client keeps any key; tidemark keeps it too
-                    // (a script written for Flink still runs) but says that
-                    // it changes nothing.
-                    let known = tidemark_common::KNOWN_OPTIONS
-                        .iter()
-                        .map(|o| o.key)
-                        .filter(|key| !key.ends_with('.'));
-                    let hint = tidemark_sql::nearest(k, known)
-                        .map(|near| format!("; did you mean {}?", quote(near)))
-                        .unwrap_or_default();
-                    writeln!(
-                        out.summary,
-                        "warning: tidemark does not read {}: the setting is kept but changes nothing{hint}",
-                        quote(k)
-                    )
-                    .map_err(|e| Error::io("cannot write output", e))?;
+                if let Some(warning) = unread_setting(k) {
+                    writeln!(out.summary, "{warning}")
+                        .map_err(|e| Error::io("cannot write output", e))?;
                 }
                 Ok(None)
             }
@@ -803,4 +789,26 @@ pub fn script_dir(path: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// The warning for a setting tidemark does not read, if `key` is one.
+/// Flink's SQL client keeps any key; tidemark keeps it too (a script
+/// written for Flink still runs) but says that it changes nothing, with
+/// the nearest key it reads when one is close.
+pub fn unread_setting(key: &str) -> Option<String> {
+    if tidemark_common::is_known_option(key) {
+        return None;
+    }
+    let quote = tidemark_sql::quote_string;
+    let known = tidemark_common::KNOWN_OPTIONS
+        .iter()
+        .map(|o| o.key)
+        .filter(|k| !k.ends_with('.'));
+    let hint = tidemark_sql::nearest(key, known)
+        .map(|near| format!("; did you mean {}?", quote(near)))
+        .unwrap_or_default();
+    Some(format!(
+        "warning: tidemark does not read {}: the setting is kept but changes nothing{hint}",
+        quote(key)
+    ))
 }

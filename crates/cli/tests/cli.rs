@@ -50,6 +50,22 @@ fn batch_size_parallelism_and_trace_flags_change_nothing_but_what_they_say() {
 }
 
 #[test]
+fn a_set_key_tidemark_does_not_read_runs_with_a_warning() {
+    let script = example();
+    let script = script.to_str().expect("utf-8 path");
+    let plain = tidemark(&["run", script]);
+    let unread = tidemark(&["run", "--set", "table.exec.emit.allow-latenes=2s", script]);
+    assert!(unread.status.success(), "{}", text(&unread.stderr));
+    assert_eq!(text(&plain.stdout), text(&unread.stdout));
+    let stderr = text(&unread.stderr);
+    assert!(
+        stderr.contains("warning: tidemark does not read 'table.exec.emit.allow-latenes': the setting is kept but changes nothing; did you mean 'table.exec.emit.allow-lateness'?"),
+        "{stderr}"
+    );
+    assert!(!text(&plain.stderr).contains("warning:"));
+}
+
+#[test]
 fn bad_options_are_usage_errors() {
     let script = example();
     let script = script.to_str().expect("utf-8 path");

@@ -9,7 +9,7 @@
 //! other side — unmatched left rows in their place, unmatched right rows
 //! after. A row whose window has already ended is late.
 
-use crate::ops::emit::{row_keys, Emitter, Windowed, WindowedState};
+use crate::ops::emit::{key_converter, row_keys, Emitter, Windowed, WindowedState};
 use crate::ops::operator::StateSize;
 use crate::ops::window_buffer::{by_window, drop_late};
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
@@ -19,7 +19,7 @@ use crate::time::trace::{TraceEvent, TraceLine};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::take;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
-use arrow::row::{RowConverter, SortField};
+use arrow::row::RowConverter;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use tidemark_common::window::JoinType;
@@ -68,17 +68,10 @@ impl WindowJoin {
         {
             return Err(Error::Internal("window join keys differ in number".into()));
         }
-        let converter = |types: &[SqlType]| -> Result<Option<RowConverter>> {
-            if types.is_empty() {
-                return Ok(None);
-            }
-            let fields = types.iter().map(|t| SortField::new(t.to_arrow())).collect();
-            Ok(Some(RowConverter::new(fields)?))
-        };
-        let keys = converter(&spec.key_types)?;
+        let keys = key_converter(&spec.key_types)?;
         let prefix = match spec.kind {
             JoinType::Anti { null_aware: true } => match spec.key_types.split_last() {
-                Some((_, correlated)) => converter(correlated)?,
+                Some((_, correlated)) => key_converter(correlated)?,
                 None => return Err(Error::Internal("NOT IN without its key".into())),
             },
             _ => None,
