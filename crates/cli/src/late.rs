@@ -6,6 +6,7 @@
 
 use std::io::Write;
 use tidemark_common::{Error, Result, RowKind, SessionOptions, Span};
+use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::write_changelog;
 use tidemark_engine::BadRows;
 use tidemark_engine::LateRows;
@@ -23,6 +24,8 @@ pub struct LateRouting {
     tables: Vec<(String, TableSink)>,
     /// The bad-records sink, if one is set.
     bad: Option<(BadLayout, TableSink)>,
+    /// Late rows written: (operator that dropped them, sink table, rows).
+    routed: Vec<(String, String, u64)>,
 }
 
 impl LateRouting {
@@ -78,6 +81,7 @@ impl LateRouting {
             sinks,
             tables,
             bad,
+            routed: Vec::new(),
         })
     }
 
@@ -151,13 +155,50 @@ impl LateRouting {
             if *name == source {
                 let batch = layout.batch(late)?;
                 let kinds = vec![RowKind::Insert; batch.num_rows()];
-                let shown = self.tables[*table]
-                    .1
-                    .write(&batch, &layout.types, &kinds, tz)?;
+                let (sink_name, sink) = &mut self.tables[*table];
+                let shown = sink.write(&batch, &layout.types, &kinds, tz)?;
                 rows.write_all(shown.as_bytes()).map_err(io)?;
+                let n = batch.num_rows() as u64;
+                match self
+                    .routed
+                    .iter_mut()
+                    .find(|(op, t, _)| op == late.operator && t == sink_name)
+                {
+                    Some((.., count)) => *count += n,
+                    None => self
+                        .routed
+                        .push((late.operator.to_string(), sink_name.clone(), n)),
+                }
             }
         }
         Ok(())
+    }
+
+    /// Late rows written so far: (operator, sink table, rows).
+    pub fn routed(&self) -> Vec<(String, String, u64)> {
+        self.routed.clone()
+    }
+
+    /// Writes the counts of late rows written, for a checkpoint: a resumed
+    /// run's summary counts the whole job.
+    pub fn save_counts(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.routed.len() as u64);
+        for (operator, table, n) in &self.routed {
+            w.put(operator);
+            w.put(table);
+            w.put(n);
+        }
+        Ok(())
+    }
+
+    /// Reads what [`LateRouting::save_counts`] wrote.
+    pub fn load_counts(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let n = r.count()?;
+        self.routed.clear();
+        for _ in 0..n {
+            self.routed.push((r.get()?, r.get()?, r.get()?));
+        }
+        r.finish()
     }
 
     /// Why the routing cannot take part in a checkpoint, if it cannot:

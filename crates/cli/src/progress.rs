@@ -56,13 +56,23 @@ fn describe(p: &Progress) -> String {
     } else {
         format!("{:.0} k rows/s", rate / 1e3)
     };
-    format!(
+    let mut line = format!(
         "read {} rows ({rate}), watermark {}, {} late, {} out",
         grouped(p.rows_read),
         tidemark_engine::instant(p.watermark),
         grouped(p.late_rows),
         grouped(p.rows_emitted)
-    )
+    );
+    // The input the watermark waits for, once it has for a second.
+    if let Some(held) = p.held.as_ref().filter(|h| h.lasted_ms >= 1_000) {
+        line.push_str(&format!(
+            "; waiting for {} for {} ({} ahead)",
+            held.holder,
+            tidemark_common::window::ms(held.lasted_ms / 1_000 * 1_000),
+            tidemark_common::window::ms(held.ahead_watermark.saturating_sub(held.watermark))
+        ));
+    }
+    line
 }
 
 fn grouped(n: u64) -> String {
@@ -89,11 +99,25 @@ mod tests {
             late_rows: 12,
             watermark: 1_704_067_300_000,
             elapsed: Duration::from_secs(2),
+            held: None,
         };
         assert_eq!(
             describe(&p),
             "read 2,500,000 rows (1.2 M rows/s), watermark 2024-01-01 00:01:40.000, 12 late, 3,456 out"
         );
+        let held = Progress {
+            held: Some(tidemark_engine::HeldWatermark {
+                holder: "input b (split b.csv)".into(),
+                watermark: 1_704_067_200_000,
+                lasted_ms: 7_400,
+                ahead: "input a".into(),
+                ahead_watermark: 1_704_067_217_000,
+                idle_timeout_ms: 0,
+            }),
+            ..p
+        };
+        assert!(describe(&held)
+            .ends_with("3,456 out; waiting for input b (split b.csv) for 7 s (17 s ahead)"));
     }
 
     #[test]

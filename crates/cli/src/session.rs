@@ -515,6 +515,9 @@ impl Session {
             ));
         }
         let mut physical = plan_query(plan, &self.options).map_err(|e| e.or_span(span))?;
+        for warning in &physical.warnings {
+            writeln!(out.summary, "{warning}").map_err(io)?;
+        }
         let mut checkpoints = match checkpointing {
             Checkpointing::On(run) => Some(run),
             _ => None,
@@ -558,6 +561,7 @@ impl Session {
                 for sink in all_sinks(&mut target, &mut late) {
                     sink.load_state(&mut r.section()?)?;
                 }
+                late.load_counts(&mut r.section()?)?;
                 r.finish()?;
                 writeln!(
                     out.summary,
@@ -632,6 +636,7 @@ impl Session {
                     for sink in all_sinks(&mut target, &mut late) {
                         sinks.section(|w| sink.save_state(w))?;
                     }
+                    sinks.section(|w| late.save_counts(w))?;
                     run.taken += 1;
                     let checkpoint = Checkpoint {
                         statement: run.statement,
@@ -663,7 +668,8 @@ impl Session {
         if let Some(line) = progress.as_mut() {
             line.clear();
         }
-        let summary = result?;
+        let mut summary = result?;
+        summary.late_routed = late.routed();
         if let Some(note) = target.as_ref().and_then(|t| t.sink.note()) {
             writeln!(out.summary, "{note}").map_err(io)?;
         }

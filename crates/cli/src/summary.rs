@@ -6,6 +6,11 @@ use tidemark_common::show_bytes;
 use tidemark_common::window::ms;
 use tidemark_engine::RunSummary;
 
+/// A duration on the clock in seconds, to a tenth: `7.0 s`.
+fn seconds(ms: i64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
 fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -58,6 +63,13 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
                 count(src.csv.rows_skipped, "malformed row", "malformed rows")
             ));
         }
+        if src.went_idle > 0 {
+            notes.push(format!(
+                "a split went idle {}, active again {}",
+                count(src.went_idle, "time", "times"),
+                count(src.came_back, "time", "times")
+            ));
+        }
         if !notes.is_empty() {
             out.push_str(&format!(" ({})", notes.join(", ")));
         }
@@ -69,10 +81,8 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
             if m.windows_fired > 0 {
                 out.push_str(&count(m.windows_fired, "window fired, ", "windows fired, "));
             }
-            out.push_str(&format!(
-                "{} dropped",
-                count(m.late_rows, "late row", "late rows")
-            ));
+            out.push_str(&count(m.late_rows, "late row", "late rows"));
+            out.push_str(&late_destination(name, m.late_rows, &s.late_routed));
             if let Some(max) = m.lateness.max() {
                 out.push_str(&format!(" (up to {} behind the watermark)", ms(max)));
             }
@@ -129,6 +139,34 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
         out.push_str(&format!("elapsed: {:.3} s\n", s.elapsed.as_secs_f64()));
     }
     out
+}
+
+/// Where an operator's `late` rows went: ` dropped`, or the sink tables
+/// that received them and how many were dropped besides.
+fn late_destination(operator: &str, late: u64, routed: &[(String, String, u64)]) -> String {
+    let to: Vec<(&str, u64)> = routed
+        .iter()
+        .filter(|(op, ..)| op == operator)
+        .map(|(_, table, n)| (table.as_str(), *n))
+        .collect();
+    if to.is_empty() {
+        return " dropped".into();
+    }
+    let written: u64 = to.iter().map(|(_, n)| n).sum();
+    let mut parts: Vec<String> = to
+        .iter()
+        .map(|(table, n)| {
+            if *n == late {
+                format!("routed to table {table}")
+            } else {
+                format!("{n} routed to table {table}")
+            }
+        })
+        .collect();
+    if written < late {
+        parts.push(format!("{} dropped", late - written));
+    }
+    format!(" {}", parts.join(", "))
 }
 
 /// What `EXPLAIN ANALYZE` shows after the plan: each source's rows, each
@@ -217,6 +255,24 @@ const FAR_FUTURE: i64 = 100_000_000_000_000;
 /// my window empty / late / never firing?" that the numbers imply.
 fn diagnostics(s: &RunSummary) -> Vec<String> {
     let mut notes = Vec::new();
+    if let Some(held) = &s.held {
+        let advice = if held.idle_timeout_ms > 0 {
+            format!(
+                "its idle timeout is {}; a shorter one lets the others' windows fire sooner",
+                ms(held.idle_timeout_ms)
+            )
+        } else {
+            "an input that goes quiet stalls every window behind it: set 'table.exec.source.idle-timeout'".into()
+        };
+        notes.push(format!(
+            "{} held the watermark at {} for {} on the clock while {} was at {}; {advice}",
+            held.holder,
+            tidemark_engine::instant(held.watermark),
+            seconds(held.lasted_ms),
+            held.ahead,
+            tidemark_engine::instant(held.ahead_watermark),
+        ));
+    }
     let delay = s.sources.iter().find_map(|src| src.watermark_delay);
     for src in &s.sources {
         let Some((lo, hi)) = src.rowtimes else {

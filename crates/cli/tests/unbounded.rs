@@ -308,3 +308,151 @@ fn the_interactive_client_does_not_read_rows_from_its_own_input() {
         "{err}"
     );
 }
+
+/// The issue every Flink user meets, through the real binary and the
+/// wall clock: two followed files in a UNION ALL, one of them quiet
+/// after its first row. `idle`: the job's `table.exec.source.idle-timeout`.
+fn quiet_input_job(dir: &Path, idle: Option<&str>) -> PathBuf {
+    let table = |name: &str| {
+        format!(
+            "CREATE TABLE {name} (ts TIMESTAMP(3), k STRING, \
+             WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', \
+             'path' = '{name}.csv', 'format' = 'csv', 'source.monitor-interval' = '50 ms');\n"
+        )
+    };
+    let mut sql = String::from("SET 'tidemark.trace' = 'true';\n");
+    if let Some(idle) = idle {
+        sql.push_str(&format!(
+            "SET 'table.exec.source.idle-timeout' = '{idle}';\n"
+        ));
+    }
+    sql.push_str(&table("a"));
+    sql.push_str(&table("b"));
+    sql.push_str(
+        "CREATE VIEW ab AS SELECT * FROM a UNION ALL SELECT * FROM b;\n\
+         SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ab, DESCRIPTOR(ts), \
+         INTERVAL '10' SECOND)) GROUP BY window_start, window_end;\n",
+    );
+    std::fs::write(dir.join("a.csv"), "2024-01-01 00:00:00,a\n").unwrap();
+    std::fs::write(dir.join("b.csv"), "2024-01-01 00:00:00,b\n").unwrap();
+    let job = dir.join("job.sql");
+    std::fs::write(&job, sql).unwrap();
+    job
+}
+
+/// Appends a's rows at 00:00:01 .. 00:00:17, a few at a time.
+fn feed_a(dir: &Path) {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("a.csv"))
+        .unwrap();
+    for s in 1..=17 {
+        writeln!(file, "2024-01-01 00:00:{s:02},a").unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The child's stderr, line by line, as it is written.
+fn stderr_lines_of(child: &mut Child) -> Receiver<String> {
+    let stderr = child.stderr.take().expect("a piped stderr");
+    let (send, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+/// Lines until one starts with `prefix` (that one included).
+fn lines_until(lines: &Receiver<String>, prefix: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no line starting {prefix:?} after {seen:#?}"));
+        let done = line.starts_with(prefix);
+        seen.push(line);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn with_an_idle_timeout_a_quiet_input_goes_idle_and_the_others_windows_fire() {
+    let dir = scratch("idle");
+    let job = quiet_input_job(&dir, Some("1 s"));
+    let mut child = spawn(&["run"], &job);
+    let rows = lines_of(&mut child);
+    let trace = stderr_lines_of(&mut child);
+    feed_a(&dir);
+    // b goes quiet after its first row: once it has been silent for the
+    // timeout it is idle, and then a's watermark (16 s) fires [0 s, 10 s)
+    // with a's ten rows and b's one.
+    let before = lines_until(&trace, "IDLE");
+    assert!(before.iter().all(|l| !l.starts_with("FIRE")), "{before:#?}");
+    assert!(
+        before.last().unwrap().contains("split=b.csv"),
+        "{before:#?}"
+    );
+    lines_until(&trace, "FIRE");
+    assert_eq!(
+        rows.recv_timeout(Duration::from_secs(20)).unwrap(),
+        "+I[2024-01-01 00:00:00.000, 11]"
+    );
+    signal(&child, "INT");
+    let status = child.wait().expect("wait for tidemark");
+    assert_eq!(status.code(), Some(130));
+    let rest: Vec<String> = trace.iter().collect();
+    let summary = rest.join("\n");
+    assert!(
+        summary.contains("source b: 1 row read (a split went idle 1 time"),
+        "{summary}"
+    );
+    assert!(!summary.contains("held the watermark"), "{summary}");
+}
+
+#[test]
+fn without_an_idle_timeout_the_summary_names_the_input_that_held_the_watermark() {
+    let dir = scratch("held");
+    let job = quiet_input_job(&dir, None);
+    let mut child = spawn(&["run"], &job);
+    let rows = lines_of(&mut child);
+    let trace = stderr_lines_of(&mut child);
+    let warning = lines_until(&trace, "warning:");
+    assert!(
+        warning
+            .last()
+            .unwrap()
+            .contains("tables a and b may each pause, with no idle timeout"),
+        "{warning:#?}"
+    );
+    feed_a(&dir);
+    // Give the run time to read a's rows: nothing can fire, as b holds
+    // the watermark at 23:59:59.
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "INT");
+    let status = child.wait().expect("wait for tidemark");
+    assert_eq!(status.code(), Some(130));
+    assert!(rows.recv_timeout(Duration::from_secs(1)).is_err());
+    let summary: Vec<String> = trace.iter().collect();
+    let summary = summary.join("\n");
+    assert!(!summary.contains("FIRE"), "{summary}");
+    assert!(
+        summary.contains(
+            "note: input b (split b.csv) held the watermark at 2023-12-31 23:59:59.000 for"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "while input a was at 2024-01-01 00:00:16.000; an input that goes quiet stalls every window behind it: set 'table.exec.source.idle-timeout'"
+        ),
+        "{summary}"
+    );
+}

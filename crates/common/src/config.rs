@@ -33,6 +33,10 @@ pub const CHECKPOINT_DIR: &str = "execution.checkpointing.dir";
 /// `execution.checkpointing.interval`.
 pub const CHECKPOINT_INTERVAL: &str = "execution.checkpointing.interval";
 
+/// `table.exec.source.idle-timeout`: when a quiet split stops holding the
+/// watermark (spec §8).
+pub const IDLE_TIMEOUT: &str = "table.exec.source.idle-timeout";
+
 /// Every option read somewhere, sorted by key. A key ending in `.` is a
 /// prefix: `table.exec.late-records.sink.<source table>`.
 pub const KNOWN_OPTIONS: &[KnownOption] = &[
@@ -75,6 +79,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         key: "table.exec.late-records.sink.",
         default: None,
         help: "the late rows of one source table (suffix: its name)",
+    },
+    KnownOption {
+        key: IDLE_TIMEOUT,
+        default: Some("0 ms"),
+        help: "a split of an unbounded source with no row for this long on the engine's clock is idle: left out of the watermark until its next row; 0: never",
     },
     KnownOption {
         key: "table.local-time-zone",
@@ -223,6 +232,7 @@ impl SessionOptions {
         self.checkpoint_every()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
+        self.idle_timeout()?;
         self.trace()?;
         self.drain_on_stop()?;
         self.early_fire()?;
@@ -383,6 +393,12 @@ impl SessionOptions {
         self.duration("table.exec.emit.allow-lateness", 0)
     }
 
+    /// `table.exec.source.idle-timeout` in milliseconds; 0: splits never
+    /// go idle (Flink's default).
+    pub fn idle_timeout(&self) -> Result<i64> {
+        self.duration(IDLE_TIMEOUT, 0)
+    }
+
     /// `tidemark.emit.early-fire`: open windows emit their partial results
     /// every this much watermark progress; unset (or 0) means never.
     pub fn early_fire(&self) -> Result<Option<i64>> {
@@ -500,7 +516,7 @@ mod tests {
         assert!(is_known_option("table.exec.late-records.sink.clicks"));
         assert!(!is_known_option("table.exec.late-records.sink."));
         assert!(!is_known_option("pipeline.name"));
-        assert!(!is_known_option("table.exec.source.idle-timeout"));
+        assert!(is_known_option("table.exec.source.idle-timeout"));
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum ValueKind {
     OneOf(&'static [&'static str]),
     /// A positive duration such as `'1 s'` or `'500 ms'`.
     PositiveDuration,
+    /// A duration, or 0.
+    Duration,
 }
 
 /// One option of a connector or format.

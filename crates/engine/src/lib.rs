@@ -26,11 +26,11 @@ mod time;
 pub use connectors::filesystem::parallel::ParallelRead;
 pub use connectors::sink::{open_sink, BadLayout, LateLayout, StagedRename, TableSink};
 pub use connectors::sink::{PrintLines, SinkWriter};
-pub use connectors::source::TableSource;
+pub use connectors::source::{Idleness, TableSource};
 pub use connectors::split::{Split, SplitReader};
 pub use connectors::{
-    connector, declarations, may_pause, of_table, register, Connector, OpenedSource, SourceSpec,
-    CONNECTORS,
+    connector, declarations, may_pause, of_table, register, split_kind, Connector, OpenedSource,
+    SourceSpec, CONNECTORS,
 };
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};
@@ -54,7 +54,8 @@ pub use runtime::pipeline::{Pipeline, PipelineSource, Progress, RunOutput, RunSu
 pub use runtime::read::{ReadBatch, ReadStats};
 pub use runtime::snapshot;
 pub use runtime::stream::{BadRows, Chunk, LateRows, SideItem, StreamItem};
-pub use time::clock::Clock;
+pub use time::align::HeldWatermark;
+pub use time::clock::{Clock, ScriptedTime};
 pub use time::late::LateBook;
 pub use time::service::{EventTime, TimerHandler};
 pub use time::trace::{instant, TraceEvent, TraceLine};

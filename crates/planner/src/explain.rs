@@ -23,6 +23,7 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
         out.push_str(&format!("{pad}{}\n", node.header()));
         for line in read_details(node, threads)
             .into_iter()
+            .chain(idle_details(node, options)?)
             .chain(split_details(node, options, threads)?)
             .chain(details(node, lateness, early, &late))
         {
@@ -65,6 +66,36 @@ fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
         None => return Vec::new(),
     };
     vec![format!("read: {how}")]
+}
+
+/// The idle rule in force for a scan of a table that may pause (spec
+/// §8); nothing for other nodes: a table read to its end is never idle.
+fn idle_details(node: &LogicalPlan, options: &SessionOptions) -> Result<Vec<String>> {
+    let LogicalPlan::Scan { table, .. } = node else {
+        return Ok(Vec::new());
+    };
+    if !tidemark_engine::may_pause(table) || table.watermark.is_none() {
+        return Ok(Vec::new());
+    }
+    let timeout = crate::idle_timeout(table, options)?;
+    let key = if table.option("scan.watermark.idle-timeout").is_some() {
+        "'scan.watermark.idle-timeout'"
+    } else {
+        "'table.exec.source.idle-timeout'"
+    };
+    let clock = if table.option("connector") == Some("replay") {
+        "the replay's scripted clock"
+    } else {
+        "the engine's clock"
+    };
+    Ok(vec![if timeout > 0 {
+        format!(
+            "idle: a split with no row for {} on {clock} leaves the watermark until its next row ({key})",
+            tidemark_common::window::ms(timeout)
+        )
+    } else {
+        "idle: never: a quiet split holds the watermark, and every window behind it ('table.exec.source.idle-timeout' is 0)".into()
+    }])
 }
 
 /// Whether a window aggregation is split by key at parallelism `threads`;
@@ -270,10 +301,16 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
                 );
             }
             match &table.watermark {
-                Some(w) if w.column == column => format!(
-                    "rowtime {}.{}; watermark: the running maximum of {}, after every row",
-                    table.name, field.name, w.expr
-                ),
+                Some(w) if w.column == column => match tidemark_engine::split_kind(table) {
+                    None => format!(
+                        "rowtime {}.{}; watermark: the running maximum of {}, after every row",
+                        table.name, field.name, w.expr
+                    ),
+                    Some(kind) => format!(
+                        "rowtime {}.{}; watermark: per {kind}, the running maximum of {} over its rows, after every row; the table's is the lowest of its {kind}s' (never going back), rows taken from the {kind} whose watermark is lowest",
+                        table.name, field.name, w.expr
+                    ),
+                },
                 _ => format!("{}.{}", table.name, field.name),
             }
         }

@@ -9,6 +9,7 @@ mod explain;
 
 pub use explain::explain;
 use std::sync::Arc;
+use tidemark_common::catalog::TableDef;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
 use tidemark_common::{Error, Result, SessionOptions, Span, SqlType};
@@ -16,11 +17,11 @@ use tidemark_engine::Clock;
 use tidemark_engine::ParallelRead;
 use tidemark_engine::SessionAggregate;
 use tidemark_engine::SessionRows;
-use tidemark_engine::TableSource;
 use tidemark_engine::{auto_split, partitionable, PartitionedWindowAggregate};
 use tidemark_engine::{Branch, UnionSource};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
 use tidemark_engine::{Filter, ProcTimeWatermarks, Project, WindowLabels};
+use tidemark_engine::{Idleness, TableSource};
 use tidemark_engine::{JoinSide, WindowJoin, WindowJoinSpec};
 use tidemark_engine::{WindowAggregate, WindowAggregateSpec};
 use tidemark_engine::{WindowRank, WindowRankSpec};
@@ -32,6 +33,9 @@ pub struct PhysicalQuery {
     pub pipeline: Pipeline,
     pub output_types: Vec<SqlType>,
     pub eval: EvalContext,
+    /// What the user should know before the run starts (a quiet input
+    /// that can hold every window).
+    pub warnings: Vec<String>,
 }
 
 pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<PhysicalQuery> {
@@ -45,7 +49,8 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
     };
     let batch_size = options.batch_size()?;
     let mut operators: Vec<Box<dyn Operator>> = Vec::new();
-    let mut source = build(plan, &mut operators, options, batch_size, eval)?;
+    let clock = &run_clock(plan, options)?;
+    let mut source = build(plan, &mut operators, options, batch_size, eval, clock)?;
     if checkpoint_every.is_some() {
         source.track_positions();
     }
@@ -56,9 +61,11 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
             state_limit: options.state_limit()?,
             checkpoint_every,
             resumed: (0, tidemark_common::time::NO_WATERMARK),
+            hold_gap_ms: largest_window(plan).unwrap_or(i64::MAX),
         },
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
+        warnings: held_watermark_warnings(plan, options)?,
     })
 }
 
@@ -147,6 +154,26 @@ fn clock(options: &SessionOptions) -> Result<Clock> {
     }
 }
 
+/// The idle timeout of `table`'s splits: its `scan.watermark.idle-timeout`
+/// or else the session's `table.exec.source.idle-timeout` (spec §8).
+pub(crate) fn idle_timeout(table: &TableDef, options: &SessionOptions) -> Result<i64> {
+    match table.option("scan.watermark.idle-timeout") {
+        Some(text) => tidemark_common::time::parse_duration_ms(text)
+            .ok()
+            .filter(|ms| *ms >= 0)
+            .ok_or_else(|| {
+                Error::plan(
+                    format!(
+                        "table {}: 'scan.watermark.idle-timeout' must be a duration such as '30 s' (or 0: never), got '{text}'",
+                        table.name
+                    ),
+                    Span::default(),
+                )
+            }),
+        None => options.idle_timeout(),
+    }
+}
+
 /// A window over the result of a window aggregation needs that result to
 /// be insert-only: it cannot take back a row it has windowed. With allowed
 /// lateness (or early firing) the aggregation emits updates, so the plan is
@@ -179,6 +206,85 @@ fn insert_only_input(
     }
 }
 
+/// The price of deterministic interleaving, stated at start (spec §8):
+/// without an idle timeout, an input that may pause holds the watermark
+/// of every other split or input it is read with until it sends again.
+fn held_watermark_warnings(plan: &LogicalPlan, options: &SessionOptions) -> Result<Vec<String>> {
+    let scans = plan.scans();
+    let mut warnings = Vec::new();
+    let pausing: Vec<_> = scans
+        .iter()
+        .filter(|t| t.watermark.is_some() && tidemark_engine::may_pause(t))
+        .collect();
+    let mut beside_others = Vec::new();
+    for table in &pausing {
+        if idle_timeout(table, options)? > 0 {
+            continue;
+        }
+        if tidemark_engine::split_kind(table).is_some() {
+            warnings.push(format!(
+                "warning: table {} reads several splits that may pause, with no idle timeout: a quiet split holds the table's watermark, and every window behind it, until it sends again; set 'table.exec.source.idle-timeout' (or the table's 'scan.watermark.idle-timeout')",
+                table.name
+            ));
+        } else if scans.len() > 1 {
+            beside_others.push(table.name.as_str());
+        }
+    }
+    let (what, verb) = match beside_others.as_slice() {
+        [] => return Ok(warnings),
+        [one] => (format!("table {one}"), "may"),
+        [init @ .., last] => (format!("tables {} and {last}", init.join(", ")), "may each"),
+    };
+    warnings.push(format!(
+        "warning: {what} {verb} pause, with no idle timeout: a quiet input holds the watermark of the query's other inputs, and every window behind it, until it sends again; set 'table.exec.source.idle-timeout' (or the table's 'scan.watermark.idle-timeout')"
+    ));
+    Ok(warnings)
+}
+
+/// The clock of a run: a replay's scripted clock, shared by every table
+/// of the run, when it reads a replay; else the one the options choose.
+fn run_clock(plan: &LogicalPlan, options: &SessionOptions) -> Result<Clock> {
+    if !reads_replay(plan) {
+        return clock(options);
+    }
+    if options.get("tidemark.clock").is_some_and(|c| c != "system") {
+        return Err(Error::plan(
+            "a query that reads a replay table runs on the replay's clock: 'tidemark.clock' cannot be set too",
+            Span::default(),
+        )
+        .with_hint("RESET 'tidemark.clock'"));
+    }
+    Ok(Clock::Scripted(tidemark_engine::ScriptedTime::new()))
+}
+
+/// Whether `plan` reads a table of the replay connector.
+fn reads_replay(plan: &LogicalPlan) -> bool {
+    match plan {
+        LogicalPlan::Scan { table, .. } => table.option("connector") == Some("replay"),
+        other => other.inputs().into_iter().any(reads_replay),
+    }
+}
+
+/// The longest window of `plan` (a session's gap), if it has windows: a
+/// held watermark behind the others by more than this stalls a window.
+fn largest_window(plan: &LogicalPlan) -> Option<i64> {
+    let own = match plan {
+        LogicalPlan::WindowTvf { window, .. } | LogicalPlan::WindowAggregate { window, .. } => {
+            Some(match window.kind {
+                WindowKind::Tumble { size, .. } | WindowKind::Hop { size, .. } => size,
+                WindowKind::Cumulate { max_size, .. } => max_size,
+                WindowKind::Session { gap } => gap,
+            })
+        }
+        _ => None,
+    };
+    plan.inputs()
+        .into_iter()
+        .filter_map(largest_window)
+        .chain(own)
+        .max()
+}
+
 /// Whether a window TVF or aggregation runs in `plan`.
 fn has_window(plan: &LogicalPlan) -> bool {
     matches!(
@@ -195,6 +301,7 @@ fn build(
     options: &SessionOptions,
     batch_size: usize,
     eval: EvalContext,
+    clock: &Clock,
 ) -> Result<PipelineSource> {
     match plan {
         LogicalPlan::Scan { table, .. } => {
@@ -208,7 +315,7 @@ fn build(
                     Span::default(),
                 ));
             }
-            Ok(PipelineSource::Table(Box::new(TableSource::open(
+            let mut source = TableSource::open(
                 Arc::clone(table),
                 batch_size,
                 ParallelRead {
@@ -216,8 +323,13 @@ fn build(
                     piece_bytes: options.piece_bytes()?,
                 },
                 eval,
-                clock(options)?,
-            )?)))
+                clock.clone(),
+            )?;
+            source.set_idleness(Idleness {
+                timeout_ms: idle_timeout(table, options)?,
+                trace: options.trace()?,
+            });
+            Ok(PipelineSource::Table(Box::new(source)))
         }
         LogicalPlan::OverAggregate {
             input,
@@ -227,7 +339,7 @@ fn build(
             aggregates,
             schema,
         } => {
-            let source = build(input, operators, options, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval, clock)?;
             let in_schema = input.schema();
             operators.push(Box::new(OverAggregate::new(OverSpec {
                 partition: partition.clone(),
@@ -252,7 +364,7 @@ fn build(
             schema,
         } => {
             insert_only_input(input, Span::default(), options, "window Top-N")?;
-            let source = build(input, operators, options, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval, clock)?;
             let in_schema = input.schema();
             operators.push(Box::new(WindowRank::new(WindowRankSpec {
                 partition: partition.clone(),
@@ -281,7 +393,7 @@ fn build(
             let mut branches = Vec::with_capacity(2);
             for side in [left, right] {
                 let mut steps = Vec::new();
-                match build(side, &mut steps, options, batch_size, eval)? {
+                match build(side, &mut steps, options, batch_size, eval, clock)? {
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
@@ -321,7 +433,7 @@ fn build(
                     ));
                 }
                 let mut steps = Vec::new();
-                match build(input, &mut steps, options, batch_size, eval)? {
+                match build(input, &mut steps, options, batch_size, eval, clock)? {
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
@@ -334,7 +446,7 @@ fn build(
             Ok(PipelineSource::Union(UnionSource::new(branches)))
         }
         LogicalPlan::Filter { input, predicate } => {
-            let source = build(input, operators, options, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval, clock)?;
             operators.push(Box::new(Filter::new(
                 predicate.clone(),
                 eval,
@@ -347,7 +459,7 @@ fn build(
             exprs,
             schema,
         } => {
-            let source = build(input, operators, options, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval, clock)?;
             operators.push(Box::new(Project::new(
                 exprs.clone(),
                 schema.to_arrow(),
@@ -362,7 +474,7 @@ fn build(
             schema,
         } => {
             insert_only_input(input, window.span, options, "window")?;
-            let source = build(input, operators, options, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval, clock)?;
             match window.kind {
                 WindowKind::Tumble { .. }
                 | WindowKind::Hop { .. }
@@ -407,7 +519,7 @@ fn build(
                 )
                 .with_hint("RESET 'tidemark.emit.early-fire' for this query"));
             }
-            let source = build(input, operators, options, batch_size, eval)?;
+            let source = build(input, operators, options, batch_size, eval, clock)?;
             let in_schema = input.schema();
             if in_schema.field(window.time_column).proctime {
                 operators.push(Box::new(ProcTimeWatermarks::new(window.time_column)));

@@ -47,7 +47,7 @@ impl Connector for Counter {
         Ok(OpenedSource {
             splits: vec![Split::new("counter", Box::new(reader))],
             ignore_parse_errors: false,
-            display: "counter".into(),
+            discovery: None,
         })
     }
 }

@@ -173,6 +173,13 @@ fn check_value(declared: &OptionDecl, key: &str, value: &str) -> Result<(), Stri
                 ));
             }
         }
+        ValueKind::Duration => {
+            if !tidemark_common::time::parse_duration_ms(value).is_ok_and(|ms| ms >= 0) {
+                return Err(format!(
+                    "'{key}' must be a duration such as '30 s' (or 0: never), not '{value}'"
+                ));
+            }
+        }
         ValueKind::PositiveDuration => {
             if !tidemark_common::time::parse_duration_ms(value).is_ok_and(|ms| ms > 0) {
                 return Err(format!(
@@ -282,7 +289,7 @@ mod tests {
             (
                 "⟨'connector' = 'kafka'".into(),
                 "connector 'kafka' is not supported",
-                Some("use 'filesystem', 'stdin', 'datagen' or 'nexmark', or 'print' / 'blackhole' / 'jdbc' for a sink table"),
+                Some("use 'filesystem', 'stdin', 'datagen', 'nexmark' or 'replay', or 'print' / 'blackhole' / 'jdbc' for a sink table"),
             ),
             (
                 "'connector' = 'print', ⟨'sink.parallelism' = '2'".into(),

@@ -493,7 +493,7 @@ mod tests {
             (
                 "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', '",
                 58,
-                &["path'", "source.monitor-interval'", "format'"],
+                &["path'", "source.monitor-interval'", "scan.watermark.idle-timeout'", "format'"],
             ),
             (
                 "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'format' = '",

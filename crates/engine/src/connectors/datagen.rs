@@ -553,7 +553,7 @@ impl super::Connector for Datagen {
         Ok(super::OpenedSource {
             splits: vec![super::split::Split::new("datagen", Box::new(reader))],
             ignore_parse_errors: false,
-            display: "datagen".into(),
+            discovery: None,
         })
     }
 }

@@ -16,6 +16,7 @@ pub mod filesystem;
 pub mod jdbc;
 pub mod nexmark;
 pub mod print;
+pub mod replay;
 pub mod sink;
 pub mod source;
 pub mod split;
@@ -27,7 +28,7 @@ use sink::SinkWriter;
 use split::Split;
 use std::sync::{Arc, RwLock};
 use tidemark_common::catalog::TableDef;
-use tidemark_common::connector::{ConnectorDecl, Declarations};
+use tidemark_common::connector::{ConnectorDecl, Declarations, OptionDecl, ValueKind};
 use tidemark_common::{Error, Result, SqlType};
 
 /// A connector: its declaration, and what it says about a table of its
@@ -40,6 +41,12 @@ pub trait Connector: Sync {
     /// input go out as they are made, not held for the next rows.
     fn may_pause(&self, _table: &TableDef) -> bool {
         false
+    }
+
+    /// What one split of `table` is ("file"), when the table reads
+    /// several: each keeps its own watermark (spec §8).
+    fn split_kind(&self, _table: &TableDef) -> Option<&'static str> {
+        None
     }
 
     /// How a read of `table` goes at parallelism `threads` (> 1).
@@ -90,11 +97,20 @@ pub struct SourceSpec<'a> {
 /// An opened table: the reader of its split, whether it skips what does
 /// not parse, and how messages name what it reads.
 pub struct OpenedSource {
-    /// The table's splits, in the order they are read.
+    /// The table's splits, numbered in this order.
     pub splits: Vec<Split>,
     pub ignore_parse_errors: bool,
-    pub display: String,
+    /// What finds splits that appear later, for a table that has them.
+    pub discovery: Option<Box<dyn split::SplitDiscovery>>,
 }
+
+/// `scan.watermark.idle-timeout`, for a table whose splits may pause: it
+/// wins over `table.exec.source.idle-timeout` (spec §8).
+pub(crate) const IDLE_OPTION: OptionDecl = OptionDecl::flink(
+    "scan.watermark.idle-timeout",
+    "a split with no row for this long on the engine's clock is idle: left out of the watermark until its next row; 0: never (default: table.exec.source.idle-timeout)",
+)
+.kind(ValueKind::Duration);
 
 /// Gives an I/O error of reading table `name` the table's name.
 fn in_table(name: &str) -> impl Fn(Error) -> Error + '_ {
@@ -117,6 +133,7 @@ pub static CONNECTORS: &[&dyn Connector] = &[
     &stdin::Stdin,
     &datagen::Datagen,
     &nexmark::Nexmark,
+    &replay::Replay,
     &print::Print,
     &blackhole::Blackhole,
     &jdbc::Jdbc,
@@ -176,6 +193,12 @@ fn opening(table: &TableDef) -> Result<&'static dyn Connector> {
 /// Whether a read of `table` may pause (see [`Connector::may_pause`]).
 pub fn may_pause(table: &TableDef) -> bool {
     of_table(table).is_some_and(|c| c.may_pause(table))
+}
+
+/// What one split of `table` is, when it reads several (see
+/// [`Connector::split_kind`]).
+pub fn split_kind(table: &TableDef) -> Option<&'static str> {
+    of_table(table).and_then(|c| c.split_kind(table))
 }
 
 /// What every connector and format declares, for the front end.

@@ -419,7 +419,7 @@ impl super::Connector for Nexmark {
         Ok(super::OpenedSource {
             splits: vec![super::split::Split::new("nexmark", Box::new(reader))],
             ignore_parse_errors: false,
-            display: "nexmark".into(),
+            discovery: None,
         })
     }
 }

@@ -1,15 +1,19 @@
-//! A declared table as a stream: reads its connector, computes computed
-//! columns, drops (and counts) rows that cannot be placed in time, and
-//! assigns the watermark row by row.
+//! A declared table as a stream: reads its connector's splits, computes
+//! computed columns, drops (and counts) rows that cannot be placed in
+//! time, and assigns the watermark row by row — each split's own, and the
+//! table's as the minimum over its splits, with rows interleaved by lowest
+//! watermark ([`crate::time::align`], spec §8).
 
 use super::filesystem::parallel::ParallelRead;
-use super::split::Split;
+use super::split::{Split, SplitDiscovery};
 use super::SourceSpec;
 use crate::expr::eval::{evaluate, EvalContext};
 use crate::runtime::read::{ReadPosition, ReadStats};
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
+use crate::time::align::{Aligner, HeldWatermark, Next, PREFETCH_ROWS};
 use crate::time::clock::Clock;
+use crate::time::trace::{instant, TraceEvent, TraceLine};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -32,26 +36,78 @@ pub struct SourceMetrics {
     pub rowtimes: Option<(i64, i64)>,
     /// The table's watermark delay, when its watermark is `rowtime - d`.
     pub watermark_delay: Option<i64>,
+    /// How often a split went idle, and came back (spec §8).
+    pub went_idle: u64,
+    pub came_back: u64,
+}
+
+/// A split of the table and what the source knows of it.
+struct SplitState {
+    split: Split,
+    /// The running maximum of the WATERMARK expression over this split's
+    /// rows: the split's own watermark.
+    watermark: i64,
+    /// An error found after some rows of a batch: raised once those rows
+    /// have gone out.
+    pending_error: Option<Error>,
+    /// When on the clock the split last read rows (or joined): what its
+    /// idle timeout counts from. Unset until the clock has started.
+    quiet_since: Option<i64>,
+    /// When on the clock the split went idle, while it is.
+    idle_since: Option<i64>,
+}
+
+impl SplitState {
+    fn new(split: Split) -> Self {
+        SplitState {
+            split,
+            watermark: NO_WATERMARK,
+            pending_error: None,
+            quiet_since: None,
+            idle_since: None,
+        }
+    }
+}
+
+/// How a source's splits go idle (spec §8).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Idleness {
+    /// A split that may pause and has read no row for this long on the
+    /// engine's clock is idle; 0: never.
+    pub timeout_ms: i64,
+    /// Transitions are traced.
+    pub trace: bool,
 }
 
 pub struct TableSource {
     table: Arc<TableDef>,
-    /// The table's splits, read one after another in order.
-    splits: Vec<Split>,
-    /// The split being read: those before it have ended.
-    current: usize,
+    /// The table's splits; split `k` is lane `k` of `aligner`.
+    splits: Vec<SplitState>,
+    /// The splits' rows read and not yet taken, interleaved by lowest
+    /// watermark; its combined watermark is the table's.
+    aligner: Aligner,
     schema: SchemaRef,
     ctx: EvalContext,
     ignore_parse_errors: bool,
-    display_path: String,
-    watermark: i64,
     rows_without_rowtime: u64,
     done: bool,
     /// The input was ended early ([`TableSource::stop_input`]).
     stopped: bool,
-    /// An error found after some rows of a batch: raised on the next call,
-    /// once those rows have gone out.
-    pending_error: Option<Error>,
+    /// What finds splits that appear later (a followed folder's new
+    /// files), and when it last looked, on the clock.
+    discovery: Option<Box<dyn SplitDiscovery>>,
+    looked_at: i64,
+    /// Splits keep malformed rows' text, and positions: set for those
+    /// that join later too.
+    keeps_bad_rows: bool,
+    tracks_positions: bool,
+    idleness: Idleness,
+    /// The last call found nothing to give for now: the split it waits
+    /// for, if one holds it.
+    waiting: Option<Option<usize>>,
+    /// How often a split went idle, and came back.
+    went_idle: u64,
+    came_back: u64,
     /// Processing time, for `PROCTIME()` columns.
     clock: Clock,
     /// Set when late rows are routed: chunks then say which source rows
@@ -82,14 +138,11 @@ impl TableSource {
             parallel,
             clock: clock.clone(),
         })?;
-        Ok(Self::with_splits(
-            table,
-            opened.splits,
-            ctx,
-            clock,
-            opened.ignore_parse_errors,
-            opened.display,
-        ))
+        let mut source =
+            Self::with_splits(table, opened.splits, ctx, clock, opened.ignore_parse_errors);
+        source.looked_at = source.clock.now();
+        source.discovery = opened.discovery;
+        Ok(source)
     }
 
     fn with_splits(
@@ -98,7 +151,6 @@ impl TableSource {
         ctx: EvalContext,
         clock: Clock,
         ignore_parse_errors: bool,
-        display_path: String,
     ) -> Self {
         for split in &mut splits {
             split.reader.set_time_zone(ctx.time_zone);
@@ -106,26 +158,96 @@ impl TableSource {
         TableSource {
             schema: table.schema.to_arrow(),
             table,
-            splits,
-            current: 0,
+            aligner: Aligner::new(splits.len()),
+            splits: splits.into_iter().map(SplitState::new).collect(),
             ctx,
             ignore_parse_errors,
-            display_path,
-            watermark: NO_WATERMARK,
             rows_without_rowtime: 0,
             done: false,
             stopped: false,
-            pending_error: None,
+            discovery: None,
+            looked_at: NO_WATERMARK,
+            keeps_bad_rows: false,
+            tracks_positions: false,
+            idleness: Idleness::default(),
+            waiting: None,
+            went_idle: 0,
+            came_back: 0,
             clock,
             origin: None,
             rowtimes: None,
         }
     }
 
+    /// Sets how the table's splits go idle.
+    pub fn set_idleness(&mut self, idleness: Idleness) {
+        self.idleness = idleness;
+    }
+
+    /// Whether every split that has not ended is idle, with nothing read
+    /// and not yet taken: the table no longer holds a union's or join's
+    /// watermark (spec §8).
+    pub fn is_idle(&self) -> bool {
+        let lanes = self.aligner.lanes();
+        !self.done
+            && lanes.iter().any(|l| !l.ended())
+            && lanes
+                .iter()
+                .all(|l| !l.holds_items() && (l.ended() || l.idle()))
+    }
+
+    /// Whether the last read found nothing for now, every split waiting.
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+
+    /// The split the table waits for, when its lowest split has nothing
+    /// read: it holds the table's rows and watermark.
+    pub fn waiting_for(&self) -> Option<&str> {
+        let k = self.waiting.flatten()?;
+        Some(self.splits[k].split.name.as_str())
+    }
+
+    /// The clock this table reads (shared with the run's other tables).
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The next instant on the clock at which something is known to
+    /// happen to this table: a split's rows arrive (a replay), a split's
+    /// idle timeout ends, the folder is looked at again.
+    pub fn wake_at(&self) -> Option<i64> {
+        if self.done {
+            return None;
+        }
+        let arrivals = self.splits.iter().filter_map(|s| s.split.reader.wake_at());
+        let timeout = self.idleness.timeout_ms;
+        let deadlines = self
+            .splits
+            .iter()
+            .zip(self.aligner.lanes())
+            .filter(|(s, l)| {
+                timeout > 0
+                    && s.split.reader.may_pause()
+                    && !l.ended()
+                    && !l.idle()
+                    && !l.holds_items()
+            })
+            .filter_map(|(s, _)| s.quiet_since.map(|t| t.saturating_add(timeout)));
+        let look = self
+            .discovery
+            .as_ref()
+            .map(|d| self.looked_at.saturating_add(d.interval_ms()));
+        arrivals.chain(deadlines).chain(look).min()
+    }
+
     /// Why this table cannot be checkpointed, if it cannot: only files
     /// read on one thread can be read again from a position.
     pub fn checkpoint_blocker(&self) -> Option<Error> {
-        let what = self.splits.iter().find_map(|s| s.reader.unpositioned())?;
+        let what = self
+            .splits
+            .iter()
+            .find_map(|s| s.split.reader.unpositioned())?;
         Some(
             Error::plan(
                 format!(
@@ -141,43 +263,55 @@ impl TableSource {
     /// Keeps what checkpoints need of the reading: a checksum of the bytes
     /// read (called before the first read).
     pub fn track_position(&mut self) {
-        for split in &mut self.splits {
-            split.reader.track_position();
+        self.tracks_positions = true;
+        for s in &mut self.splits {
+            s.split.reader.track_position();
         }
     }
 
     /// Whether the source stands between two batches with nothing waiting
     /// (no error to report, the input not ended): a checkpoint can be taken.
     pub fn at_checkpoint_point(&self) -> bool {
-        self.splits.iter().all(|s| s.reader.between_batches())
-            && self.pending_error.is_none()
+        self.splits
+            .iter()
+            .all(|s| s.split.reader.between_batches() && s.pending_error.is_none())
             && !self.stopped
     }
 
-    /// Writes where the source stands for a checkpoint: each split's name
-    /// and position (with a checksum of the bytes before it, so that a
-    /// changed file is noticed on resume), which split is being read, the
-    /// watermark and counts.
+    /// Writes where the source stands for a checkpoint: each split's name,
+    /// position (with a checksum of the bytes before it, so that a changed
+    /// file is noticed on resume) and watermark, the rows read from the
+    /// splits and not yet taken, and counts.
     pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
         w.u64(self.splits.len() as u64);
-        for split in &self.splits {
-            let Some(position) = split.reader.position() else {
+        for s in &self.splits {
+            let Some(position) = s.split.reader.position() else {
                 return Err(self.checkpoint_blocker().unwrap_or_else(|| {
                     Error::Internal("a checkpoint between two batches of a source".into())
                 }));
             };
-            w.put(&split.name);
+            w.put(&s.split.name);
             w.put(&position);
+            w.put(&s.watermark);
         }
-        w.put(&(self.current as u64));
+        self.aligner.save_state(w)?;
         w.put(&self.done);
-        w.put(&self.watermark);
         w.put(&self.rows_without_rowtime);
         w.put(&self.rowtimes);
         w.put(&match self.clock {
             Clock::Fake { rows, .. } => Some(rows),
-            Clock::System => None,
+            Clock::System | Clock::Scripted(_) => None,
         });
+        w.put(&match self.clock {
+            Clock::Scripted(_) => Some(self.clock.now()),
+            Clock::System | Clock::Fake { .. } => None,
+        });
+        for s in &self.splits {
+            w.put(&s.quiet_since);
+            w.put(&s.idle_since);
+        }
+        w.put(&self.went_idle);
+        w.put(&self.came_back);
         Ok(())
     }
 
@@ -193,35 +327,68 @@ impl TableSource {
         for _ in 0..saved {
             let name: String = r.get()?;
             let position: ReadPosition = r.get()?;
-            positions.push((name, position));
+            let watermark: i64 = r.get()?;
+            positions.push((name, position, watermark));
         }
+        // A followed folder may hold files that came after the checkpoint:
+        // they join as new splits, after those the checkpoint read.
         let names = |names: Vec<&str>| names.join(", ");
-        let now: Vec<&str> = self.splits.iter().map(|s| s.name.as_str()).collect();
-        let then: Vec<&str> = positions.iter().map(|(n, _)| n.as_str()).collect();
-        if now != then {
+        let now_names: Vec<String> = self.splits.iter().map(|s| s.split.name.clone()).collect();
+        let mut current: Vec<Option<SplitState>> = std::mem::take(&mut self.splits)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut ordered = Vec::with_capacity(current.len());
+        for (name, position, watermark) in &positions {
+            let found = current
+                .iter_mut()
+                .find(|s| s.as_ref().is_some_and(|s| s.split.name == *name))
+                .and_then(Option::take);
+            let Some(mut state) = found else { break };
+            state.split.reader.resume(position)?;
+            state.watermark = *watermark;
+            ordered.push(state);
+        }
+        let added: Vec<SplitState> = current.into_iter().flatten().collect();
+        if ordered.len() < positions.len() || (!added.is_empty() && self.discovery.is_none()) {
+            let then: Vec<&str> = positions.iter().map(|(n, ..)| n.as_str()).collect();
             return Err(Error::Input(format!(
                 "table {}: the checkpoint was taken reading {}, but the table now reads {}",
                 self.table.name,
                 names(then),
-                names(now)
+                names(now_names.iter().map(String::as_str).collect())
             )));
         }
-        for (split, (_, position)) in self.splits.iter_mut().zip(&positions) {
-            split.reader.resume(position)?;
+        self.splits = ordered;
+        self.aligner = Aligner::new(0);
+        let origin = self.origin.clone();
+        self.aligner.load_state(r, |_| origin.clone())?;
+        if self.aligner.lanes().len() != self.splits.len() {
+            return Err(crate::runtime::snapshot::corrupt(
+                "a source's splits and lanes differ",
+            ));
         }
-        let current: u64 = r.get()?;
-        self.current = usize::try_from(current)
-            .ok()
-            .filter(|c| *c <= self.splits.len())
-            .ok_or_else(|| crate::runtime::snapshot::corrupt("a source's split is out of range"))?;
+        for state in added {
+            self.splits.push(state);
+            self.aligner.add_lane();
+        }
         self.done = r.get()?;
-        self.watermark = r.get()?;
         self.rows_without_rowtime = r.get()?;
         self.rowtimes = r.get()?;
         let clock_rows: Option<i64> = r.get()?;
         if let (Clock::Fake { rows, .. }, Some(saved)) = (&mut self.clock, clock_rows) {
             *rows = saved;
         }
+        let scripted_now: Option<i64> = r.get()?;
+        if let (Clock::Scripted(_), Some(now)) = (&self.clock, scripted_now) {
+            self.clock.wait(Some(now));
+        }
+        for s in self.splits.iter_mut().take(saved) {
+            s.quiet_since = r.get()?;
+            s.idle_since = r.get()?;
+        }
+        self.went_idle = r.get()?;
+        self.came_back = r.get()?;
         Ok(())
     }
 
@@ -257,20 +424,22 @@ impl TableSource {
         let csv = self
             .splits
             .iter()
-            .map(|s| s.reader.stats())
+            .map(|s| s.split.reader.stats())
             .fold(ReadStats::default(), |sum, s| sum.plus(&s));
         SourceMetrics {
             table: self.table.name.clone(),
             rows_read: csv.rows_read,
             rows_without_rowtime: self.rows_without_rowtime,
             csv,
-            watermark: self.watermark,
+            watermark: self.aligner.watermark(),
             rowtimes: self.rowtimes,
             watermark_delay: self
                 .table
                 .watermark
                 .as_ref()
                 .and_then(|w| watermark_delay(&w.expr, w.column)),
+            went_idle: self.went_idle,
+            came_back: self.came_back,
         }
     }
 
@@ -297,8 +466,9 @@ impl TableSource {
     /// Keep the rows skipped as malformed or without rowtime, for a
     /// bad-records sink: they travel among the chunks as side items.
     pub fn keep_bad_rows(&mut self) {
-        for split in &mut self.splits {
-            split.reader.keep_raw();
+        self.keeps_bad_rows = true;
+        for s in &mut self.splits {
+            s.split.reader.keep_raw();
         }
     }
 
@@ -309,13 +479,14 @@ impl TableSource {
     /// as it would row by row. Empty chunks are not pushed.
     fn push_among_bad_rows(
         &self,
+        split: usize,
         chunk: Chunk,
         lines: &[u64],
         mut bad: Vec<BadRow>,
         after: Option<i64>,
         out: &mut Vec<StreamItem>,
     ) {
-        let mut told = self.watermark;
+        let mut told = self.splits[split].watermark;
         bad.sort_by_key(|b| b.line);
         let mut pos = 0;
         let mut rest = bad.as_slice();
@@ -338,7 +509,7 @@ impl TableSource {
             let run = rest.partition_point(|b| b.line < next_line);
             out.push(StreamItem::Side(SideItem::Bad(BadRows {
                 source: self.table.name.clone(),
-                file: self.display_path.clone(),
+                file: self.splits[split].split.name.clone(),
                 rows: rest[..run].to_vec(),
             })));
             rest = &rest[run..];
@@ -379,101 +550,311 @@ impl TableSource {
         chunk
     }
 
-    /// The next batch of the split being read, going on to the next split
-    /// at the end of one; `None` at the end of the last.
-    fn next_batch(&mut self) -> Result<Option<crate::runtime::read::ReadBatch>> {
-        while let Some(split) = self.splits.get_mut(self.current) {
-            if let Some(batch) = split.reader.next_batch()? {
-                return Ok(Some(batch));
-            }
-            self.current += 1;
-        }
-        Ok(None)
-    }
-
     fn next_items_inner(&mut self, out: &mut Vec<StreamItem>) -> Result<bool> {
         if self.done {
             return Ok(false);
         }
-        if let Some(e) = self.pending_error.take() {
-            self.done = true;
-            return Err(e);
+        if self.stopped {
+            self.aligner.end_all();
+            self.discovery = None;
         }
-        loop {
-            let next = if self.stopped {
-                None
-            } else {
-                self.next_batch()?
-            };
-            let Some(csv) = next else {
+        self.discover(out)?;
+        for k in 0..self.splits.len() {
+            if let Err(e) = self.fill(k) {
                 self.done = true;
-                self.watermark = FINAL_WATERMARK;
+                return Err(e);
+            }
+        }
+        self.judge_idleness(out);
+        self.waiting = None;
+        match self.aligner.next() {
+            // A followed folder stays open for files to come.
+            Next::Ended if self.discovery.is_some() => self.waiting = Some(None),
+            Next::Ended => {
+                self.done = true;
+                self.aligner.finish();
                 out.push(StreamItem::Watermark(FINAL_WATERMARK));
                 out.push(StreamItem::End);
                 return Ok(true);
+            }
+            // Nothing for now: hand back nothing, so the query can be
+            // stopped meanwhile.
+            Next::Waiting { lane } => self.waiting = Some(Some(lane)),
+            Next::AllIdle => self.waiting = Some(None),
+            Next::Item { item, .. } => out.push(item),
+        }
+        if let Some(w) = self.aligner.watermark_rose() {
+            out.push(StreamItem::Watermark(w));
+        }
+        let splits = &self.splits;
+        self.aligner
+            .note_hold(self.clock.now(), self.waiting.flatten(), |k| {
+                splits[k].split.reader.may_pause()
+            });
+        Ok(true)
+    }
+
+    /// Whether a split of the table may pause (see
+    /// [`SplitReader::may_pause`]).
+    pub fn may_pause(&self) -> bool {
+        self.splits.iter().any(|s| s.split.reader.may_pause())
+    }
+
+    /// The split that held the table's watermark while another had read
+    /// further: the one holding now, or (`longest`) the longest hold of
+    /// the run.
+    pub fn held(&self, longest: bool) -> Option<HeldWatermark> {
+        let hold = if longest {
+            self.aligner.longest_hold()
+        } else {
+            self.aligner.hold()
+        }?;
+        let name = |k: usize| self.splits[k].split.name.as_str();
+        Some(HeldWatermark {
+            holder: format!("split {} of table {}", name(hold.lane), self.table.name),
+            watermark: hold.watermark,
+            lasted_ms: hold.lasted(),
+            ahead: format!("split {}", name(hold.ahead_lane)),
+            ahead_watermark: hold.ahead,
+            idle_timeout_ms: self.idleness.timeout_ms,
+        })
+    }
+
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        &self.table.name
+    }
+
+    /// The idle timeout of the table's splits (0: none).
+    pub fn idle_timeout_ms(&self) -> i64 {
+        self.idleness.timeout_ms
+    }
+
+    /// Marks idle each split that may pause and has read no row for the
+    /// idle timeout on the clock, and active again each idle split that
+    /// has rows; traces every change with the split's and the table's
+    /// watermark.
+    fn judge_idleness(&mut self, out: &mut Vec<StreamItem>) {
+        let now = self.clock.now();
+        if now == i64::MIN {
+            // A scripted clock that has not started.
+            return;
+        }
+        let timeout = self.idleness.timeout_ms;
+        for k in 0..self.splits.len() {
+            let lane = self.aligner.lane(k);
+            let since = *self.splits[k].quiet_since.get_or_insert(now);
+            let (was_idle, has_rows) = (lane.idle(), lane.holds_items());
+            let event = if was_idle && has_rows {
+                self.aligner.set_idle(k, false);
+                self.came_back += 1;
+                TraceEvent::Active
+            } else if was_idle {
+                continue;
+            } else if !was_idle
+                && !has_rows
+                && !lane.ended()
+                && timeout > 0
+                && self.splits[k].split.reader.may_pause()
+                && now.saturating_sub(since) >= timeout
+            {
+                self.aligner.set_idle(k, true);
+                self.went_idle += 1;
+                TraceEvent::Idle
+            } else {
+                continue;
             };
-            let (mut batch, mut lines) = (csv.batch, csv.lines);
-            let (raw, mut bad) = (csv.raw, csv.skipped);
-            if batch.num_rows() == 0 && bad.is_empty() {
-                // An unbounded input with nothing for now: hand back
-                // nothing, so the query can be stopped meanwhile.
+            let state = &mut self.splits[k];
+            // An idle split's quiet time is how long it had no row; an
+            // active one's, how long it was idle.
+            let (what, from) = match event {
+                TraceEvent::Idle => ("quiet", since),
+                _ => ("idle_for", state.idle_since.unwrap_or(now)),
+            };
+            state.idle_since = (event == TraceEvent::Idle).then_some(now);
+            if self.idleness.trace {
+                // The split's watermark before its next row: where it
+                // leaves the minimum, or rejoins it.
+                let split_watermark = self.aligner.lane(k).next_watermark();
+                let line = TraceLine::new(event, &format!("Scan {}", self.table.name))
+                    .field("split", &state.split.name)
+                    .field("split_watermark", instant(split_watermark))
+                    .field(what, tidemark_common::window::ms(now.saturating_sub(from)))
+                    .field("clock", instant(now))
+                    .watermark(self.aligner.watermark());
+                out.push(StreamItem::Side(line));
+            }
+        }
+    }
+
+    /// Looks for new splits when the discovery interval has passed on the
+    /// clock: each joins as a new lane, at −∞ until its rows come.
+    fn discover(&mut self, out: &mut Vec<StreamItem>) -> Result<()> {
+        let Some(discovery) = self.discovery.as_mut() else {
+            return Ok(());
+        };
+        let now = self.clock.now();
+        if now.saturating_sub(self.looked_at) < discovery.interval_ms() {
+            return Ok(());
+        }
+        self.looked_at = now;
+        for mut split in discovery.new_splits()? {
+            self.prepare(&mut split);
+            if self.idleness.trace {
+                let line = TraceLine::new(TraceEvent::Split, &format!("Scan {}", self.table.name))
+                    .field("split", &split.name)
+                    .field("clock", instant(now))
+                    .watermark(self.aligner.watermark());
+                out.push(StreamItem::Side(line));
+            }
+            self.splits.push(SplitState::new(split));
+            self.aligner.add_lane();
+        }
+        Ok(())
+    }
+
+    /// Gives a split the settings the table's others have.
+    fn prepare(&self, split: &mut Split) {
+        split.reader.set_time_zone(self.ctx.time_zone);
+        if self.keeps_bad_rows {
+            split.reader.keep_raw();
+        }
+        if self.tracks_positions {
+            split.reader.track_position();
+        }
+    }
+
+    /// Reads split `k` into its lane until an item is queued, the split
+    /// ends or has nothing for now (one batch ahead at most: the bounded
+    /// prefetch of spec §8).
+    /// An error reading the split waits until the rows read before it have
+    /// gone out, so that what goes out does not depend on the batch size.
+    fn fill(&mut self, k: usize) -> Result<()> {
+        if self.splits[k].pending_error.is_some() {
+            if self.aligner.lane(k).holds_items() {
+                return Ok(());
+            }
+            return Err(self.splits[k]
+                .pending_error
+                .take()
+                .unwrap_or_else(|| Error::Internal("a pending error went missing".into())));
+        }
+        let mut lane = std::mem::take(self.aligner.lane_mut(k));
+        // A lone split has no rival to read ahead of.
+        let prefetch = if self.splits.len() > 1 {
+            PREFETCH_ROWS
+        } else {
+            1
+        };
+        let filled = lane.fill(prefetch, |items| match self.read_split(k, items) {
+            Err(e) => {
+                self.splits[k].pending_error = Some(e);
+                Ok(true)
+            }
+            read => read,
+        });
+        *self.aligner.lane_mut(k) = lane;
+        filled?;
+        if self.splits[k].pending_error.is_some() && !self.aligner.lane(k).holds_items() {
+            return Err(self.splits[k]
+                .pending_error
+                .take()
+                .unwrap_or_else(|| Error::Internal("a pending error went missing".into())));
+        }
+        Ok(())
+    }
+
+    /// The next items of split `k`: false once it has ended; none when it
+    /// has nothing for now, or once an error is pending.
+    fn read_split(&mut self, k: usize, items: &mut Vec<StreamItem>) -> Result<bool> {
+        loop {
+            if self.splits[k].pending_error.is_some() {
                 return Ok(true);
             }
-            // Computed columns; on a failing row, the rows before it go out
-            // first and the error follows, whatever the batch size.
-            let proc_times = self.clock.next_times(batch.num_rows());
-            let full = match self.with_computed(&batch, &proc_times) {
-                Ok(full) => full,
-                Err(e) => {
-                    let failing = (0..batch.num_rows()).find_map(|i| {
-                        self.with_computed(&batch.slice(i, 1), &proc_times[i..=i])
-                            .err()
-                            .map(|e| (i, e))
-                    });
-                    let (i, e) = failing.unwrap_or((0, e));
-                    if i == 0 {
-                        return Err(e);
-                    }
-                    self.pending_error = Some(e);
-                    lines.truncate(i);
-                    self.with_computed(&batch.slice(0, i), &proc_times[..i])?
+            let Some(batch) = self.splits[k].split.reader.next_batch()? else {
+                return Ok(false);
+            };
+            if !self.read_batch(k, batch, items)? || !items.is_empty() {
+                if !items.is_empty() {
+                    self.splits[k].quiet_since = Some(self.clock.now());
                 }
-            };
-            batch = full;
-            let Some(wm) = &self.table.watermark else {
-                let n = batch.num_rows();
-                let chunk = self.with_origin(Chunk::new(batch, vec![self.watermark; n]));
-                self.push_among_bad_rows(chunk, &lines, bad, None, out);
                 return Ok(true);
-            };
-            let rowtime = batch.column(wm.column).clone();
-            if rowtime.null_count() > 0 {
-                if self.ignore_parse_errors {
-                    self.rows_without_rowtime += rowtime.null_count() as u64;
-                    let field = &self.table.schema.field(wm.column).name;
-                    for i in (0..rowtime.len()).filter(|i| rowtime.is_null(*i)) {
-                        if let Some(text) = raw.get(i) {
-                            bad.push(BadRow {
+            }
+        }
+    }
+
+    /// Turns a batch read from split `k` into its items: chunks of rows
+    /// with the split's watermark before each row, skipped rows among
+    /// them, and the split's watermark after them. False when the split
+    /// has nothing for now.
+    fn read_batch(
+        &mut self,
+        k: usize,
+        csv: crate::runtime::read::ReadBatch,
+        out: &mut Vec<StreamItem>,
+    ) -> Result<bool> {
+        let (mut batch, mut lines) = (csv.batch, csv.lines);
+        let (raw, mut bad) = (csv.raw, csv.skipped);
+        if batch.num_rows() == 0 && bad.is_empty() {
+            // An unbounded input with nothing for now.
+            return Ok(false);
+        }
+        // Computed columns; on a failing row, the rows before it go out
+        // first and the error follows, whatever the batch size.
+        let proc_times = self.clock.next_times(batch.num_rows());
+        let full = match self.with_computed(&batch, &proc_times) {
+            Ok(full) => full,
+            Err(e) => {
+                let failing = (0..batch.num_rows()).find_map(|i| {
+                    self.with_computed(&batch.slice(i, 1), &proc_times[i..=i])
+                        .err()
+                        .map(|e| (i, e))
+                });
+                let (i, e) = failing.unwrap_or((0, e));
+                if i == 0 {
+                    return Err(e);
+                }
+                self.splits[k].pending_error = Some(e);
+                lines.truncate(i);
+                self.with_computed(&batch.slice(0, i), &proc_times[..i])?
+            }
+        };
+        batch = full;
+        let Some(wm) = &self.table.watermark else {
+            let n = batch.num_rows();
+            let watermark = self.splits[k].watermark;
+            let chunk = self.with_origin(Chunk::new(batch, vec![watermark; n]));
+            self.push_among_bad_rows(k, chunk, &lines, bad, None, out);
+            return Ok(true);
+        };
+        let rowtime = batch.column(wm.column).clone();
+        if rowtime.null_count() > 0 {
+            if self.ignore_parse_errors {
+                self.rows_without_rowtime += rowtime.null_count() as u64;
+                let field = &self.table.schema.field(wm.column).name;
+                for i in (0..rowtime.len()).filter(|i| rowtime.is_null(*i)) {
+                    if let Some(text) = raw.get(i) {
+                        bad.push(BadRow {
                                 line: lines[i],
                                 raw: text.clone(),
                                 error: format!(
                                     "field '{field}': the rowtime is NULL or unparsable, so the row cannot be placed in time"
                                 ),
                             });
-                        }
                     }
-                    lines = (0..rowtime.len())
-                        .filter(|i| rowtime.is_valid(*i))
-                        .map(|i| lines[i])
-                        .collect();
-                    let mask = arrow::compute::is_not_null(&rowtime)?;
-                    batch = filter_record_batch(&batch, &mask)?;
-                } else {
-                    let i = (0..rowtime.len())
-                        .find(|&i| rowtime.is_null(i))
-                        .unwrap_or(0);
-                    let field = &self.table.schema.field(wm.column).name;
-                    let why = match wm
+                }
+                lines = (0..rowtime.len())
+                    .filter(|i| rowtime.is_valid(*i))
+                    .map(|i| lines[i])
+                    .collect();
+                let mask = arrow::compute::is_not_null(&rowtime)?;
+                batch = filter_record_batch(&batch, &mask)?;
+            } else {
+                let i = (0..rowtime.len())
+                    .find(|&i| rowtime.is_null(i))
+                    .unwrap_or(0);
+                let field = &self.table.schema.field(wm.column).name;
+                let why = match wm
                         .column
                         .checked_sub(self.table.physical)
                         .and_then(|c| self.table.computed.get(c))
@@ -483,59 +864,54 @@ impl TableSource {
                         ),
                         None => String::new(),
                     };
-                    let err = Error::Input(format!(
+                let err = Error::Input(format!(
                         "{}:{}: field '{field}': the rowtime is NULL, so the row cannot be placed in time{why}",
-                        self.display_path, lines[i]
+                        self.splits[k].split.name, lines[i]
                     ));
-                    if i == 0 {
-                        return Err(err);
-                    }
-                    self.pending_error = Some(err);
-                    batch = batch.slice(0, i);
+                if i == 0 {
+                    return Err(err);
                 }
+                self.splits[k].pending_error = Some(err);
+                batch = batch.slice(0, i);
             }
-            let n = batch.num_rows();
-            if n == 0 {
-                if !bad.is_empty() {
-                    let empty = Chunk::new(batch, Vec::new());
-                    self.push_among_bad_rows(empty, &[], bad, None, out);
-                    return Ok(true);
-                }
-                continue;
+        }
+        let n = batch.num_rows();
+        if n == 0 {
+            if !bad.is_empty() {
+                let empty = Chunk::new(batch, Vec::new());
+                self.push_among_bad_rows(k, empty, &[], bad, None, out);
             }
-            let times = batch
-                .column(wm.column)
-                .as_primitive::<TimestampMillisecondType>();
-            if let (Some(lo), Some(hi)) = (arrow::compute::min(times), arrow::compute::max(times)) {
-                self.rowtimes = Some(match self.rowtimes {
-                    None => (lo, hi),
-                    Some((a, b)) => (a.min(lo), b.max(hi)),
-                });
-            }
-            let marks = evaluate(&wm.expr, &batch, &self.ctx)?;
-            let marks = marks.as_primitive::<TimestampMillisecondType>();
-            let mut before = Vec::with_capacity(n);
-            let mut current = self.watermark;
-            for i in 0..n {
-                before.push(current);
-                if marks.is_valid(i) {
-                    current = current.max(marks.value(i));
-                }
-            }
-            let chunk = self.with_origin(Chunk::new(batch, before));
-            self.push_among_bad_rows(chunk, &lines, bad, Some(current), out);
-            if current > self.watermark {
-                self.watermark = current;
-                out.push(StreamItem::Watermark(current));
-            }
+            // No rows left: the lane reads on.
             return Ok(true);
         }
+        let times = batch
+            .column(wm.column)
+            .as_primitive::<TimestampMillisecondType>();
+        if let (Some(lo), Some(hi)) = (arrow::compute::min(times), arrow::compute::max(times)) {
+            self.rowtimes = Some(match self.rowtimes {
+                None => (lo, hi),
+                Some((a, b)) => (a.min(lo), b.max(hi)),
+            });
+        }
+        let marks = evaluate(&wm.expr, &batch, &self.ctx)?;
+        let marks = marks.as_primitive::<TimestampMillisecondType>();
+        let mut before = Vec::with_capacity(n);
+        let mut current = self.splits[k].watermark;
+        for i in 0..n {
+            before.push(current);
+            if marks.is_valid(i) {
+                current = current.max(marks.value(i));
+            }
+        }
+        let chunk = self.with_origin(Chunk::new(batch, before));
+        self.push_among_bad_rows(k, chunk, &lines, bad, Some(current), out);
+        if current > self.splits[k].watermark {
+            self.splits[k].watermark = current;
+            out.push(StreamItem::Watermark(current));
+        }
+        Ok(true)
     }
 }
-
-/// The CRC-32 of the first `offset` bytes of `path`, read once when a run
-/// resumes, to compare with the checkpoint's; fails if the file has
-/// become shorter.
 
 /// `d` when a watermark expression is `rowtime - INTERVAL d` (or the
 /// rowtime itself, d = 0): the bounded out-of-orderness it allows.
@@ -638,7 +1014,6 @@ mod tests {
             EvalContext::default(),
             Clock::System,
             false,
-            "t".into(),
         )
     }
 

@@ -4,8 +4,9 @@
 //! [`SplitReader`]; [`super::source::TableSource`] turns its batches into a
 //! stream with rowtimes and watermarks.
 //!
-//! Today a table is one split; a table of several reads them one after
-//! another, in order, until splits get watermarks of their own.
+//! A table of several splits (a folder of files) interleaves their rows
+//! by lowest watermark; a [`SplitDiscovery`] finds splits that appear
+//! while the table is read (new files in a followed folder).
 
 use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
 use tidemark_common::Result;
@@ -32,6 +33,19 @@ pub trait SplitReader: Send {
     /// unending split, when nothing more has come for now: see
     /// [`ReadBatch`]).
     fn next_batch(&mut self) -> Result<Option<ReadBatch>>;
+
+    /// Whether the split may have nothing for a while without having
+    /// ended (a followed file, standard input, a replay between its
+    /// arrivals): only such a split can go idle (spec §8).
+    fn may_pause(&self) -> bool {
+        false
+    }
+
+    /// The instant on the engine's clock at which the split will have
+    /// rows, when it knows (a replay's next arrival).
+    fn wake_at(&self) -> Option<i64> {
+        None
+    }
 
     /// What was read, skipped and repaired so far.
     fn stats(&self) -> ReadStats;
@@ -69,4 +83,14 @@ pub trait SplitReader: Send {
             "resuming a split that records no position".into(),
         ))
     }
+}
+
+/// Finds the splits that appear while a table is read: files new in a
+/// followed folder, as Flink's filesystem source discovers them.
+pub trait SplitDiscovery: Send {
+    /// The splits not found before, in the order they are to be numbered.
+    fn new_splits(&mut self) -> Result<Vec<Split>>;
+
+    /// How often to look, on the engine's clock.
+    fn interval_ms(&self) -> i64;
 }

@@ -96,7 +96,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     doc: "rows piped in on standard input, read until the pipe closes",
     format: FormatUse::Required,
     formats: &["csv", "json"],
-    options: &[],
+    options: &[super::IDLE_OPTION],
     capabilities: Capabilities {
         read: true,
         unbounded: true,
@@ -127,7 +127,7 @@ impl Connector for Stdin {
         Ok(OpenedSource {
             splits: vec![Split::new("stdin", Box::new(StdinReader(decoder.reader)))],
             ignore_parse_errors: decoder.ignore_parse_errors,
-            display: "stdin".into(),
+            discovery: None,
         })
     }
 }
@@ -139,6 +139,10 @@ struct StdinReader(Box<dyn FormatReader>);
 impl SplitReader for StdinReader {
     fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         self.0.next_batch()
+    }
+
+    fn may_pause(&self) -> bool {
+        true
     }
 
     fn stats(&self) -> ReadStats {

@@ -11,22 +11,19 @@
 
 use crate::connectors::source::{SourceMetrics, TableSource};
 use crate::ops::operator::Operator;
-use crate::runtime::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
-use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
-use std::collections::VecDeque;
-use std::sync::Arc;
-use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
+use crate::runtime::snapshot::{corrupt, StateReader, StateWriter};
+use crate::runtime::stream::{SideItem, StreamItem};
+use crate::time::align::{Aligner, HeldWatermark, Lane, Next, PREFETCH_ROWS};
+use tidemark_common::time::FINAL_WATERMARK;
 use tidemark_common::{Error, Result};
 
 /// One input of a union: a table and the steps that shape its rows.
 pub struct Branch {
     pub source: TableSource,
     pub operators: Vec<Box<dyn Operator>>,
-    /// Items read but not yet taken (chunks and side items).
-    queue: VecDeque<StreamItem>,
-    /// The watermark after the rows taken so far (before the next row).
-    watermark: i64,
-    ended: bool,
+    /// An error reading the input, raised once the rows read before it
+    /// have gone out.
+    pending_error: Option<Error>,
 }
 
 impl Branch {
@@ -34,69 +31,55 @@ impl Branch {
         Branch {
             source,
             operators,
-            queue: VecDeque::new(),
-            watermark: NO_WATERMARK,
-            ended: false,
+            pending_error: None,
         }
     }
 
-    /// The watermark in force before this input's next item.
-    fn next_watermark(&self) -> i64 {
-        match self.queue.front() {
-            Some(StreamItem::Chunk(c)) => c.watermarks[0],
-            _ => self.watermark,
-        }
-    }
-
-    /// Reads until an item is queued, the input ends or has nothing for
-    /// now; watermark items are applied as they come.
-    fn fill(&mut self) -> Result<()> {
-        let mut items = Vec::new();
-        while self.queue.is_empty() && !self.ended {
-            if !self.source.next_items(&mut items)? {
-                self.ended = true;
-            }
-            if items.is_empty() {
-                // An unbounded input with nothing for now: the union waits
-                // on it (its watermark may be the lowest) without blocking.
-                break;
-            }
-            for item in items.drain(..) {
-                match item {
-                    StreamItem::Watermark(w) if self.queue.is_empty() => {
-                        self.watermark = self.watermark.max(w)
-                    }
-                    StreamItem::End => self.ended = true,
-                    other => self.queue.push_back(other),
+    /// Reads into `lane` until an item is queued, the input ends or has
+    /// nothing for now (an unbounded input: the union waits on it, as its
+    /// watermark may be the lowest, without blocking). The source's trace
+    /// lines (a split going idle) are about when, not about event time:
+    /// they go to `notices`, out at once, not queued behind rows.
+    fn fill(&mut self, lane: &mut Lane, notices: &mut Vec<StreamItem>) -> Result<()> {
+        if self.pending_error.is_none() {
+            let (source, pending) = (&mut self.source, &mut self.pending_error);
+            lane.fill(PREFETCH_ROWS, |items| {
+                if pending.is_some() {
+                    return Ok(true);
                 }
+                let more = match source.next_items(items) {
+                    Ok(more) => more,
+                    Err(e) => {
+                        *pending = Some(e);
+                        return Ok(true);
+                    }
+                };
+                items.retain(|item| match item {
+                    StreamItem::Side(SideItem::Trace(_)) => {
+                        notices.push(item.clone());
+                        false
+                    }
+                    _ => true,
+                });
+                Ok(more)
+            })?;
+        }
+        match self.pending_error.take() {
+            Some(e) if !lane.holds_items() => Err(e),
+            pending => {
+                self.pending_error = pending;
+                Ok(())
             }
         }
-        // Watermarks queued behind rows are applied when reached.
-        while let Some(StreamItem::Watermark(w)) = self.queue.front() {
-            self.watermark = self.watermark.max(*w);
-            self.queue.pop_front();
-        }
-        Ok(())
     }
 
-    /// Whether rows may still come from this input.
-    fn live(&self) -> bool {
-        !self.ended || !self.queue.is_empty()
-    }
-
-    /// Writes the input's state for a checkpoint: its source, its steps,
-    /// the items read but not yet taken, its watermark.
+    /// Writes the input's state for a checkpoint: its source and its
+    /// steps.
     fn save_state(&self, w: &mut StateWriter) -> Result<()> {
         w.section(|w| self.source.save_state(w))?;
         for op in &self.operators {
             w.section(|w| op.save_state(w))?;
         }
-        w.u64(self.queue.len() as u64);
-        for item in &self.queue {
-            save_item(w, item)?;
-        }
-        w.put(&self.watermark);
-        w.put(&self.ended);
         Ok(())
     }
 
@@ -109,13 +92,6 @@ impl Branch {
             op.load_state(&mut section)?;
             section.finish()?;
         }
-        let n = r.count()?;
-        let table = self.source.origin_table();
-        for _ in 0..n {
-            self.queue.push_back(load_item(r, table.as_ref())?);
-        }
-        self.watermark = r.get()?;
-        self.ended = r.get()?;
         Ok(())
     }
 
@@ -136,11 +112,14 @@ impl Branch {
 
 pub struct UnionSource {
     branches: Vec<Branch>,
+    /// One lane per branch: what was read from it and not yet taken.
+    aligner: Aligner,
     /// Whether each chunk says which input it is (a window join's inputs).
     tagged: bool,
-    /// The union's watermark downstream has been told.
-    told: i64,
     done: bool,
+    /// The last call found nothing to give for now: the input it waits
+    /// for, if one holds it.
+    waiting: Option<Option<usize>>,
 }
 
 impl UnionSource {
@@ -152,10 +131,11 @@ impl UnionSource {
 
     pub fn new(branches: Vec<Branch>) -> Self {
         UnionSource {
+            aligner: Aligner::new(branches.len()),
             branches,
             tagged: false,
-            told: NO_WATERMARK,
             done: false,
+            waiting: None,
         }
     }
 
@@ -197,7 +177,7 @@ impl UnionSource {
         for b in &self.branches {
             b.save_state(w)?;
         }
-        w.put(&self.told);
+        self.aligner.save_state(w)?;
         w.put(&self.done);
         Ok(())
     }
@@ -209,7 +189,13 @@ impl UnionSource {
         for b in &mut self.branches {
             b.load_state(r)?;
         }
-        self.told = r.get()?;
+        let origins: Vec<_> = self
+            .branches
+            .iter()
+            .map(|b| b.source.origin_table())
+            .collect();
+        self.aligner
+            .load_state(r, |i| origins.get(i).cloned().flatten())?;
         self.done = r.get()?;
         Ok(())
     }
@@ -222,173 +208,109 @@ impl UnionSource {
         if self.done {
             return Ok(false);
         }
-        for b in &mut self.branches {
-            b.fill()?;
-        }
-        let lowest = self
-            .branches
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.live())
-            .min_by_key(|(i, b)| (b.next_watermark(), *i))
-            .map(|(i, _)| i);
-        let Some(i) = lowest else {
-            self.done = true;
-            for b in &mut self.branches {
-                b.shape(StreamItem::Watermark(FINAL_WATERMARK), out)?;
-                b.shape(StreamItem::End, &mut Vec::new())?;
+        self.fill(out)?;
+        self.waiting = None;
+        match self.aligner.next() {
+            Next::Ended => {
+                self.done = true;
+                for b in &mut self.branches {
+                    b.shape(StreamItem::Watermark(FINAL_WATERMARK), out)?;
+                    b.shape(StreamItem::End, &mut Vec::new())?;
+                }
+                out.retain(|item| !matches!(item, StreamItem::Watermark(_)));
+                self.aligner.finish();
+                out.push(StreamItem::Watermark(FINAL_WATERMARK));
+                out.push(StreamItem::End);
+                return Ok(true);
             }
-            out.retain(|item| !matches!(item, StreamItem::Watermark(_)));
-            out.push(StreamItem::Watermark(FINAL_WATERMARK));
-            out.push(StreamItem::End);
-            return Ok(true);
-        };
-        // The others' lowest watermark, and whether they win a tie.
-        let rival = self
-            .branches
-            .iter()
-            .enumerate()
-            .filter(|(j, b)| *j != i && b.live())
-            .map(|(j, b)| (b.next_watermark(), j))
-            .min();
-        let branch = &mut self.branches[i];
-        match branch.queue.pop_front() {
-            Some(StreamItem::Chunk(chunk)) => {
-                // Rows while this input stays the lowest.
-                let take = match rival {
-                    None => chunk.num_rows(),
-                    Some((w, j)) => chunk.watermarks.partition_point(|x| (*x, i) < (w, j)),
-                }
-                .max(1);
-                if take < chunk.num_rows() {
-                    let rest = chunk.slice(take, chunk.num_rows() - take);
-                    branch.queue.push_front(StreamItem::Chunk(rest));
-                    // The rows taken lift this input's watermark to the
-                    // one the next row meets.
-                    branch.watermark = branch.watermark.max(rest_watermark(&branch.queue));
-                }
-                let run = if take < chunk.num_rows() {
-                    chunk.slice(0, take)
-                } else {
-                    chunk
-                };
+            Next::Waiting { lane } => self.waiting = Some(Some(lane)),
+            Next::AllIdle => self.waiting = Some(None),
+            Next::Item { lane, item } => {
                 let from = out.len();
-                branch.shape(StreamItem::Chunk(run), out)?;
+                self.branches[lane].shape(item, out)?;
                 if self.tagged {
                     for item in &mut out[from..] {
                         if let StreamItem::Chunk(c) = item {
-                            c.input = i as u8;
+                            c.input = lane as u8;
                         }
                     }
                 }
             }
-            Some(side @ StreamItem::Side(_)) => branch.shape(side, out)?,
-            Some(StreamItem::Watermark(w)) => branch.watermark = branch.watermark.max(w),
-            Some(StreamItem::End) | None => {}
         }
         // Watermarks of the steps are not the union's: it tells its own.
         out.retain(|item| !matches!(item, StreamItem::Watermark(_)));
-        for b in &mut self.branches {
-            b.fill()?;
+        self.fill(out)?;
+        if let Some(w) = self.aligner.watermark_rose() {
+            out.push(StreamItem::Watermark(w));
         }
-        let union_watermark = self
-            .branches
-            .iter()
-            .filter(|b| b.live())
-            .map(Branch::next_watermark)
-            .min()
-            .unwrap_or(FINAL_WATERMARK);
-        if union_watermark > self.told && union_watermark != FINAL_WATERMARK {
-            self.told = union_watermark;
-            out.push(StreamItem::Watermark(union_watermark));
+        if let Some(clock) = self.clock() {
+            let now = clock.now();
+            let branches = &self.branches;
+            self.aligner.note_hold(now, self.waiting.flatten(), |i| {
+                branches[i].source.may_pause()
+            });
         }
         Ok(true)
     }
-}
 
-/// Writes an item read from a source and not yet taken.
-fn save_item(w: &mut StateWriter, item: &StreamItem) -> Result<()> {
-    match item {
-        StreamItem::Chunk(chunk) if chunk.kinds.is_none() && chunk.input == 0 => {
-            w.u8(0);
-            put_batch(w, &chunk.batch)?;
-            w.put(&chunk.watermarks);
-            match &chunk.origin {
-                None => w.put(&false),
-                Some(origin) => {
-                    w.put(&true);
-                    put_batch(w, &origin.batch)?;
-                    w.put(&origin.rows);
-                }
-            }
-        }
-        StreamItem::Watermark(watermark) => {
-            w.u8(1);
-            w.put(watermark);
-        }
-        StreamItem::Side(SideItem::Bad(bad)) => {
-            w.u8(2);
-            w.put(&bad.source);
-            w.put(&bad.file);
-            w.u64(bad.rows.len() as u64);
-            for row in &bad.rows {
-                w.put(&row.line);
-                w.put(&row.raw);
-                w.put(&row.error);
-            }
-        }
-        other => {
-            return Err(Error::Internal(format!(
-                "a checkpoint of a union holding {other:?}"
-            )))
-        }
+    /// The input that held the union's watermark while another had read
+    /// further: the one holding now, or (`longest`) the longest hold of
+    /// the run.
+    pub fn held(&self, longest: bool) -> Option<HeldWatermark> {
+        let hold = if longest {
+            self.aligner.longest_hold()
+        } else {
+            self.aligner.hold()
+        }?;
+        let source = &self.branches[hold.lane].source;
+        let split = source
+            .waiting_for()
+            .map(|s| format!(" (split {s})"))
+            .unwrap_or_default();
+        Some(HeldWatermark {
+            holder: format!("input {}{split}", source.name()),
+            watermark: hold.watermark,
+            lasted_ms: hold.lasted(),
+            ahead: format!("input {}", self.branches[hold.ahead_lane].source.name()),
+            ahead_watermark: hold.ahead,
+            idle_timeout_ms: source.idle_timeout_ms(),
+        })
     }
-    Ok(())
-}
 
-/// Reads what [`save_item`] wrote; `table`: the source table chunks name
-/// as their rows' origin.
-fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Result<StreamItem> {
-    Ok(match r.u8()? {
-        0 => {
-            let batch = get_batch(r)?;
-            let watermarks: Vec<i64> = r.get()?;
-            if watermarks.len() != batch.num_rows() || batch.num_rows() == 0 {
-                return Err(corrupt("queued rows and their watermarks differ"));
-            }
-            let mut chunk = Chunk::new(batch, watermarks);
-            if r.get::<bool>()? {
-                let batch = get_batch(r)?;
-                let rows = r.get()?;
-                let table = table
-                    .cloned()
-                    .ok_or_else(|| corrupt("queued rows name a source that keeps none"))?;
-                chunk.origin = Some(Origin { batch, rows, table });
-            }
-            StreamItem::Chunk(chunk)
+    /// Reads from every input whose lane is empty; an input whose splits
+    /// are all idle, with nothing read, no longer holds the union's
+    /// watermark (spec §8).
+    fn fill(&mut self, notices: &mut Vec<StreamItem>) -> Result<()> {
+        for (i, b) in self.branches.iter_mut().enumerate() {
+            b.fill(self.aligner.lane_mut(i), notices)?;
+            self.aligner.set_idle(i, b.source.is_idle());
         }
-        1 => StreamItem::Watermark(r.get()?),
-        2 => {
-            let source = r.get()?;
-            let file = r.get()?;
-            let n = r.count()?;
-            let mut rows = Vec::with_capacity(n);
-            for _ in 0..n {
-                rows.push(BadRow {
-                    line: r.get()?,
-                    raw: r.get()?,
-                    error: r.get()?,
-                });
-            }
-            StreamItem::Side(SideItem::Bad(BadRows { source, file, rows }))
-        }
-        _ => return Err(corrupt("a queued item has an unknown kind")),
-    })
-}
+        Ok(())
+    }
 
-fn rest_watermark(queue: &VecDeque<StreamItem>) -> i64 {
-    match queue.front() {
-        Some(StreamItem::Chunk(c)) => c.watermarks[0],
-        _ => NO_WATERMARK,
+    /// The next instant on the clock at which something is known to
+    /// happen to an input (see [`TableSource::wake_at`]).
+    pub fn wake_at(&self) -> Option<i64> {
+        self.branches
+            .iter()
+            .filter_map(|b| b.source.wake_at())
+            .min()
+    }
+
+    /// Whether the last read found nothing for now, every input waiting.
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+
+    /// The input (by number) the union waits for, and what it waits for
+    /// in it, when its lowest input has nothing read.
+    pub fn waiting_for(&self) -> Option<(usize, Option<&str>)> {
+        let i = self.waiting.flatten()?;
+        Some((i, self.branches[i].source.waiting_for()))
+    }
+
+    /// The clock the inputs read.
+    pub fn clock(&self) -> Option<&crate::time::clock::Clock> {
+        self.branches.first().map(|b| b.source.clock())
     }
 }

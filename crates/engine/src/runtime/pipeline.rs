@@ -6,6 +6,7 @@ use crate::ops::operator::{Operator, OperatorMetrics, StateSize};
 use crate::ops::union::UnionSource;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{Chunk, SideItem, StreamItem};
+use crate::time::align::HeldWatermark;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tidemark_common::show_bytes;
@@ -37,7 +38,20 @@ pub struct Pipeline {
     /// Rows emitted and the watermark told the sink before the checkpoint
     /// a resumed run goes on from: the run summary counts the whole job.
     pub resumed: (u64, i64),
+    /// A held watermark is named in the summary when the others were
+    /// ahead of it by more than this (the largest window), or when it
+    /// held for [`HELD_FOR`] on the clock.
+    pub hold_gap_ms: i64,
 }
+
+/// How long on the clock an input may hold the watermark before the
+/// summary names it, however close the others are (spec §8).
+pub const HELD_FOR: i64 = 10_000;
+
+/// How much longer than its idle timeout a hold may last on the wall
+/// clock and still be the timeout at work: the clock is looked at between
+/// reads, not at the instant.
+const IDLE_SLACK: i64 = 1_000;
 
 /// When the next checkpoint is due.
 struct CheckpointClock {
@@ -95,6 +109,27 @@ impl PipelineSource {
     }
 
     /// Ends the input at this point, as if it had no more rows.
+    /// Waits while every input has nothing for now, on the inputs'
+    /// clock: until the next instant something is known to happen.
+    fn wait(&self) {
+        let (clock, until) = match self {
+            PipelineSource::Table(t) if t.is_waiting() => (Some(t.clock()), t.wake_at()),
+            PipelineSource::Union(u) if u.is_waiting() => (u.clock(), u.wake_at()),
+            _ => return,
+        };
+        if let Some(clock) = clock {
+            clock.wait(until);
+        }
+    }
+
+    /// What held the watermark: now, or (`longest`) longest in the run.
+    fn held(&self, longest: bool) -> Option<HeldWatermark> {
+        match self {
+            PipelineSource::Table(t) => t.held(longest),
+            PipelineSource::Union(u) => u.held(longest),
+        }
+    }
+
     fn stop_input(&mut self) {
         match self {
             PipelineSource::Table(t) => t.stop_input(),
@@ -165,6 +200,8 @@ pub struct Progress {
     /// The lowest watermark of the sources.
     pub watermark: i64,
     pub elapsed: Duration,
+    /// The split or input holding the watermark now, if one is.
+    pub held: Option<HeldWatermark>,
 }
 
 /// How often a progress callback is called, at most.
@@ -191,6 +228,12 @@ pub struct RunSummary {
     /// Per operator (as `operators`), the most state it was seen holding;
     /// measured every 200 ms or so, so a sample, not an exact peak.
     pub peak_state: Vec<StateSize>,
+    /// The longest hold of the watermark by one split or input, when it
+    /// was long or wide enough to name (spec §8).
+    pub held: Option<HeldWatermark>,
+    /// Late rows written to a late-records sink, by whoever routes them:
+    /// (operator that dropped them, sink table, rows).
+    pub late_routed: Vec<(String, String, u64)>,
 }
 
 impl Pipeline {
@@ -206,6 +249,7 @@ impl Pipeline {
                 .min()
                 .unwrap_or(tidemark_common::time::NO_WATERMARK),
             elapsed: started.elapsed(),
+            held: self.source.held(false),
         }
     }
 
@@ -289,6 +333,8 @@ impl Pipeline {
                 }
             }
             match self.source.next_items(&mut items) {
+                // Every input may have nothing for now.
+                Ok(true) if items.is_empty() => self.source.wait(),
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(e) => failure = Some(e),
@@ -354,6 +400,15 @@ impl Pipeline {
             cancelled,
             drained: cancelled && drain,
             peak_state,
+            late_routed: Vec::new(),
+            // A hold that its idle timeout ended is that timeout at work.
+            held: self.source.held(true).filter(|h| {
+                let ended_by_idleness = h.idle_timeout_ms > 0
+                    && h.lasted_ms <= h.idle_timeout_ms.saturating_add(IDLE_SLACK);
+                !ended_by_idleness
+                    && (h.lasted_ms >= HELD_FOR
+                        || h.ahead_watermark.saturating_sub(h.watermark) > self.hold_gap_ms)
+            }),
         })
     }
 

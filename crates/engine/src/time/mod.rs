@@ -6,6 +6,7 @@
 //! trace of what happened when ([`trace`]), and the instant a wall-clock
 //! time in a zone names ([`zone`]).
 
+pub mod align;
 pub mod clock;
 pub mod late;
 pub mod merging;

@@ -27,6 +27,13 @@ pub enum TraceEvent {
     Cleanup,
     /// A row joined sessions into one.
     Merge,
+    /// A split had no row for the idle timeout: it no longer holds the
+    /// watermark (spec §8).
+    Idle,
+    /// An idle split has rows again.
+    Active,
+    /// A split joined a source (a new file in a followed folder).
+    Split,
 }
 
 impl TraceEvent {
@@ -38,6 +45,9 @@ impl TraceEvent {
             TraceEvent::Late => "LATE",
             TraceEvent::Cleanup => "CLEANUP",
             TraceEvent::Merge => "MERGE",
+            TraceEvent::Idle => "IDLE",
+            TraceEvent::Active => "ACTIVE",
+            TraceEvent::Split => "SPLIT",
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The `filesystem` connector: a file read once, on one thread or several
-//! ([`parallel`]), or followed as it grows; files and folders written
-//! ([`sink`]). Its rows are encoded by the csv or json format.
+//! ([`parallel`]), or followed as it grows; a folder or glob of files,
+//! one split each ([`folder`]); files and folders written ([`sink`]). Its
+//! rows are encoded by the csv or json format.
 
+pub(crate) mod folder;
 pub mod parallel;
 mod read;
 pub mod sink;
@@ -26,20 +28,21 @@ pub struct Filesystem;
 static DECLARATION: ConnectorDecl = ConnectorDecl {
     name: "filesystem",
     origin: Origin::Flink,
-    doc: "a file read once or followed as it grows; a file or a folder of part files written",
+    doc: "a file, folder or glob read once, or a file or folder followed for what is added; a file or a folder of part files written",
     format: FormatUse::Required,
     formats: &["csv", "json"],
     options: &[
         OptionDecl::flink(
             "path",
-            "the file (or, written, the folder) — relative to the script's folder",
+            "the file, folder or glob read (a folder: every file in it, one split each); the file or folder written — relative to the script's folder",
         )
         .required(),
         OptionDecl::flink(
             "source.monitor-interval",
-            "follow the file: read it again at its end this often, as it grows",
+            "follow the file as it grows, or the folder for new files, looking this often",
         )
         .kind(ValueKind::PositiveDuration),
+        super::IDLE_OPTION,
     ],
     capabilities: Capabilities {
         read: true,
@@ -65,6 +68,9 @@ impl Connector for Filesystem {
             .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?
             .to_string();
         let path = resolve(table, &display);
+        if folder::names_several(&path, &display) {
+            return open_folder(spec, &display, &path);
+        }
         // Opened here even when pieces are read on threads, so that a
         // missing file fails at once.
         let file = std::fs::File::open(&path)
@@ -91,9 +97,9 @@ impl Connector for Filesystem {
             )
             .map_err(in_table(&table.name))?;
             return Ok(OpenedSource {
-                splits: vec![Split::new(display.clone(), Box::new(reader))],
+                splits: vec![Split::new(display, Box::new(reader))],
                 ignore_parse_errors,
-                display,
+                discovery: None,
             });
         }
         let ending = follow.map_or(Ending::Final, Ending::Follow);
@@ -111,11 +117,12 @@ impl Connector for Filesystem {
             path,
             display: display.clone(),
             table: table.name.clone(),
+            follows: follow.is_some(),
         };
         Ok(OpenedSource {
-            splits: vec![Split::new(display.clone(), Box::new(reader))],
+            splits: vec![Split::new(display, Box::new(reader))],
             ignore_parse_errors: decoder.ignore_parse_errors,
-            display,
+            discovery: None,
         })
     }
 
@@ -142,8 +149,20 @@ impl Connector for Filesystem {
         table.monitor_interval().is_some()
     }
 
+    fn split_kind(&self, table: &TableDef) -> Option<&'static str> {
+        let written = table.option("path")?;
+        folder::names_several(&resolve(table, written), written).then_some("file")
+    }
+
     fn explain_read(&self, table: &TableDef, threads: usize) -> String {
-        if self.may_pause(table) {
+        if self.split_kind(table).is_some() {
+            let found = if self.may_pause(table) {
+                ", and files that appear later as they are found"
+            } else {
+                ""
+            };
+            format!("every file once, one split each{found}, on one thread; rows taken from the split whose watermark is lowest")
+        } else if self.may_pause(table) {
             super::ON_ONE_THREAD.into()
         } else {
             format!("parsed on {threads} threads, in pieces, then taken in file order")
@@ -151,8 +170,48 @@ impl Connector for Filesystem {
     }
 }
 
+/// A folder or glob: one split per file found now; with a monitor
+/// interval, files found later join as new splits. A folder read once
+/// must hold a file.
+fn open_folder(
+    spec: SourceSpec<'_>,
+    written: &str,
+    path: &std::path::Path,
+) -> Result<OpenedSource> {
+    let table = spec.table;
+    let mut found = folder::Folder::new(table, written, path)?;
+    let files = found.new_files()?;
+    let follow = table.monitor_interval();
+    if files.is_empty() && follow.is_none() {
+        return Err(Error::Input(format!(
+            "table {}: '{written}' holds no file to read (names starting with '.' or '_' are skipped); set 'source.monitor-interval' to wait for files to appear",
+            table.name
+        )));
+    }
+    let splits = found.splits(table, files, &spec.columns, spec.batch_size)?;
+    let ignore_parse_errors = if table.option("format") == Some("json") {
+        JsonOptions::from_options(&table.options)?.ignore_parse_errors
+    } else {
+        CsvOptions::from_options(&table.options)?.ignore_parse_errors
+    };
+    let discovery = follow.map(|every| {
+        Box::new(folder::FolderDiscovery {
+            folder: found,
+            table: table.clone(),
+            columns: spec.columns.clone(),
+            batch_size: spec.batch_size,
+            interval_ms: i64::try_from(every.as_millis()).unwrap_or(i64::MAX),
+        }) as Box<dyn super::split::SplitDiscovery>
+    });
+    Ok(OpenedSource {
+        splits,
+        ignore_parse_errors,
+        discovery,
+    })
+}
+
 /// `path` as written in `table`, against the script's folder when relative.
-fn resolve(table: &TableDef, path: &str) -> PathBuf {
+pub(crate) fn resolve(table: &TableDef, path: &str) -> PathBuf {
     let path = PathBuf::from(path);
     if path.is_absolute() {
         path

@@ -17,11 +17,17 @@ pub struct FileReader {
     pub(super) path: PathBuf,
     pub(super) display: String,
     pub(super) table: String,
+    /// The file is followed as it grows.
+    pub(super) follows: bool,
 }
 
 impl SplitReader for FileReader {
     fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
         self.decoder.next_batch()
+    }
+
+    fn may_pause(&self) -> bool {
+        self.follows
     }
 
     fn stats(&self) -> ReadStats {

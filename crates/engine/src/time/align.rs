@@ -1,0 +1,711 @@
+//! Aligning several inputs in event time: the one rule that interleaves a
+//! source's splits, a union's inputs and a window join's two sides.
+//!
+//! Each input is a [`Lane`]: items read from it and not yet taken, and its
+//! own watermark. The [`Aligner`] takes rows from the lane whose watermark
+//! is lowest (ties: the lowest lane number), row by row in effect: a run of
+//! rows is cut where the lane's watermark would pass the next lowest
+//! lane's. The combined watermark is `max(previous, min over counting
+//! lanes)`: a lane that has ended or is idle does not count, and the
+//! combined watermark never goes back when a lane joins or rejoins behind
+//! it — its rows then carry the combined watermark, so a downstream
+//! operator judges them late as it would any row behind the watermark.
+//! The result is the same at every batch size and timing (spec §1, §8).
+
+use crate::runtime::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
+use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
+use tidemark_common::{Error, Result};
+
+/// Rows read ahead from an input before it waits for the others (spec
+/// §8's bounded prefetch): a fixed count, so that what is known of an
+/// input ahead does not depend on the batch size.
+pub const PREFETCH_ROWS: usize = 8192;
+
+/// One input of an [`Aligner`].
+#[derive(Debug, Default)]
+pub struct Lane {
+    /// Items read but not yet taken (chunks, side items, watermarks
+    /// behind rows).
+    queue: VecDeque<StreamItem>,
+    /// The lane's watermark after the rows taken so far.
+    watermark: i64,
+    ended: bool,
+    /// The input has ended with rows still queued: the lane ends once
+    /// they are taken and the watermark after them is told.
+    ending: bool,
+    /// Left out of the minimum until its next row (spec §8); never set
+    /// while rows are queued.
+    idle: bool,
+}
+
+impl Lane {
+    fn new() -> Self {
+        Lane {
+            watermark: NO_WATERMARK,
+            ..Lane::default()
+        }
+    }
+
+    /// Rows queued, not yet taken.
+    fn queued_rows(&self) -> usize {
+        self.queue
+            .iter()
+            .map(|item| match item {
+                StreamItem::Chunk(c) => c.num_rows(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Takes items read from the lane's input: watermarks before any
+    /// queued row are applied at once, `End` ends the lane (the final
+    /// watermark before it says nothing more: an ended lane no longer
+    /// counts). Whether a lane that gets rows is active again is its
+    /// owner's to say.
+    pub fn push(&mut self, items: impl IntoIterator<Item = StreamItem>) {
+        for item in items {
+            match item {
+                StreamItem::Watermark(FINAL_WATERMARK) => {}
+                StreamItem::Watermark(w) if self.queue.is_empty() => {
+                    self.watermark = self.watermark.max(w)
+                }
+                StreamItem::End => self.end(),
+                other => self.queue.push_back(other),
+            }
+        }
+        self.apply_leading_watermarks();
+    }
+
+    /// Reads into the lane: an empty lane until an item is queued, one
+    /// that holds rows once more while it holds fewer than `prefetch`
+    /// (the bounded prefetch of spec §8: an input ahead of the others
+    /// reads on, a batch per step, that far, then waits); no further once
+    /// the input ends or has nothing for now. Then applies the watermarks
+    /// before the first queued row. `read` adds the input's next items
+    /// (none: nothing for now) and says false once the input has ended.
+    /// One read per step keeps an input that paces its rows (a generator
+    /// at a set rate) from holding up the step.
+    pub fn fill(
+        &mut self,
+        prefetch: usize,
+        mut read: impl FnMut(&mut Vec<StreamItem>) -> Result<bool>,
+    ) -> Result<()> {
+        let mut items = Vec::new();
+        let mut reads = 0;
+        while !self.ended()
+            && (self.queue.is_empty() || reads == 0)
+            && self.queued_rows() < prefetch.max(1)
+        {
+            reads += 1;
+            let more = read(&mut items)?;
+            let nothing = items.is_empty();
+            self.push(items.drain(..));
+            if !more {
+                self.end();
+            }
+            if nothing {
+                break;
+            }
+        }
+        self.apply_leading_watermarks();
+        Ok(())
+    }
+
+    /// Ends the lane: rows queued still go out first, and the watermark
+    /// after them is told before the lane stops counting.
+    pub fn end(&mut self) {
+        if self.queue.is_empty() {
+            self.ended = true;
+        } else {
+            self.ending = true;
+        }
+    }
+
+    /// Whether the lane's input has ended (rows may still be queued).
+    pub fn ended(&self) -> bool {
+        self.ended || self.ending
+    }
+
+    pub fn idle(&self) -> bool {
+        self.idle
+    }
+
+    /// Whether items are queued.
+    pub fn holds_items(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// The highest watermark read from the lane's input: after its rows
+    /// queued, or before its next item when none are.
+    pub fn read_watermark(&self) -> i64 {
+        let queued = self.queue.iter().rev().find_map(|item| match item {
+            StreamItem::Watermark(w) => Some(*w),
+            StreamItem::Chunk(c) => c.watermarks.last().copied(),
+            _ => None,
+        });
+        queued.unwrap_or(NO_WATERMARK).max(self.next_watermark())
+    }
+
+    /// The lane's own watermark before its next item.
+    pub fn next_watermark(&self) -> i64 {
+        match self.queue.front() {
+            Some(StreamItem::Chunk(c)) => c.watermarks[0],
+            _ => self.watermark,
+        }
+    }
+
+    /// Whether rows may still come from this lane.
+    fn live(&self) -> bool {
+        !self.ended || !self.queue.is_empty()
+    }
+
+    /// Whether the lane holds the combined watermark: live and not idle.
+    fn counts(&self) -> bool {
+        self.live() && !self.idle
+    }
+
+    fn apply_leading_watermarks(&mut self) {
+        while let Some(StreamItem::Watermark(w)) = self.queue.front() {
+            self.watermark = self.watermark.max(*w);
+            self.queue.pop_front();
+        }
+    }
+}
+
+/// What [`Aligner::next`] found.
+#[derive(Debug)]
+pub enum Next {
+    /// An item of lane `lane`: a run of rows (their watermarks raised to
+    /// the combined one) or a side item.
+    Item { lane: usize, item: StreamItem },
+    /// The lowest lane has nothing queued: nothing can go out before it
+    /// reads more, ends or goes idle.
+    Waiting { lane: usize },
+    /// Every lane has idled with nothing queued: the watermark stays.
+    AllIdle,
+    /// Every lane has ended and nothing is queued.
+    Ended,
+}
+
+/// A lane that held the combined watermark: the lowest, with nothing
+/// read, while another had read further (spec §8: never silent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hold {
+    pub lane: usize,
+    /// The watermark it held the others at.
+    pub watermark: i64,
+    /// On the clock: from when, and until when it was last seen holding.
+    pub since: i64,
+    pub until: i64,
+    /// The lane furthest ahead, and the watermark it had read to.
+    pub ahead_lane: usize,
+    pub ahead: i64,
+}
+
+impl Hold {
+    /// How long it held, on the clock.
+    pub fn lasted(&self) -> i64 {
+        self.until.saturating_sub(self.since)
+    }
+
+    /// How far the others were ahead.
+    pub fn gap(&self) -> i64 {
+        self.ahead.saturating_sub(self.watermark)
+    }
+}
+
+/// A held watermark as the progress line and the run summary name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldWatermark {
+    /// What held it: `input b`, `input b (split data/b.csv)`, `split
+    /// data/b.csv of table hosts`.
+    pub holder: String,
+    pub watermark: i64,
+    /// How long, on the clock.
+    pub lasted_ms: i64,
+    /// What had read furthest meanwhile, and to which watermark.
+    pub ahead: String,
+    pub ahead_watermark: i64,
+    /// The idle timeout in force for the holder (0: none).
+    pub idle_timeout_ms: i64,
+}
+
+/// Lanes interleaved by lowest watermark, with their combined watermark.
+#[derive(Debug)]
+pub struct Aligner {
+    lanes: Vec<Lane>,
+    /// The combined watermark so far.
+    watermark: i64,
+    /// The hold in effect, and the longest one seen.
+    hold: Option<Hold>,
+    longest_hold: Option<Hold>,
+}
+
+impl Aligner {
+    pub fn new(lanes: usize) -> Self {
+        Aligner {
+            lanes: (0..lanes).map(|_| Lane::new()).collect(),
+            watermark: NO_WATERMARK,
+            hold: None,
+            longest_hold: None,
+        }
+    }
+
+    pub fn lane(&self, i: usize) -> &Lane {
+        &self.lanes[i]
+    }
+
+    pub fn lane_mut(&mut self, i: usize) -> &mut Lane {
+        &mut self.lanes[i]
+    }
+
+    pub fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+
+    /// A lane added after the start (a file that appeared in a followed
+    /// folder): it joins at −∞ and holds the watermark until its rows or
+    /// its end come (or it goes idle); its number is the next one.
+    pub fn add_lane(&mut self) -> usize {
+        self.lanes.push(Lane::new());
+        self.lanes.len() - 1
+    }
+
+    /// Marks lane `i` idle (left out of the minimum) or active again; a
+    /// lane holding items is never idle. Whether that changed anything.
+    pub fn set_idle(&mut self, i: usize, idle: bool) -> bool {
+        let lane = &mut self.lanes[i];
+        let idle = idle && lane.queue.is_empty();
+        std::mem::replace(&mut lane.idle, idle) != idle
+    }
+
+    /// Ends every lane (a drained stop): what is queued still goes out.
+    pub fn end_all(&mut self) {
+        self.lanes.iter_mut().for_each(Lane::end);
+    }
+
+    /// The combined watermark told so far.
+    pub fn watermark(&self) -> i64 {
+        self.watermark
+    }
+
+    /// The counting lane with the lowest watermark (ties: lowest number),
+    /// when one counts.
+    pub fn lowest(&self) -> Option<usize> {
+        self.lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.counts())
+            .min_by_key(|(i, l)| (l.next_watermark(), *i))
+            .map(|(i, _)| i)
+    }
+
+    /// The next item in event-time order.
+    pub fn next(&mut self) -> Next {
+        self.settle();
+        let Some(i) = self.lowest() else {
+            return if self.lanes.iter().any(Lane::live) {
+                Next::AllIdle
+            } else {
+                Next::Ended
+            };
+        };
+        // The others' lowest watermark, and whether they win a tie.
+        let rival = self
+            .lanes
+            .iter()
+            .enumerate()
+            .filter(|(j, l)| *j != i && l.counts())
+            .map(|(j, l)| (l.next_watermark(), j))
+            .min();
+        let combined = self.watermark;
+        let lane = &mut self.lanes[i];
+        let item = match lane.queue.pop_front() {
+            None => return Next::Waiting { lane: i },
+            Some(StreamItem::Chunk(chunk)) => {
+                // Rows while this lane stays the lowest.
+                let take = match rival {
+                    None => chunk.num_rows(),
+                    Some((w, j)) => chunk.watermarks.partition_point(|x| (*x, i) < (w, j)),
+                }
+                .max(1);
+                let mut run = if take < chunk.num_rows() {
+                    let rest = chunk.slice(take, chunk.num_rows() - take);
+                    // The rows taken lift the lane's watermark to the one
+                    // its next row meets.
+                    lane.watermark = lane.watermark.max(rest.watermarks[0]);
+                    lane.queue.push_front(StreamItem::Chunk(rest));
+                    chunk.slice(0, take)
+                } else {
+                    chunk
+                };
+                for w in &mut run.watermarks {
+                    *w = (*w).max(combined);
+                }
+                StreamItem::Chunk(run)
+            }
+            Some(other) => other,
+        };
+        Next::Item { lane: i, item }
+    }
+
+    /// The combined watermark when it rose since last told: `max(told, min
+    /// over counting lanes)`; nothing when every lane is idle, and nothing
+    /// for the final watermark, which the end tells.
+    pub fn watermark_rose(&mut self) -> Option<i64> {
+        self.settle();
+        let lowest = self
+            .lanes
+            .iter()
+            .filter(|l| l.counts())
+            .map(Lane::next_watermark)
+            .min();
+        // A lane whose input ended counts until the watermark after its
+        // last rows is told: now.
+        for lane in &mut self.lanes {
+            if lane.ending && lane.queue.is_empty() {
+                lane.ending = false;
+                lane.ended = true;
+            }
+        }
+        let lowest = lowest?;
+        if lowest > self.watermark && lowest != FINAL_WATERMARK {
+            self.watermark = lowest;
+            Some(lowest)
+        } else {
+            None
+        }
+    }
+
+    /// Notes, at `now` on the clock, whether `waiting` — the lowest lane,
+    /// found with nothing read — holds the others back: another lane has
+    /// read past its watermark. Only lanes that `may_pause` can hold (a
+    /// file read to its end is behind only until it is read on).
+    pub fn note_hold(
+        &mut self,
+        now: i64,
+        waiting: Option<usize>,
+        may_pause: impl Fn(usize) -> bool,
+    ) {
+        if now == i64::MIN {
+            // A scripted clock that has not started.
+            return;
+        }
+        // A hold in effect lasted until now, whether or not it goes on.
+        if let Some(h) = self.hold.as_mut() {
+            h.until = now;
+            let h = *h;
+            self.keep_if_longest(h);
+        }
+        let holding = waiting.filter(|i| may_pause(*i)).and_then(|i| {
+            let watermark = self.lanes[i].next_watermark();
+            let (ahead, ahead_lane) = self
+                .lanes
+                .iter()
+                .enumerate()
+                .filter(|(j, l)| *j != i && l.counts())
+                .map(|(j, l)| (l.read_watermark(), j))
+                .max()?;
+            (ahead > watermark).then_some((i, watermark, ahead, ahead_lane))
+        });
+        let Some((lane, watermark, ahead, ahead_lane)) = holding else {
+            self.hold = None;
+            return;
+        };
+        let hold = match self.hold {
+            Some(h) if h.lane == lane && h.watermark == watermark => Hold {
+                until: now,
+                ahead: h.ahead.max(ahead),
+                ahead_lane: if ahead >= h.ahead {
+                    ahead_lane
+                } else {
+                    h.ahead_lane
+                },
+                ..h
+            },
+            _ => Hold {
+                lane,
+                watermark,
+                since: now,
+                until: now,
+                ahead_lane,
+                ahead,
+            },
+        };
+        self.hold = Some(hold);
+        self.keep_if_longest(hold);
+    }
+
+    fn keep_if_longest(&mut self, hold: Hold) {
+        if self
+            .longest_hold
+            .is_none_or(|l| (hold.lasted(), hold.gap()) >= (l.lasted(), l.gap()))
+        {
+            self.longest_hold = Some(hold);
+        }
+    }
+
+    /// The hold in effect at the last step, if one was.
+    pub fn hold(&self) -> Option<Hold> {
+        self.hold
+    }
+
+    /// The longest hold seen (the widest, among equally long ones).
+    pub fn longest_hold(&self) -> Option<Hold> {
+        self.longest_hold
+    }
+
+    /// Applies each lane's watermarks that stand before its next row.
+    fn settle(&mut self) {
+        self.lanes
+            .iter_mut()
+            .for_each(Lane::apply_leading_watermarks);
+    }
+
+    /// Notes the final watermark as told (at the end of input).
+    pub fn finish(&mut self) {
+        self.watermark = FINAL_WATERMARK;
+    }
+
+    /// Writes the lanes for a checkpoint; the items queued in them are
+    /// rows read from a source, side items and watermarks.
+    pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        w.u64(self.lanes.len() as u64);
+        for lane in &self.lanes {
+            w.u64(lane.queue.len() as u64);
+            for item in &lane.queue {
+                save_item(w, item)?;
+            }
+            w.put(&lane.watermark);
+            w.put(&lane.ended);
+            w.put(&lane.ending);
+            w.put(&lane.idle);
+        }
+        w.put(&self.watermark);
+        Ok(())
+    }
+
+    /// Reads what [`Aligner::save_state`] wrote; `origin(i)`: the source
+    /// table lane `i`'s chunks name as their rows' origin, if they do.
+    pub fn load_state(
+        &mut self,
+        r: &mut StateReader<'_>,
+        origin: impl Fn(usize) -> Option<Arc<SourceTable>>,
+    ) -> Result<()> {
+        let n = r.count()?;
+        if n < self.lanes.len() {
+            return Err(corrupt("it holds fewer inputs than the query reads"));
+        }
+        while self.lanes.len() < n {
+            self.lanes.push(Lane::new());
+        }
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            let items = r.count()?;
+            let table = origin(i);
+            lane.queue.clear();
+            for _ in 0..items {
+                lane.queue.push_back(load_item(r, table.as_ref())?);
+            }
+            lane.watermark = r.get()?;
+            lane.ended = r.get()?;
+            lane.ending = r.get()?;
+            lane.idle = r.get()?;
+        }
+        self.watermark = r.get()?;
+        Ok(())
+    }
+}
+
+/// Writes an item read from a source and not yet taken.
+fn save_item(w: &mut StateWriter, item: &StreamItem) -> Result<()> {
+    match item {
+        StreamItem::Chunk(chunk) if chunk.kinds.is_none() && chunk.input == 0 => {
+            w.u8(0);
+            put_batch(w, &chunk.batch)?;
+            w.put(&chunk.watermarks);
+            match &chunk.origin {
+                None => w.put(&false),
+                Some(origin) => {
+                    w.put(&true);
+                    put_batch(w, &origin.batch)?;
+                    w.put(&origin.rows);
+                }
+            }
+        }
+        StreamItem::Watermark(watermark) => {
+            w.u8(1);
+            w.put(watermark);
+        }
+        StreamItem::Side(SideItem::Bad(bad)) => {
+            w.u8(2);
+            w.put(&bad.source);
+            w.put(&bad.file);
+            w.u64(bad.rows.len() as u64);
+            for row in &bad.rows {
+                w.put(&row.line);
+                w.put(&row.raw);
+                w.put(&row.error);
+            }
+        }
+        StreamItem::Side(SideItem::Trace(line)) => {
+            w.u8(3);
+            w.put(line);
+        }
+        other => {
+            return Err(Error::Internal(format!(
+                "a checkpoint of an input holding {other:?}"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Reads what [`save_item`] wrote; `table`: the source table chunks name
+/// as their rows' origin.
+fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Result<StreamItem> {
+    Ok(match r.u8()? {
+        0 => {
+            let batch = get_batch(r)?;
+            let watermarks: Vec<i64> = r.get()?;
+            if watermarks.len() != batch.num_rows() || batch.num_rows() == 0 {
+                return Err(corrupt("queued rows and their watermarks differ"));
+            }
+            let mut chunk = Chunk::new(batch, watermarks);
+            if r.get::<bool>()? {
+                let batch = get_batch(r)?;
+                let rows = r.get()?;
+                let table = table
+                    .cloned()
+                    .ok_or_else(|| corrupt("queued rows name a source that keeps none"))?;
+                chunk.origin = Some(Origin { batch, rows, table });
+            }
+            StreamItem::Chunk(chunk)
+        }
+        1 => StreamItem::Watermark(r.get()?),
+        2 => {
+            let source = r.get()?;
+            let file = r.get()?;
+            let n = r.count()?;
+            let mut rows = Vec::with_capacity(n);
+            for _ in 0..n {
+                rows.push(BadRow {
+                    line: r.get()?,
+                    raw: r.get()?,
+                    error: r.get()?,
+                });
+            }
+            StreamItem::Side(SideItem::Bad(BadRows { source, file, rows }))
+        }
+        3 => StreamItem::Side(SideItem::Trace(r.get()?)),
+        _ => return Err(corrupt("a queued item has an unknown kind")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch};
+    use arrow::datatypes::Int64Type;
+
+    /// A chunk of `values`, each row's watermark being its value.
+    fn rows(values: &[i64]) -> StreamItem {
+        let batch = RecordBatch::try_from_iter([(
+            "v",
+            Arc::new(Int64Array::from(values.to_vec())) as ArrayRef,
+        )])
+        .unwrap();
+        StreamItem::Chunk(Chunk::new(batch, values.to_vec()))
+    }
+
+    /// Everything the aligner gives until it waits or ends, as (lane,
+    /// value, row watermark) and told watermarks.
+    fn drain(a: &mut Aligner) -> (Vec<(usize, i64, i64)>, Vec<i64>) {
+        let (mut taken, mut told) = (Vec::new(), Vec::new());
+        while let Next::Item { lane, item } = a.next() {
+            if let StreamItem::Chunk(c) = item {
+                let values = c.batch.column(0).as_primitive::<Int64Type>();
+                for (v, w) in values.values().iter().zip(&c.watermarks) {
+                    taken.push((lane, *v, *w));
+                }
+            }
+            told.extend(a.watermark_rose());
+        }
+        (taken, told)
+    }
+
+    #[test]
+    fn rows_come_from_the_lowest_lane_ties_to_the_lower_number() {
+        let mut a = Aligner::new(2);
+        a.lane_mut(0).push([rows(&[1, 4, 5]), StreamItem::End]);
+        a.lane_mut(1).push([rows(&[1, 2, 6]), StreamItem::End]);
+        let (taken, _) = drain(&mut a);
+        let order: Vec<(usize, i64)> = taken.iter().map(|(l, v, _)| (*l, *v)).collect();
+        assert_eq!(order, [(0, 1), (1, 1), (1, 2), (0, 4), (0, 5), (1, 6)]);
+        assert!(matches!(a.next(), Next::Ended));
+    }
+
+    #[test]
+    fn a_lane_with_nothing_queued_holds_the_others_until_it_reads() {
+        let mut a = Aligner::new(2);
+        a.lane_mut(0).push([rows(&[5, 6]), StreamItem::End]);
+        assert!(matches!(a.next(), Next::Waiting { lane: 1 }));
+        a.lane_mut(1).push([rows(&[7]), StreamItem::End]);
+        let (taken, _) = drain(&mut a);
+        assert_eq!(taken.len(), 3);
+    }
+
+    #[test]
+    fn an_idle_lane_is_left_out_and_its_rows_on_rejoining_carry_the_watermark() {
+        let mut a = Aligner::new(2);
+        a.lane_mut(0)
+            .push([rows(&[10, 20]), StreamItem::Watermark(20)]);
+        assert!(a.set_idle(1, true));
+        let (taken, told) = drain(&mut a);
+        assert_eq!(taken, [(0, 10, 10), (0, 20, 20)]);
+        assert_eq!(told, [20]);
+        // Lane 1 rejoins behind the combined watermark: it never goes
+        // back, and the rows meet it.
+        a.lane_mut(1).push([rows(&[3])]);
+        assert!(a.set_idle(1, false));
+        let (taken, told) = drain(&mut a);
+        assert_eq!(taken, [(1, 3, 20)]);
+        assert!(told.is_empty());
+        // Lane 1 at 3 now holds the combined watermark at 20.
+        assert_eq!(a.watermark(), 20);
+    }
+
+    #[test]
+    fn when_every_lane_is_idle_the_watermark_stays() {
+        let mut a = Aligner::new(1);
+        a.lane_mut(0).push([rows(&[4]), StreamItem::Watermark(4)]);
+        drain(&mut a);
+        a.set_idle(0, true);
+        assert!(matches!(a.next(), Next::AllIdle));
+        assert_eq!(a.watermark_rose(), None);
+        assert_eq!(a.watermark(), 4);
+    }
+
+    #[test]
+    fn lanes_survive_a_checkpoint() -> Result<()> {
+        let mut a = Aligner::new(2);
+        a.lane_mut(0).push([rows(&[1, 3])]);
+        a.lane_mut(1).push([rows(&[2])]);
+        let Next::Item { .. } = a.next() else {
+            panic!("a row")
+        };
+        let mut w = StateWriter::new();
+        a.save_state(&mut w)?;
+        let bytes = w.into_bytes();
+        let mut b = Aligner::new(2);
+        b.load_state(&mut StateReader::new(&bytes), |_| None)?;
+        b.lane_mut(0).end();
+        b.lane_mut(1).end();
+        let (taken, _) = drain(&mut b);
+        let values: Vec<i64> = taken.iter().map(|t| t.1).collect();
+        assert_eq!(values, [2, 3]);
+        Ok(())
+    }
+}
