@@ -5,3 +5,5 @@ SET 'table.exec.emit.allow-latenes' = '2 s';
 SET 'table.exec.mini-batch.enabled' = 'true';
 SET 'table.exec.late-records.sink.clicks' = 'late_clicks';
 SET 'tidemark.trace' = 'false';
+-- Flink's processing-time state ttl is kept and not applied: tidemark points at its own key.
+SET 'table.exec.state.ttl' = '1 h';

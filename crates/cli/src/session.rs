@@ -806,6 +806,15 @@ pub fn unread_setting(key: &str) -> Option<String> {
         return None;
     }
     let quote = tidemark_sql::quote_string;
+    if key.eq_ignore_ascii_case("table.exec.state.ttl") {
+        // Flink's ttl counts processing time: results would depend on the
+        // machine's speed (spec §10).
+        return Some(format!(
+            "warning: tidemark does not apply {}: it counts processing time, so results would depend on how fast the machine reads; the setting is kept but changes nothing. For state that expires on event time, set {}",
+            quote(key),
+            quote(tidemark_common::STATE_TTL)
+        ));
+    }
     let known = tidemark_common::KNOWN_OPTIONS
         .iter()
         .map(|o| o.key)

@@ -76,7 +76,8 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
         out.push('\n');
     }
     for (name, m) in &s.operators {
-        if m.late_rows > 0 || m.windows_fired > 0 || m.partially_late_rows > 0 {
+        if m.late_rows > 0 || m.windows_fired > 0 || m.partially_late_rows > 0 || m.keys_expired > 0
+        {
             out.push_str(&format!("operator {name}: "));
             if m.windows_fired > 0 {
                 out.push_str(&count(m.windows_fired, "window fired, ", "windows fired, "));
@@ -100,6 +101,18 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
                         "row partially late",
                         "rows partially late"
                     )
+                ));
+            }
+            if m.late_rows_expired > 0 {
+                out.push_str(&format!(
+                    ", {} of them because its key's state had expired",
+                    m.late_rows_expired
+                ));
+            }
+            if m.keys_expired > 0 {
+                out.push_str(&format!(
+                    ", {} (tidemark.state.ttl)",
+                    count(m.keys_expired, "key's state expired", "keys' state expired")
                 ));
             }
             out.push('\n');

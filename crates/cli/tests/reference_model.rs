@@ -3,7 +3,9 @@
 //! parallelisms, and through a naive model written for clarity that
 //! replays the rows one at a time in arrival order, with the watermark
 //! rising after each row, exactly as the time semantics state them. Every
-//! window kind and both OVER frames; the outputs must be equal.
+//! window kind and both OVER frames; the outputs must be equal. A third
+//! of the tables are folders of several files, which the model
+//! interleaves by the lowest per-file watermark as spec §8 states it.
 //!
 //! `TIDEMARK_REFERENCE_CASES=N` runs N cases instead of the default;
 //! `TIDEMARK_REFERENCE_SEED=S` starts from another seed.
@@ -61,16 +63,46 @@ fn timestamp(ms: i64) -> String {
         .to_string()
 }
 
-/// The watermark before each row and after the last: the running maximum
-/// of `ts - DELAY`, starting below every time.
-fn watermarks(rows: &[Row]) -> Vec<i64> {
-    let mut wm = i64::MIN;
-    let mut out = vec![wm];
-    for r in rows {
-        wm = wm.max(r.ts - DELAY);
-        out.push(wm);
+/// The rows of a table in the order it gives them, and the watermark
+/// before each row and after the last.
+struct Arrivals {
+    rows: Vec<Row>,
+    wms: Vec<i64>,
+}
+
+/// A table of `splits` (files of a folder), row at a time as spec §8
+/// states it: each split's watermark is the running maximum of `ts -
+/// DELAY` over its own rows, starting below every time; the next row comes
+/// from the split whose watermark is lowest (ties: the split listed
+/// first); the table's watermark is `max(previous, min over the splits
+/// not yet read to their end)`. One split gives its rows in file order.
+fn interleave(splits: &[Vec<Row>]) -> Arrivals {
+    let mut next = vec![0; splits.len()];
+    let mut own = vec![i64::MIN; splits.len()];
+    let mut table = i64::MIN;
+    let (mut rows, mut wms) = (Vec::new(), vec![table]);
+    let open = |next: &[usize], i: usize| next[i] < splits[i].len();
+    while let Some(i) = (0..splits.len())
+        .filter(|i| open(&next, *i))
+        .min_by_key(|i| (own[*i], *i))
+    {
+        let row = splits[i][next[i]].clone();
+        next[i] += 1;
+        own[i] = own[i].max(row.ts - DELAY);
+        rows.push(row);
+        if let Some(lowest) = (0..splits.len())
+            .filter(|j| open(&next, *j))
+            .map(|j| own[j])
+            .min()
+        {
+            table = table.max(lowest);
+        } else {
+            // The last row: its split, ending, still counts once.
+            table = table.max(own[i]);
+        }
+        wms.push(table);
     }
-    out
+    Arrivals { rows, wms }
 }
 
 /// Per-key aggregates of a window: COUNT(*), SUM, MIN, MAX.
@@ -216,8 +248,8 @@ impl Aligned {
 /// each of its windows whose end - 1 the watermark before it has not
 /// reached; a window fires when the watermark reaches its end - 1, keys in
 /// the order of their first row in it.
-fn model_aligned(kind: Aligned, rows: &[Row], counts: &mut Counts) -> Vec<String> {
-    let wms = watermarks(rows);
+fn model_aligned(kind: Aligned, input: &Arrivals, counts: &mut Counts) -> Vec<String> {
+    let (rows, wms) = (&input.rows[..], &input.wms[..]);
     // (end, start) -> key -> aggregates
     let mut open: BTreeMap<(i64, i64), BTreeMap<String, Agg>> = BTreeMap::new();
     let mut out = Vec::new();
@@ -273,10 +305,10 @@ fn model_aligned(kind: Aligned, rows: &[Row], counts: &mut Counts) -> Vec<String
 fn model_tumble_lateness(
     size: i64,
     lateness: i64,
-    rows: &[Row],
+    input: &Arrivals,
     counts: &mut Counts,
 ) -> Vec<String> {
-    let wms = watermarks(rows);
+    let (rows, wms) = (&input.rows[..], &input.wms[..]);
     // (end, start) -> key -> (aggregates, what was last emitted)
     type Window = BTreeMap<String, (Agg, Option<Agg>)>;
     let mut windows: BTreeMap<(i64, i64), Window> = BTreeMap::new();
@@ -355,8 +387,8 @@ fn model_tumble_lateness(
 /// late if the merged session's end - 1 is not past the watermark; a
 /// session fires when the watermark reaches its end - 1, in (end, first
 /// row) order across keys.
-fn model_session(gap: i64, rows: &[Row], counts: &mut Counts) -> Vec<String> {
-    let wms = watermarks(rows);
+fn model_session(gap: i64, input: &Arrivals, counts: &mut Counts) -> Vec<String> {
+    let (rows, wms) = (&input.rows[..], &input.wms[..]);
     // key -> open sessions (start, end, aggregates)
     let mut open: BTreeMap<String, Vec<(i64, i64, Agg)>> = BTreeMap::new();
     let mut out = Vec::new();
@@ -419,8 +451,12 @@ enum Frame {
 /// reaches their rowtime, then go out in rowtime order (ties: arrival),
 /// each with SUM, MIN and COUNT over its frame. Lines are grouped by key:
 /// the order across keys at one advance is the engine's to choose.
-fn model_over(frame: Frame, rows: &[Row], counts: &mut Counts) -> BTreeMap<String, Vec<String>> {
-    let wms = watermarks(rows);
+fn model_over(
+    frame: Frame,
+    input: &Arrivals,
+    counts: &mut Counts,
+) -> BTreeMap<String, Vec<String>> {
+    let (rows, wms) = (&input.rows[..], &input.wms[..]);
     let mut waiting: Vec<(i64, usize, Row)> = Vec::new();
     let mut emitted: BTreeMap<String, Vec<Row>> = BTreeMap::new();
     let mut last: BTreeMap<String, i64> = BTreeMap::new();
@@ -473,22 +509,35 @@ fn model_over(frame: Frame, rows: &[Row], counts: &mut Counts) -> BTreeMap<Strin
     out
 }
 
-/// The rows tidemark emits for `query` over `rows`.
+/// The rows tidemark emits for `query` over a table of `splits`: one
+/// file, or a folder of one file per split.
 fn engine(
     dir: &Path,
-    rows: &[Row],
+    splits: &[Vec<Row>],
     query: &str,
     batch_size: u64,
     threads: u64,
 ) -> (Vec<String>, Counts) {
-    let csv: String = rows
-        .iter()
-        .map(|r| format!("{},{},{}\n", r.key, timestamp(r.ts), r.v))
-        .collect();
-    std::fs::write(dir.join("in.csv"), csv).expect("write input");
+    let csv = |rows: &[Row]| -> String {
+        rows.iter()
+            .map(|r| format!("{},{},{}\n", r.key, timestamp(r.ts), r.v))
+            .collect()
+    };
+    let path = if let [rows] = splits {
+        std::fs::write(dir.join("in.csv"), csv(rows)).expect("write input");
+        "in.csv"
+    } else {
+        let folder = dir.join("in");
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).expect("create the folder");
+        for (i, rows) in splits.iter().enumerate() {
+            std::fs::write(folder.join(format!("s{i}.csv")), csv(rows)).expect("write input");
+        }
+        "in/"
+    };
     let sql = format!(
         "CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts - INTERVAL '{DELAY}' MILLISECOND) \
-         WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');\n\
+         WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv');\n\
          SET 'tidemark.batch-size' = '{batch_size}';\n\
          SET 'parallelism.default' = '{threads}';\n\
          SET 'tidemark.parallel.piece-bytes' = '64';\n\
@@ -555,12 +604,24 @@ fn engine_matches_the_row_at_a_time_model() {
     let mut seen = Counts::default();
     for case in 0..cases {
         let rows = stream(&mut rng);
+        // A third of the tables are folders of up to three files, each row
+        // dealt to one of them (spec §8).
+        let files = if rng.below(3) == 0 {
+            2 + rng.below(2) as usize
+        } else {
+            1
+        };
+        let mut splits = vec![Vec::new(); files];
+        for row in &rows {
+            splits[rng.below(files as u64) as usize].push(row.clone());
+        }
+        let input = interleave(&splits);
         let batch_size = [1, 2, 3, 7, 64][rng.below(5) as usize];
         let threads = 1 + rng.below(2);
         let aggregates = "COUNT(*), SUM(v), MIN(v), MAX(v)";
         let unit = 500 * (1 + rng.below(4) as i64);
         let what =
-            format!("case {case}, batch size {batch_size}, {threads} threads, rows {rows:?}");
+            format!("case {case}, batch size {batch_size}, {threads} threads, files {splits:?}");
         let mut counts = Counts::default();
         // The query, the model's rows, and whether they are compared key by key.
         let (query, want, keyed) = match case % 7 {
@@ -580,7 +641,7 @@ fn engine_matches_the_row_at_a_time_model() {
                     "SELECT k, window_start, window_end, {aggregates} FROM TABLE({}) GROUP BY k, window_start, window_end",
                     kind.sql()
                 );
-                let want = model_aligned(kind, &rows, &mut counts);
+                let want = model_aligned(kind, &input, &mut counts);
                 (query, want, false)
             }
             6 => {
@@ -590,7 +651,7 @@ fn engine_matches_the_row_at_a_time_model() {
                      SELECT k, window_start, window_end, {aggregates} FROM TABLE({}) GROUP BY k, window_start, window_end",
                     Aligned::Tumble { size }.sql()
                 );
-                let want = model_tumble_lateness(size, lateness, &rows, &mut counts);
+                let want = model_tumble_lateness(size, lateness, &input, &mut counts);
                 (query, want, false)
             }
             3 => {
@@ -599,7 +660,7 @@ fn engine_matches_the_row_at_a_time_model() {
                     "SELECT k, window_start, window_end, {aggregates} FROM TABLE(SESSION(TABLE t PARTITION BY k, \
                      DESCRIPTOR(ts), INTERVAL '{gap}' MILLISECOND)) GROUP BY k, window_start, window_end"
                 );
-                let want = model_session(gap, &rows, &mut counts);
+                let want = model_session(gap, &input, &mut counts);
                 (query, want, false)
             }
             kind => {
@@ -623,14 +684,14 @@ fn engine_matches_the_row_at_a_time_model() {
                     "SELECT k, ts, v, SUM(v) {over}, MIN(v) {over}, COUNT(*) {over} FROM t"
                 );
                 // Lines key by key: the order across keys is the engine's.
-                let want = model_over(frame, &rows, &mut counts)
+                let want = model_over(frame, &input, &mut counts)
                     .into_values()
                     .flatten()
                     .collect();
                 (query, want, true)
             }
         };
-        let (got, got_counts) = engine(&dir, &rows, &query, batch_size, threads);
+        let (got, got_counts) = engine(&dir, &splits, &query, batch_size, threads);
         let got: Vec<String> = if keyed {
             by_key(&got).into_values().flatten().collect()
         } else {

@@ -37,6 +37,10 @@ pub const CHECKPOINT_INTERVAL: &str = "execution.checkpointing.interval";
 /// watermark (spec §8).
 pub const IDLE_TIMEOUT: &str = "table.exec.source.idle-timeout";
 
+/// `tidemark.state.ttl`: state that no window cleanup frees expires this
+/// long, in event time, after its key's last emitted row (spec §10).
+pub const STATE_TTL: &str = "tidemark.state.ttl";
+
 /// Every option read somewhere, sorted by key. A key ending in `.` is a
 /// prefix: `table.exec.late-records.sink.<source table>`.
 pub const KNOWN_OPTIONS: &[KnownOption] = &[
@@ -141,6 +145,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "stop a query with an error when its operators' state grows past this size (e.g. '512 mb', '2 gb'); unlimited when unset",
     },
     KnownOption {
+        key: STATE_TTL,
+        default: None,
+        help: "an OVER aggregation forgets a key's state once the watermark is this far past its last emitted row (event time); kept forever when unset",
+    },
+    KnownOption {
         key: "tidemark.stop.drain",
         default: Some("false"),
         help: "on Ctrl-C or SIGTERM, end the input there and fire open windows",
@@ -233,6 +242,7 @@ impl SessionOptions {
         self.local_time_zone()?;
         self.allow_lateness()?;
         self.idle_timeout()?;
+        self.state_ttl()?;
         self.trace()?;
         self.drain_on_stop()?;
         self.early_fire()?;
@@ -397,6 +407,21 @@ impl SessionOptions {
     /// go idle (Flink's default).
     pub fn idle_timeout(&self) -> Result<i64> {
         self.duration(IDLE_TIMEOUT, 0)
+    }
+
+    /// `tidemark.state.ttl` in milliseconds, when set (a positive
+    /// duration of event time).
+    pub fn state_ttl(&self) -> Result<Option<i64>> {
+        let Some(text) = self.get(STATE_TTL) else {
+            return Ok(None);
+        };
+        match crate::time::parse_duration_ms(text) {
+            Ok(ms) if ms > 0 => Ok(Some(ms)),
+            _ => Err(Error::plan(
+                format!("'{STATE_TTL}' must be a positive duration of event time such as '1 h', got '{text}'"),
+                Span::default(),
+            )),
+        }
     }
 
     /// `tidemark.emit.early-fire`: open windows emit their partial results

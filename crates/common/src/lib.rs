@@ -32,8 +32,8 @@ pub mod window;
 pub use changelog::RowKind;
 pub use config::{
     is_known_option, parse_memory_size, show_bytes, CheckpointEvery, KnownOption, ResultMode,
-    SessionOptions, CHECKPOINT_DIR, CHECKPOINT_INTERVAL, DEFAULT_PIECE_BYTES, KNOWN_OPTIONS,
-    RESULT_MODE,
+    SessionOptions, CHECKPOINT_DIR, CHECKPOINT_INTERVAL, DEFAULT_PIECE_BYTES, IDLE_TIMEOUT,
+    KNOWN_OPTIONS, RESULT_MODE, STATE_TTL,
 };
 pub use error::{Error, Result};
 pub use schema::{Field, Schema};

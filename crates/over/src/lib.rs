@@ -10,6 +10,14 @@
 //! routed like any late row — only when its rowtime is not after the last
 //! rowtime its key has emitted.
 //!
+//! With `tidemark.state.ttl` (spec §10) a key's state — its frame rows,
+//! running aggregates and last emitted rowtime — expires when the
+//! watermark reaches its last emitted rowtime + ttl, on a timer of its
+//! own; the key's number is given back once no row of it waits. A row of
+//! a key without state is late (`expired`) when its rowtime is ttl or
+//! more behind the watermark, and otherwise starts from empty state, as a
+//! first row does.
+//!
 //! The work per row is small: rows are kept as references into the input
 //! batches they came in, a timer firing only records which rows went out
 //! and which rows were in their frames, and the output of a whole input
@@ -52,17 +60,58 @@ pub struct OverSpec {
     /// Output: every input column, then one column per aggregate.
     pub output_schema: SchemaRef,
     pub trace: bool,
+    /// `tidemark.state.ttl` in milliseconds: how long after its last
+    /// emitted rowtime (in event time) a key's state is kept.
+    pub ttl: Option<i64>,
 }
 
 /// Why an OVER aggregation drops a row (the `late_reason` of late-row
 /// sinks).
 pub const LATE_REASON: &str = "its key already emitted a row at or after its rowtime";
 
+/// Why an OVER aggregation with a state ttl drops a row of a key whose
+/// state has expired (or that never had any).
+pub const EXPIRED_REASON: &str =
+    "expired: its key has no state and the row is at least tidemark.state.ttl behind the watermark";
+
+/// The timers of an OVER aggregation: the rows waiting go out, or a key's
+/// state expires. At one instant rows go out first, so a key's last row
+/// there counts before its state is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum OverTimer {
+    Emit,
+    Expire(u32),
+}
+
+impl tidemark_engine::snapshot::Persist for OverTimer {
+    fn save(&self, w: &mut StateWriter) {
+        match self {
+            OverTimer::Emit => w.u8(0),
+            OverTimer::Expire(key) => {
+                w.u8(1);
+                w.put(key);
+            }
+        }
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        Ok(match r.u8()? {
+            0 => OverTimer::Emit,
+            1 => OverTimer::Expire(r.get()?),
+            _ => {
+                return Err(Error::Internal(
+                    "a checkpoint names an unknown OVER timer".into(),
+                ))
+            }
+        })
+    }
+}
+
 const NAME: &str = "OverAggregate";
 
 /// The operator: the OVER state on the shared event-time service.
 pub struct OverAggregate {
-    time: EventTime<()>,
+    time: EventTime<OverTimer>,
     state: OverState,
     /// The watermark downstream has been told.
     forwarded: i64,
@@ -87,15 +136,37 @@ struct OverState {
     /// Rows seen so far: each row's arrival number.
     seen: u64,
     metrics: OperatorMetrics,
-    /// The late rows of the current run.
+    /// The late rows of the current run: behind their key's last emitted
+    /// rowtime, or of a key whose state expired.
     late: LateBook,
+    expired: LateBook,
     /// Output and side items, in the order they happened.
     out: Vec<StreamItem>,
 }
 
+#[derive(Clone, Copy)]
 struct KeyState {
-    /// The rowtime of the key's last emitted row; −∞ before the first.
+    /// The rowtime of the key's last emitted row; −∞ before the first (or
+    /// once its state expired).
     last_emitted: i64,
+    /// Its rows waiting for the watermark.
+    waiting: u32,
+    /// When its state expires, with a ttl.
+    expires_at: Option<i64>,
+}
+
+impl KeyState {
+    const EMPTY: KeyState = KeyState {
+        last_emitted: NO_WATERMARK,
+        waiting: 0,
+        expires_at: None,
+    };
+
+    /// Whether the key holds no state: no row emitted since its state
+    /// last expired (or ever), none waiting.
+    fn is_empty(&self) -> bool {
+        self.last_emitted == NO_WATERMARK && self.waiting == 0
+    }
 }
 
 impl OverAggregate {
@@ -121,6 +192,7 @@ impl OverAggregate {
                 seen: 0,
                 metrics: OperatorMetrics::default(),
                 late: LateBook::new(NAME, LATE_REASON),
+                expired: LateBook::new(NAME, EXPIRED_REASON),
                 out: Vec::new(),
             },
             forwarded: NO_WATERMARK,
@@ -208,6 +280,8 @@ impl Operator for OverAggregate {
         s.key_ids.save(w, s.key_converter.as_ref())?;
         for key in &s.keys {
             w.put(&key.last_emitted);
+            w.put(&key.waiting);
+            w.put(&key.expires_at);
         }
         // The heap in its (rowtime, arrival) order: equal state, equal bytes.
         let mut pending: Vec<&(i64, u64, u32, RowRef)> = s.pending.iter().map(|p| &p.0).collect();
@@ -231,8 +305,11 @@ impl Operator for OverAggregate {
         s.store = Store::load(r)?;
         s.key_ids = KeyIds::load(r, s.key_converter.as_ref())?;
         for _ in 0..s.key_ids.slots() {
-            let last_emitted = r.get()?;
-            s.keys.push(KeyState { last_emitted });
+            s.keys.push(KeyState {
+                last_emitted: r.get()?,
+                waiting: r.get()?,
+                expires_at: r.get()?,
+            });
         }
         let pending = r.count()?;
         for _ in 0..pending {
@@ -252,11 +329,69 @@ impl OverState {
     fn key_id(&mut self, key: &[u8]) -> u32 {
         let id = self.key_ids.id(key);
         if id as usize == self.keys.len() {
-            self.keys.push(KeyState {
-                last_emitted: NO_WATERMARK,
-            });
+            self.keys.push(KeyState::EMPTY);
         }
         id
+    }
+
+    /// Drops row `row` of `chunk` as late into `book`, after the rows the
+    /// other book dropped before it.
+    fn drop_late(&mut self, expired: bool, chunk: &Chunk, row: usize, rowtime: i64) -> Result<()> {
+        let (book, other) = if expired {
+            (&mut self.expired, &mut self.late)
+        } else {
+            (&mut self.late, &mut self.expired)
+        };
+        let before = other.take()?;
+        if expired {
+            self.metrics.late_rows_expired += 1;
+        }
+        let closed = book.drop_row(&mut self.metrics, chunk, row, rowtime)?;
+        for item in before.into_iter().chain(closed) {
+            self.flush()?;
+            self.out.push(StreamItem::Side(item));
+        }
+        Ok(())
+    }
+
+    /// The late rows dropped and not yet sent, out now.
+    fn take_late(&mut self) -> Result<()> {
+        for expired in [false, true] {
+            let book = if expired {
+                &mut self.expired
+            } else {
+                &mut self.late
+            };
+            if let Some(item) = book.take()? {
+                self.flush()?;
+                self.out.push(StreamItem::Side(item));
+            }
+        }
+        Ok(())
+    }
+
+    /// Key `id`'s state expires at the watermark `watermark`: its frames
+    /// and last emitted rowtime go; its number too, unless rows of it
+    /// wait.
+    fn expire(&mut self, id: u32, watermark: i64) -> Result<()> {
+        let key = self.keys[id as usize];
+        if self.spec.trace {
+            let line = self
+                .trace_line(TraceEvent::Expire, id)?
+                .field("last_emitted", instant(key.last_emitted))
+                .watermark(watermark);
+            self.side(line)?;
+        }
+        self.frames.forget(id);
+        self.metrics.keys_expired += 1;
+        self.keys[id as usize] = KeyState {
+            waiting: key.waiting,
+            ..KeyState::EMPTY
+        };
+        if key.waiting == 0 {
+            self.key_ids.forget(id);
+        }
+        Ok(())
     }
 
     /// Builds what was emitted so far into one chunk.
@@ -295,10 +430,8 @@ impl OverState {
     /// Sends `item` after what was emitted and the late rows dropped
     /// before it.
     fn side(&mut self, item: SideItem) -> Result<()> {
+        self.take_late()?;
         self.flush()?;
-        if let Some(late) = self.late.take()? {
-            self.out.push(StreamItem::Side(late));
-        }
         self.out.push(StreamItem::Side(item));
         Ok(())
     }
@@ -314,12 +447,12 @@ impl OverState {
 }
 
 impl TimerHandler for OverState {
-    type Key = ();
+    type Key = OverTimer;
     type Output = ();
 
     fn on_rows(
         &mut self,
-        time: &mut EventTime<()>,
+        time: &mut EventTime<OverTimer>,
         chunk: &Chunk,
         range: Range<usize>,
         _: &mut (),
@@ -347,39 +480,48 @@ impl TimerHandler for OverState {
             let rowtime = ts.value(i);
             let key = run.key(i);
             let id = self.key_id(key);
-            if rowtime <= self.keys[id as usize].last_emitted {
+            let state = self.keys[id as usize];
+            // A key without state takes a row as a first row, unless the
+            // row is ttl or more behind the watermark (spec §10).
+            let expired = self.spec.ttl.is_some_and(|ttl| {
+                state.is_empty() && rowtime <= watermarks[i].saturating_sub(ttl)
+            });
+            if expired || rowtime <= state.last_emitted {
                 if self.spec.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, id)?
-                        .field("rowtime", instant(rowtime))
-                        .field("last_emitted", instant(self.keys[id as usize].last_emitted))
-                        .watermark(watermarks[i]);
-                    self.side(line)?;
+                        .field("rowtime", instant(rowtime));
+                    let line = if expired {
+                        line.field("expired", "no state")
+                    } else {
+                        line.field("last_emitted", instant(state.last_emitted))
+                    };
+                    self.side(line.watermark(watermarks[i]))?;
                 }
                 // Each late row in its place among the output: rows go out
                 // only when timers fire, between runs, so the run's late
                 // rows go out together after it.
-                let row = range.start + i;
-                if let Some(item) = self.late.drop_row(&mut self.metrics, chunk, row, rowtime)? {
-                    self.side(item)?;
+                self.drop_late(expired, chunk, range.start + i, rowtime)?;
+                if state.is_empty() {
+                    // The number was given for nothing.
+                    self.key_ids.forget(id);
                 }
                 continue;
             }
+            self.keys[id as usize].waiting += 1;
             let at = self.store.row_ref(chunk, range.start + i)?;
             self.store.retain(at);
             let seq = self.seen + i as u64;
             self.pending.push(Reverse((rowtime, seq, id, at)));
             if self.timer.is_none_or(|t| rowtime < t) {
                 if let Some(t) = self.timer {
-                    time.delete(t, &());
+                    time.delete(t, &OverTimer::Emit);
                 }
-                time.register(rowtime, ());
+                time.register(rowtime, OverTimer::Emit);
                 self.timer = Some(rowtime);
             }
         }
-        if let Some(item) = self.late.take()? {
-            self.side(item)?;
-        }
+        self.take_late()?;
         self.seen += consumed as u64;
         Ok(consumed)
     }
@@ -387,7 +529,20 @@ impl TimerHandler for OverState {
     /// The watermark passed the earliest rowtime waiting: every row it
     /// passed goes out, rowtime by rowtime; at each, each key's rows in
     /// arrival order, keys in the order of their first row there.
-    fn on_timer(&mut self, time: &mut EventTime<()>, _: i64, _: (), _: &mut ()) -> Result<()> {
+    fn on_timer(
+        &mut self,
+        time: &mut EventTime<OverTimer>,
+        at: i64,
+        timer: OverTimer,
+        _: &mut (),
+    ) -> Result<()> {
+        if let OverTimer::Expire(id) = timer {
+            if self.keys[id as usize].expires_at == Some(at) {
+                self.keys[id as usize].expires_at = None;
+                self.expire(id, time.watermark())?;
+            }
+            return Ok(());
+        }
         self.timer = None;
         while let Some(Reverse((at, ..))) = self.pending.peek() {
             if *at > time.watermark() {
@@ -397,7 +552,7 @@ impl TimerHandler for OverState {
             self.emit_rowtime(time, at)?;
         }
         if let Some(Reverse((next, ..))) = self.pending.peek() {
-            time.register(*next, ());
+            time.register(*next, OverTimer::Emit);
             self.timer = Some(*next);
         }
         Ok(())
@@ -406,7 +561,7 @@ impl TimerHandler for OverState {
 
 impl OverState {
     /// The rows waiting at rowtime `at` go out.
-    fn emit_rowtime(&mut self, time: &EventTime<()>, at: i64) -> Result<()> {
+    fn emit_rowtime(&mut self, time: &mut EventTime<OverTimer>, at: i64) -> Result<()> {
         let watermark = time.watermark_before_advance();
         let mut due = std::mem::take(&mut self.due);
         due.clear();
@@ -447,7 +602,17 @@ impl OverState {
             for row in &group {
                 self.store.release(*row);
             }
-            self.keys[id as usize].last_emitted = at;
+            let key = &mut self.keys[id as usize];
+            key.last_emitted = at;
+            key.waiting -= group.len() as u32;
+            if let Some(ttl) = self.spec.ttl {
+                if let Some(old) = key.expires_at {
+                    time.delete(old, &OverTimer::Expire(id));
+                }
+                let expires_at = at.saturating_add(ttl);
+                key.expires_at = Some(expires_at);
+                time.register(expires_at, OverTimer::Expire(id));
+            }
         }
         self.due = due;
         self.group = group;

@@ -7,11 +7,16 @@ use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use std::sync::Arc;
 use tidemark_common::expr::AggregateFunction;
 use tidemark_common::window::FrameUnits;
-use tidemark_engine::testing::{events, in_chunks, lines, resumed, rows_only, run, s};
+use tidemark_engine::testing::{events, in_chunks, lines, part, resumed, rows_only, run, s};
 
 /// `SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND
 /// CURRENT ROW)`.
 fn sum_of_three() -> Result<OverAggregate> {
+    sum_of_three_with(None)
+}
+
+/// [`sum_of_three`] with a state ttl.
+fn sum_of_three_with(ttl: Option<i64>) -> Result<OverAggregate> {
     OverAggregate::new(OverSpec {
         partition: vec![0],
         key_types: vec![SqlType::String],
@@ -36,6 +41,7 @@ fn sum_of_three() -> Result<OverAggregate> {
             Field::new("total", DataType::Int64, true),
         ])),
         trace: false,
+        ttl,
     })
 }
 
@@ -185,5 +191,80 @@ fn a_checkpoint_with_rows_waiting_and_frames_kept_resumes_to_the_same_output() -
     let straight = output(&mut sum_of_three()?, vec![StreamItem::Chunk(chunk)])?;
     assert_eq!(rows_only(all), rows_only(straight));
     assert_eq!(back.metrics().late_rows, 2);
+    Ok(())
+}
+
+/// A stream of ever-new keys, one row each a second apart, watermark `ts`.
+fn ever_new_keys(n: usize) -> Chunk {
+    let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+    let rows: Vec<(&str, i64, i64)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), s(i as i64), 1))
+        .collect();
+    events(&rows, 0)
+}
+
+#[test]
+fn with_a_ttl_the_state_of_ever_new_keys_stays_bounded() -> Result<()> {
+    let mut kept = sum_of_three()?;
+    let mut bounded = sum_of_three_with(Some(s(5)))?;
+    for op in [&mut kept, &mut bounded] {
+        run(op, vec![StreamItem::Chunk(ever_new_keys(200))])?;
+    }
+    // Without a ttl every key keeps its number and frame; with one, a key
+    // is forgotten 5 s after its row went out, and its number serves a
+    // later key: a handful are live at any time.
+    assert_eq!(kept.state().entries, 200);
+    assert!(bounded.state().entries <= 8, "{:?}", bounded.state());
+    let m = bounded.metrics();
+    assert!(m.keys_expired >= 190, "{m:?}");
+    assert_eq!(m.rows_out, 200);
+    Ok(())
+}
+
+#[test]
+fn an_expired_key_starts_over_and_its_old_rows_are_late_as_expired() -> Result<()> {
+    // a at 1 s and 2 s; then b at 20 s takes the watermark (ts) past
+    // a's 2 s + 5 s: a expires, and b20 goes out. a at 3 s is then 17 s
+    // behind: late, expired; a at 18 s is within the ttl: a starts over,
+    // its sum 7, out at the end.
+    let rows = [
+        ("a", 1, 1),
+        ("a", 2, 2),
+        ("b", 20, 10),
+        ("a", 3, 100),
+        ("a", 18, 7),
+    ]
+    .map(|(k, t, v)| (k, s(t), v));
+    let mut op = sum_of_three_with(Some(s(5)))?;
+    let lines = rows_only(output(&mut op, vec![StreamItem::Chunk(events(&rows, 0))])?);
+    assert_eq!(
+        lines,
+        [
+            "+I[a, 1000, 1, 1]",
+            "+I[a, 2000, 2, 3]",
+            "+I[b, 20000, 10, 10]",
+            "LATE[a, 3000, 100] @20000",
+            "+I[a, 18000, 7, 7]",
+        ]
+    );
+    let m = op.metrics();
+    assert_eq!((m.late_rows, m.late_rows_expired), (1, 1));
+    Ok(())
+}
+
+#[test]
+fn expiring_state_survives_a_checkpoint() -> Result<()> {
+    let chunk = ever_new_keys(40);
+    let mut whole = sum_of_three_with(Some(s(5)))?;
+    let expected = run(&mut whole, vec![StreamItem::Chunk(chunk.clone())])?;
+    let mut first = sum_of_three_with(Some(s(5)))?;
+    let mut out = Vec::new();
+    first.process(part(&chunk, 0, 17), &mut out)?;
+    let mut got = lines(out);
+    let mut second = resumed(&first, sum_of_three_with(Some(s(5)))?)?;
+    got.extend(run(&mut second, vec![part(&chunk, 17, 23)])?);
+    assert_eq!(rows_only(got), rows_only(expected));
     Ok(())
 }

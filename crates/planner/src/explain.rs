@@ -15,6 +15,7 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let mut out = String::new();
     let lateness = options.allow_lateness()?;
     let early = options.early_fire()?;
+    let ttl = options.state_ttl()?;
     let late = late_rows_destination(plan, options)?;
     let threads = options.parallelism()?;
     let mut stack = vec![(plan, 0)];
@@ -25,7 +26,7 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
             .into_iter()
             .chain(idle_details(node, options)?)
             .chain(split_details(node, options, threads)?)
-            .chain(details(node, lateness, early, &late))
+            .chain(details(node, lateness, early, &late, ttl))
         {
             out.push_str(&format!("{pad}  | {line}\n"));
         }
@@ -134,7 +135,13 @@ fn split_details(
 }
 
 /// The time details of a window operator; nothing for other nodes.
-fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) -> Vec<String> {
+fn details(
+    node: &LogicalPlan,
+    lateness: i64,
+    early: Option<i64>,
+    late: &str,
+    ttl: Option<i64>,
+) -> Vec<String> {
     if let LogicalPlan::WindowRank { input, .. } = node {
         let late = if input.has_window_aggregate() {
             "counted in the run summary"
@@ -171,7 +178,7 @@ fn details(node: &LogicalPlan, lateness: i64, early: Option<i64>, late: &str) ->
         ..
     } = node
     {
-        return over_details(input, *time_column, frame, late);
+        return over_details(input, *time_column, frame, late, ttl);
     }
     let (input, window, aggregated) = match node {
         LogicalPlan::WindowAggregate { input, window, .. } => (input, window, true),
@@ -241,6 +248,7 @@ fn over_details(
     time_column: usize,
     frame: &tidemark_common::window::OverFrame,
     late: &str,
+    ttl: Option<i64>,
 ) -> Vec<String> {
     use tidemark_common::window::FrameUnits;
     let late = if input.has_window_aggregate() {
@@ -256,11 +264,27 @@ fn over_details(
         ),
         (_, None) => "per key, running accumulators (no rows)".into(),
     };
+    let (late_rule, expiry) = match ttl {
+        None => (
+            String::new(),
+            "kept forever (no 'tidemark.state.ttl')".to_string(),
+        ),
+        Some(ttl) => (
+            format!(
+                ", or of a key without state {} or more behind the watermark (expired)",
+                ms(ttl)
+            ),
+            format!(
+                "a key's state expires once the watermark is {} past its last emitted row (tidemark.state.ttl)",
+                ms(ttl)
+            ),
+        ),
+    };
     vec![
         format!("time: {}", time_origin(input, time_column)),
         "emit: each row when the watermark passes its rowtime (a row accepted behind the watermark at the next advance), in rowtime order per key".into(),
-        format!("late rows: a row whose key already emitted its rowtime or a later one; {late}"),
-        format!("state: rows waiting for the watermark, and {state}"),
+        format!("late rows: a row whose key already emitted its rowtime or a later one{late_rule}; {late}"),
+        format!("state: rows waiting for the watermark, and {state}; {expiry}"),
     ]
 }
 

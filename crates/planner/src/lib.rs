@@ -265,6 +265,33 @@ fn reads_replay(plan: &LogicalPlan) -> bool {
     }
 }
 
+/// `tidemark.state.ttl` for an OVER aggregation over `frame`: a RANGE
+/// frame longer than the ttl would need rows the ttl lets go (spec §10).
+fn over_ttl(
+    frame: &tidemark_common::window::OverFrame,
+    options: &SessionOptions,
+) -> Result<Option<i64>> {
+    let Some(ttl) = options.state_ttl()? else {
+        return Ok(None);
+    };
+    if let (tidemark_common::window::FrameUnits::Range, Some(range)) =
+        (frame.units, frame.preceding)
+    {
+        if range > ttl {
+            return Err(Error::plan(
+                format!(
+                    "this OVER window's RANGE frame ({}) is longer than 'tidemark.state.ttl' ({}): a key's rows would expire while its frame still needs them",
+                    tidemark_common::window::ms(range),
+                    tidemark_common::window::ms(ttl)
+                ),
+                Span::default(),
+            )
+            .with_hint("make 'tidemark.state.ttl' at least as long as the frame"));
+        }
+    }
+    Ok(Some(ttl))
+}
+
 /// The longest window of `plan` (a session's gap), if it has windows: a
 /// held watermark behind the others by more than this stalls a window.
 fn largest_window(plan: &LogicalPlan) -> Option<i64> {
@@ -352,6 +379,7 @@ fn build(
                 aggregates: aggregates.clone(),
                 output_schema: schema.to_arrow(),
                 trace: options.trace()?,
+                ttl: over_ttl(frame, options)?,
             })?));
             Ok(source)
         }

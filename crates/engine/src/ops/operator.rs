@@ -25,6 +25,10 @@ pub struct OperatorMetrics {
     /// Windows fired before the end of input (the rest fired only because
     /// the input ended).
     pub windows_fired_before_end: u64,
+    /// Keys whose state expired (`tidemark.state.ttl`, spec §10), and of
+    /// the late rows, those dropped because their key's state had.
+    pub keys_expired: u64,
+    pub late_rows_expired: u64,
 }
 
 impl OperatorMetrics {
@@ -209,6 +213,8 @@ impl Persist for OperatorMetrics {
             self.windows_fired,
             self.late_rows_accepted,
             self.windows_fired_before_end,
+            self.keys_expired,
+            self.late_rows_expired,
         ] {
             w.u64(n);
         }
@@ -224,6 +230,8 @@ impl Persist for OperatorMetrics {
             windows_fired: r.get()?,
             late_rows_accepted: r.get()?,
             windows_fired_before_end: r.get()?,
+            keys_expired: r.get()?,
+            late_rows_expired: r.get()?,
             lateness: r.get()?,
         })
     }

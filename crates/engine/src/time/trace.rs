@@ -34,6 +34,8 @@ pub enum TraceEvent {
     Active,
     /// A split joined a source (a new file in a followed folder).
     Split,
+    /// A key's state expired (`tidemark.state.ttl`).
+    Expire,
 }
 
 impl TraceEvent {
@@ -48,6 +50,7 @@ impl TraceEvent {
             TraceEvent::Idle => "IDLE",
             TraceEvent::Active => "ACTIVE",
             TraceEvent::Split => "SPLIT",
+            TraceEvent::Expire => "EXPIRE",
         }
     }
 }

@@ -55,6 +55,14 @@ impl Running {
         }
     }
 
+    /// Key `key` starts over, with nothing added.
+    pub(super) fn forget(&mut self, key: usize) {
+        if key < self.keys.len() {
+            self.keys[key] = (None, 0);
+            self.values[key].clear();
+        }
+    }
+
     fn add(&mut self, key: usize, value: Option<f64>) {
         self.values[key].push_back(value);
         let Some(v) = value else { return };
@@ -160,6 +168,14 @@ impl Extreme {
         if self.keys.len() <= key {
             self.keys.resize_with(key + 1, VecDeque::new);
             self.added.resize(key + 1, 0);
+        }
+    }
+
+    /// Key `key` starts over, with nothing added.
+    pub(super) fn forget(&mut self, key: usize) {
+        if key < self.keys.len() {
+            self.keys[key].clear();
+            self.added[key] = 0;
         }
     }
 

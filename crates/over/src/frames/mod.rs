@@ -224,6 +224,31 @@ impl Frames {
         })
     }
 
+    /// Forgets key `key`'s frames (its state expired, spec §10): the rows
+    /// its history holds leave after the next build, its running
+    /// aggregates, extremes, ranks and accumulator group start empty —
+    /// for a row that comes later, or another key given its number.
+    pub fn forget(&mut self, key: u32) {
+        let k = key as usize;
+        if let Some(history) = self.history.get_mut(k) {
+            self.leaving.extend(history.drain(..).map(|(_, row)| row));
+        }
+        for running in self.running.iter_mut().flatten() {
+            running.forget(k);
+        }
+        for extreme in self.extremes.iter_mut().flatten() {
+            extreme.forget(k);
+        }
+        for rank in self.ranking.iter_mut().flatten() {
+            rank.forget(k, &mut self.leaving);
+        }
+        if let Some(Some(group)) = self.unbounded_group.get(k).copied() {
+            for acc in self.unbounded.iter_mut().flatten() {
+                acc.reset(group);
+            }
+        }
+    }
+
     /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
     /// out now.
     pub fn emit(&mut self, store: &mut Store, out: Out, rows: &[RowRef]) -> Result<()> {

@@ -56,6 +56,27 @@ impl Ranking {
     }
 
     /// The rows `step` of key `key`, all at one rowtime, go out.
+    /// Key `key` starts over: numbered from 1 again, LAG's rows leaving.
+    pub(super) fn forget(&mut self, key: usize, leaving: &mut Vec<RowRef>) {
+        match self {
+            Ranking::RowNumber { numbers, .. } => {
+                if let Some(n) = numbers.get_mut(key) {
+                    *n = 0;
+                }
+            }
+            Ranking::Rank { counts, .. } => {
+                if let Some(n) = counts.get_mut(key) {
+                    *n = 0;
+                }
+            }
+            Ranking::Lag { recent, .. } => {
+                if let Some(rows) = recent.get_mut(key) {
+                    leaving.extend(rows.drain(..));
+                }
+            }
+        }
+    }
+
     pub(super) fn emit(
         &mut self,
         store: &mut Store,

@@ -1,6 +1,6 @@
 //! COUNT(*), COUNT(x) and COUNT(DISTINCT x): BIGINT per group, never NULL.
 
-use super::{argument, ensure, grow, same, save_group_vectors, Accumulator};
+use super::{argument, ensure, grow, reset_group, same, save_group_vectors, Accumulator};
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use arrow::array::{Array, ArrayRef, Int64Array};
 use arrow::row::{RowConverter, SortField};
@@ -53,6 +53,10 @@ impl Accumulator for Count {
             self.counts[dst as usize] += other.counts.get(src as usize).copied().unwrap_or(0);
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.counts, group, 0);
     }
 
     fn state_bytes(&self) -> u64 {
@@ -121,6 +125,15 @@ impl Accumulator for CountDistinct {
             }
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        if let Some(seen) = self.seen.get_mut(group as usize) {
+            self.bytes = self
+                .bytes
+                .saturating_sub(seen.iter().map(|k| k.len()).sum());
+            seen.clear();
+        }
     }
 
     fn state_bytes(&self) -> u64 {

@@ -1,6 +1,8 @@
 //! LISTAGG: each group's texts joined by the separator, in arrival order.
 
-use super::{argument, ensure, grow, same, save_group_vectors, slots_bytes, Accumulator};
+use super::{
+    argument, ensure, grow, reset_group, same, save_group_vectors, slots_bytes, Accumulator,
+};
 use arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use std::sync::Arc;
 use tidemark_common::Result;
@@ -63,6 +65,10 @@ impl Accumulator for ListAgg {
             append_listed(&mut self.values[dst as usize], &self.separator, more);
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.values, group, None);
     }
 
     fn state_bytes(&self) -> u64 {

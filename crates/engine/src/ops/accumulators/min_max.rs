@@ -1,7 +1,9 @@
 //! MIN and MAX of primitive types (numbers and timestamps), compared as
 //! their native values.
 
-use super::{argument, ensure, for_each_value, grow, same, save_group_vectors, Accumulator};
+use super::{
+    argument, ensure, for_each_value, grow, reset_group, same, save_group_vectors, Accumulator,
+};
 use crate::runtime::snapshot::Persist;
 use arrow::array::{ArrayRef, ArrowPrimitiveType, PrimitiveArray};
 use arrow::datatypes::DataType;
@@ -52,6 +54,10 @@ where
             }
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.values, group, None);
     }
 
     fn state_bytes(&self) -> u64 {

@@ -36,6 +36,13 @@ use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::{Error, Result, SqlType};
 
 /// The state of one aggregate for the groups of one slice.
+/// Sets group `group` of `values` back to `empty`, if it has one.
+pub(crate) fn reset_group<T>(values: &mut [T], group: u32, empty: T) {
+    if let Some(v) = values.get_mut(group as usize) {
+        *v = empty;
+    }
+}
+
 pub trait Accumulator: Send + Any {
     /// Adds `values[rows[i]]` to group `groups[i]`; `values` is `None` for
     /// COUNT(*). Group ids are dense: a new group's id is the current count.
@@ -65,6 +72,10 @@ pub trait Accumulator: Send + Any {
         pairs: &[(u32, u32)],
         other_is_earlier: bool,
     ) -> Result<()>;
+
+    /// Empties group `group`, as if nothing had been added to it: its
+    /// number can serve another key (state that expires, spec §10).
+    fn reset(&mut self, group: u32);
 
     /// The bytes the accumulator's groups hold (for state limits).
     fn state_bytes(&self) -> u64;

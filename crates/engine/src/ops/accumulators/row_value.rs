@@ -2,7 +2,7 @@
 //! FIRST_VALUE and LAST_VALUE of any type: one value per group, kept in
 //! arrow's row format.
 
-use super::{argument, ensure, grow, same, slots_bytes, Accumulator};
+use super::{argument, ensure, grow, reset_group, same, slots_bytes, Accumulator};
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use arrow::array::{Array, ArrayRef};
 use arrow::datatypes::DataType;
@@ -96,6 +96,10 @@ impl Accumulator for RowValue {
             );
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.values, group, None);
     }
 
     fn state_bytes(&self) -> u64 {

@@ -1,7 +1,9 @@
 //! SUM and AVG: exact sums of integers and decimals (integers wrap, as in
 //! Flink), and DOUBLE sums kept in Flink's grouping of the additions.
 
-use super::{argument, ensure, for_each_value, grow, same, save_group_vectors, Accumulator};
+use super::{
+    argument, ensure, for_each_value, grow, reset_group, same, save_group_vectors, Accumulator,
+};
 use crate::expr::decimal::rescale;
 use crate::runtime::snapshot::{Persist, StateReader, StateWriter};
 use arrow::array::{ArrayRef, ArrowPrimitiveType, PrimitiveArray};
@@ -64,6 +66,11 @@ where
             }
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.sums, group, T::Native::default());
+        reset_group(&mut self.seen, group, false);
     }
 
     fn state_bytes(&self) -> u64 {
@@ -160,6 +167,13 @@ impl Accumulator for DoubleSum {
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.local, group, None);
+        reset_group(&mut self.pending, group, None);
+        reset_group(&mut self.stored, group, None);
+        reset_group(&mut self.counts, group, 0);
     }
 
     fn state_bytes(&self) -> u64 {
@@ -335,6 +349,11 @@ where
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
         }
         Ok(())
+    }
+
+    fn reset(&mut self, group: u32) {
+        reset_group(&mut self.exact, group, 0);
+        reset_group(&mut self.counts, group, 0);
     }
 
     fn state_bytes(&self) -> u64 {
