@@ -18,9 +18,9 @@ use std::process::{Command, Output};
 struct Job {
     data_file: &'static str,
     data: String,
-    /// The second table's file and rows (for unions and joins).
-    other_file: &'static str,
-    other: String,
+    /// The second table's files and their rows (for unions and joins):
+    /// one file, or the files of a folder, each one split.
+    others: Vec<(String, String)>,
     script: String,
     outputs: Vec<&'static str>,
     batch_size: u64,
@@ -61,6 +61,28 @@ fn data(rng: &mut Rng, json: bool, bad_lines: bool) -> String {
         }
     }
     text
+}
+
+/// The asks table's rows: one file, or (`folder`) dealt over the files of
+/// a folder.
+fn asks(rng: &mut Rng, json: bool, bad_lines: bool, folder: bool) -> Vec<(String, String)> {
+    let ext = if json { "json" } else { "csv" };
+    let rows = data(rng, json, bad_lines);
+    if !folder {
+        return vec![(format!("asks.{ext}"), rows)];
+    }
+    let files = 2 + rng.below(3) as usize;
+    let mut parts = vec![String::new(); files];
+    for line in rows.lines() {
+        let part = &mut parts[rng.below(files as u64) as usize];
+        part.push_str(line);
+        part.push('\n');
+    }
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, rows)| (format!("asks/part-{i}.{ext}"), rows))
+        .collect()
 }
 
 /// The sink of one query and its SQL.
@@ -182,6 +204,14 @@ fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
 
 fn job(rng: &mut Rng) -> Job {
     let json = rng.below(3) == 0;
+    // A third of the jobs read asks from a folder of files, one split
+    // each, each with its own watermark (spec §8).
+    let asks_folder = rng.below(3) == 0;
+    let asks_path = if asks_folder {
+        "asks/".to_string()
+    } else {
+        format!("asks.{}", if json { "json" } else { "csv" })
+    };
     let bad_lines = rng.below(2) == 0;
     let late_sink = rng.below(2) == 0;
     let (data_file, format) = if json {
@@ -203,7 +233,7 @@ fn job(rng: &mut Rng) -> Job {
     script.push_str(&format!(
         "CREATE TABLE asks (ts_ms BIGINT, item STRING, price DOUBLE, qty INT,\n  \
          ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),\n  WATERMARK FOR ts AS ts - INTERVAL '{}' SECOND\n\
-         ) WITH ('connector' = 'filesystem', 'path' = 'asks.{format}', 'format' = '{format}'{});\n\
+         ) WITH ('connector' = 'filesystem', 'path' = '{asks_path}', 'format' = '{format}'{});\n\
          CREATE VIEW both_sides AS SELECT ts, item, price FROM bids UNION ALL SELECT ts, item, price FROM asks;\n",
         rng.below(3),
         if bad_lines {
@@ -265,8 +295,7 @@ fn job(rng: &mut Rng) -> Job {
     Job {
         data_file,
         data: data(rng, json, bad_lines),
-        other_file: if json { "asks.json" } else { "asks.csv" },
-        other: data(rng, json, bad_lines),
+        others: asks(rng, json, bad_lines, asks_folder),
         script,
         outputs,
         batch_size: 1 + rng.below(300),
@@ -316,7 +345,11 @@ fn prepare(job: &Job, name: &str) -> (PathBuf, PathBuf, String) {
     let checkpointed = fresh_dir(&format!("{name}-ckpt"));
     for dir in [&plain, &checkpointed] {
         std::fs::write(dir.join(job.data_file), &job.data).expect("write data");
-        std::fs::write(dir.join(job.other_file), &job.other).expect("write data");
+        for (file, rows) in &job.others {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("create folder");
+            std::fs::write(path, rows).expect("write data");
+        }
     }
     std::fs::write(plain.join("job.sql"), &job.script).expect("write job");
     std::fs::write(
@@ -440,6 +473,8 @@ fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
     let cases = env_number("TIDEMARK_CHECKPOINT_CASES", 24);
     let seed = env_number("TIDEMARK_CHECKPOINT_SEED", 0x00C4_ECC0);
     let mut resumed_from_a_checkpoint = 0;
+    // Of them, runs that read a folder of several splits.
+    let mut folders_resumed = 0;
     for case in 0..cases {
         let mut rng = Rng(seed ^ case.wrapping_mul(0x9E37_79B9));
         let job = job(&mut rng);
@@ -463,6 +498,9 @@ fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
             let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
             if stderr.contains("resuming from checkpoint") {
                 resumed_from_a_checkpoint += 1;
+                if job.others.len() > 1 {
+                    folders_resumed += 1;
+                }
             }
             attempts.push((crash, run.status.code()));
             summaries.push_str(&summary(&run));
@@ -493,6 +531,10 @@ fn jobs_crashed_at_seeded_points_resume_to_the_uninterrupted_output() {
         cases < 8 || resumed_from_a_checkpoint * 3 >= cases,
         "only {resumed_from_a_checkpoint} of {cases} cases resumed from a checkpoint"
     );
+    assert!(
+        cases < 8 || folders_resumed > 0,
+        "no case resumed a folder of splits from a checkpoint"
+    );
 }
 
 /// A job long enough to be stopped while it runs: a HOP aggregation over
@@ -515,8 +557,7 @@ fn long_job(rng: &mut Rng, out: &'static str) -> Job {
     Job {
         data_file: "bids.csv",
         data: text,
-        other_file: "asks.csv",
-        other: String::new(),
+        others: vec![("asks.csv".into(), String::new())],
         script: format!("CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
                  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n\
                  WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n\
@@ -671,8 +712,7 @@ fn a_damaged_checkpoint_is_an_error_not_a_crash() {
     let job = Job {
         data_file: "bids.csv",
         data: data(&mut rng, false, false),
-        other_file: "asks.csv",
-        other: String::new(),
+        others: vec![("asks.csv".into(), String::new())],
         script: "CREATE TABLE bids (ts_ms BIGINT, item STRING, price DOUBLE, qty INT, \
                  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n\
                  WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n\
