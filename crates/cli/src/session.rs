@@ -450,7 +450,17 @@ impl Session {
             }
         };
         let text = text.map_err(|e| e.or_span(span))?;
-        write!(out.rows, "{text}").map_err(io)
+        write!(out.rows, "{text}").map_err(io)?;
+        if self.explain_only {
+            // `tidemark explain`: the settings the statement would run with.
+            writeln!(
+                out.rows,
+                "{}",
+                crate::show::settings_in_effect(&self.options)
+            )
+            .map_err(io)?;
+        }
+        Ok(())
     }
 
     /// The sink table and the plan of `INSERT INTO table query`, its

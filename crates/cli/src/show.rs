@@ -46,6 +46,31 @@ pub fn list_options(options: &SessionOptions, default_mode: ResultMode) -> Strin
     out
 }
 
+/// The keys set (not left at their defaults), as `tidemark explain` shows
+/// them after each plan: `settings: 'k' = 'v', ...; not read by tidemark:
+/// 'pipeline.name'`.
+pub fn settings_in_effect(options: &SessionOptions) -> String {
+    let quote = tidemark_sql::quote_string;
+    let (read, unread): (Vec<_>, Vec<_>) = options
+        .iter()
+        .partition(|(k, _)| tidemark_common::is_known_option(k));
+    let pairs = |set: &[(&str, &str)]| {
+        set.iter()
+            .map(|(k, v)| format!("{} = {}", quote(k), quote(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut line = if read.is_empty() {
+        "settings: every key at its default".to_string()
+    } else {
+        format!("settings: {}", pairs(&read))
+    };
+    if !unread.is_empty() {
+        line.push_str(&format!("; not read by tidemark: {}", pairs(&unread)));
+    }
+    line
+}
+
 /// `DESCRIBE`: a table's columns with their types, nullability, key,
 /// computed expression and watermark, then its connector options; a
 /// view's columns as its query gives them.

@@ -31,6 +31,26 @@ fn explain_prints_plans_without_running() {
     );
     assert!(!stdout.contains("+I["), "explain ran the query: {stdout}");
     assert!(!text(&out.stderr).contains("rows emitted"));
+    // After each plan, the settings it would run with.
+    assert!(
+        stdout.contains("\nsettings: every key at its default\n"),
+        "{stdout}"
+    );
+    let set = tidemark(&[
+        "explain",
+        "--set",
+        "table.exec.source.idle-timeout=5 s",
+        "--set",
+        "pipeline.name=bids",
+        example().to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        text(&set.stdout).contains(
+            "\nsettings: 'table.exec.source.idle-timeout' = '5 s'; not read by tidemark: 'pipeline.name' = 'bids'\n"
+        ),
+        "{}",
+        text(&set.stdout)
+    );
 }
 
 #[test]
