@@ -5,7 +5,8 @@
 //! rising after each row, exactly as the time semantics state them. Every
 //! window kind and both OVER frames; the outputs must be equal. A third
 //! of the tables are folders of several files, which the model
-//! interleaves by the lowest per-file watermark as spec §8 states it.
+//! interleaves by the lowest per-file watermark as spec §8 states it, and
+//! half the OVER queries set a state ttl (spec §10).
 //!
 //! `TIDEMARK_REFERENCE_CASES=N` runs N cases instead of the default;
 //! `TIDEMARK_REFERENCE_SEED=S` starts from another seed.
@@ -167,6 +168,9 @@ struct Counts {
     partially_late: u64,
     /// Late rows added within the allowed lateness (re-fires).
     accepted: u64,
+    /// Keys whose state expired, and rows late because theirs had.
+    expired: u64,
+    late_expired: u64,
 }
 
 impl Counts {
@@ -175,6 +179,8 @@ impl Counts {
         self.late_rows += other.late_rows;
         self.partially_late += other.partially_late;
         self.accepted += other.accepted;
+        self.expired += other.expired;
+        self.late_expired += other.late_expired;
     }
 
     /// The numbers in the engine's summary lines.
@@ -198,6 +204,8 @@ impl Counts {
             late_rows: number_before(&[" late rows dropped", " late row dropped"]),
             partially_late: number_before(&[" rows partially late", " row partially late"]),
             accepted: number_before(&[" late rows added", " late row added"]),
+            expired: number_before(&[" keys' state expired", " key's state expired"]),
+            late_expired: number_before(&[" of them because its key's state had expired"]),
         }
     }
 }
@@ -449,10 +457,16 @@ enum Frame {
 /// OVER aggregation, row at a time: a row whose rowtime is not after the
 /// last one its key emitted is late; others wait until a watermark advance
 /// reaches their rowtime, then go out in rowtime order (ties: arrival),
-/// each with SUM, MIN and COUNT over its frame. Lines are grouped by key:
-/// the order across keys at one advance is the engine's to choose.
+/// each with SUM, MIN and COUNT over its frame. With a `ttl` (spec §10) a
+/// key's state — its emitted rows and last emitted rowtime — goes once
+/// the watermark reaches its last emitted rowtime + ttl (at one instant,
+/// rows go out before state expires), and a row of a key without state
+/// (none emitted since, none waiting) is late when it is ttl or more
+/// behind the watermark. Lines are grouped by key: the order across keys
+/// at one advance is the engine's to choose.
 fn model_over(
     frame: Frame,
+    ttl: Option<i64>,
     input: &Arrivals,
     counts: &mut Counts,
 ) -> BTreeMap<String, Vec<String>> {
@@ -461,51 +475,79 @@ fn model_over(
     let mut emitted: BTreeMap<String, Vec<Row>> = BTreeMap::new();
     let mut last: BTreeMap<String, i64> = BTreeMap::new();
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut emit =
-        |waiting: &mut Vec<(i64, usize, Row)>, last: &mut BTreeMap<String, i64>, upto: i64| {
-            waiting.sort_by_key(|(ts, seq, _)| (*ts, *seq));
-            let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(waiting)
-                .into_iter()
-                .partition(|(ts, _, _)| *ts <= upto);
-            *waiting = keep;
-            for (i, (_, _, row)) in due.iter().enumerate() {
-                last.insert(row.key.clone(), row.ts);
-                let done = emitted.entry(row.key.clone()).or_default();
-                done.push(row.clone());
-                let in_frame: Vec<i64> = match frame {
-                    Frame::Rows(n) => done.iter().rev().take(n + 1).map(|r| r.v).collect(),
-                    // Peers (same rowtime) are all in: they go out at the
-                    // same advance, so those after this one count too.
-                    Frame::Range(d) => done
-                        .iter()
-                        .chain(due[i + 1..].iter().map(|(_, _, r)| r))
-                        .filter(|r| r.key == row.key && r.ts >= row.ts - d && r.ts <= row.ts)
-                        .map(|r| r.v)
-                        .collect(),
-                };
-                let sum: i64 = in_frame.iter().sum();
-                let min = in_frame.iter().min().copied().unwrap_or_default();
-                out.entry(row.key.clone()).or_default().push(format!(
-                    "+I[{}, {}, {}, {sum}, {min}, {}]",
-                    row.key,
-                    timestamp(row.ts),
-                    row.v,
-                    in_frame.len()
-                ));
+    let mut expired = 0;
+    // Everything due up to `upto`, instant by instant.
+    let mut advance = |waiting: &mut Vec<(i64, usize, Row)>,
+                       last: &mut BTreeMap<String, i64>,
+                       upto: i64| loop {
+        waiting.sort_by_key(|(ts, seq, _)| (*ts, *seq));
+        let next_row = waiting.first().map(|(ts, ..)| *ts).filter(|ts| *ts <= upto);
+        let next_expiry = ttl.and_then(|ttl| {
+            last.iter()
+                .map(|(k, l)| (l.saturating_add(ttl), k.clone()))
+                .filter(|(at, _)| *at <= upto)
+                .min()
+        });
+        match (next_row, next_expiry) {
+            (Some(at), expiry) if expiry.as_ref().is_none_or(|(e, _)| at <= *e) => {
+                let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(waiting)
+                    .into_iter()
+                    .partition(|(ts, _, _)| *ts == at);
+                *waiting = keep;
+                for (i, (_, _, row)) in due.iter().enumerate() {
+                    last.insert(row.key.clone(), row.ts);
+                    let done = emitted.entry(row.key.clone()).or_default();
+                    done.push(row.clone());
+                    let in_frame: Vec<i64> = match frame {
+                        Frame::Rows(n) => done.iter().rev().take(n + 1).map(|r| r.v).collect(),
+                        // Peers (same rowtime) are all in: they go out at
+                        // the same instant, so those after this one count
+                        // too.
+                        Frame::Range(d) => done
+                            .iter()
+                            .chain(due[i + 1..].iter().map(|(_, _, r)| r))
+                            .filter(|r| r.key == row.key && r.ts >= row.ts - d && r.ts <= row.ts)
+                            .map(|r| r.v)
+                            .collect(),
+                    };
+                    let sum: i64 = in_frame.iter().sum();
+                    let min = in_frame.iter().min().copied().unwrap_or_default();
+                    out.entry(row.key.clone()).or_default().push(format!(
+                        "+I[{}, {}, {}, {sum}, {min}, {}]",
+                        row.key,
+                        timestamp(row.ts),
+                        row.v,
+                        in_frame.len()
+                    ));
+                }
             }
-        };
+            (_, Some((_, key))) => {
+                last.remove(&key);
+                emitted.remove(&key);
+                expired += 1;
+            }
+            (_, None) => break,
+        }
+    };
     for (seq, row) in rows.iter().enumerate() {
         let wm = wms[seq];
-        if last.get(&row.key).is_none_or(|l| row.ts > *l) {
+        let stateless =
+            !last.contains_key(&row.key) && waiting.iter().all(|(_, _, w)| w.key != row.key);
+        let expired_row = ttl.is_some_and(|ttl| stateless && row.ts <= wm.saturating_sub(ttl));
+        if expired_row {
+            counts.late_rows += 1;
+            counts.late_expired += 1;
+        } else if last.get(&row.key).is_none_or(|l| row.ts > *l) {
             waiting.push((row.ts, seq, row.clone()));
         } else {
             counts.late_rows += 1;
         }
         if wms[seq + 1] > wm {
-            emit(&mut waiting, &mut last, wms[seq + 1]);
+            advance(&mut waiting, &mut last, wms[seq + 1]);
         }
     }
-    emit(&mut waiting, &mut last, i64::MAX);
+    advance(&mut waiting, &mut last, i64::MAX);
+    counts.expired += expired;
     out
 }
 
@@ -680,11 +722,21 @@ fn engine_matches_the_row_at_a_time_model() {
                     )
                 };
                 let over = format!("OVER (PARTITION BY k ORDER BY ts {sql})");
+                // Half the OVER queries forget a key's state after a ttl
+                // at least as long as a RANGE frame (spec §10).
+                let longest = match frame {
+                    Frame::Range(d) => d,
+                    Frame::Rows(_) => 0,
+                };
+                let ttl = (rng.below(2) == 0).then(|| longest.max(1) + unit * rng.below(4) as i64);
+                let set_ttl = ttl
+                    .map(|t| format!("SET 'tidemark.state.ttl' = '{t} ms'; "))
+                    .unwrap_or_default();
                 let query = format!(
-                    "SELECT k, ts, v, SUM(v) {over}, MIN(v) {over}, COUNT(*) {over} FROM t"
+                    "{set_ttl}SELECT k, ts, v, SUM(v) {over}, MIN(v) {over}, COUNT(*) {over} FROM t"
                 );
                 // Lines key by key: the order across keys is the engine's.
-                let want = model_over(frame, &input, &mut counts)
+                let want = model_over(frame, ttl, &input, &mut counts)
                     .into_values()
                     .flatten()
                     .collect();
@@ -716,7 +768,9 @@ fn engine_matches_the_row_at_a_time_model() {
         seen.windows_fired > cases
             && seen.late_rows > cases / 20
             && seen.partially_late > cases / 50
-            && seen.accepted > cases / 50,
+            && seen.accepted > cases / 50
+            && seen.expired > cases / 20
+            && seen.late_expired > 0,
         "too few fires or late rows to test much: {seen:?}"
     );
 }

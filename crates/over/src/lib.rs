@@ -550,6 +550,12 @@ impl TimerHandler for OverState {
             }
             let at = *at;
             self.emit_rowtime(time, at)?;
+            if self.spec.ttl.is_some() {
+                // With state that expires, one instant per timer: a key
+                // whose state expires between two of its rows' instants
+                // must have expired before the later one goes out.
+                break;
+            }
         }
         if let Some(Reverse((next, ..))) = self.pending.peek() {
             time.register(*next, OverTimer::Emit);
