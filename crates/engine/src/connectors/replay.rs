@@ -96,6 +96,7 @@ impl Connector for Replay {
                     released: 0,
                     last_arrival: i64::MIN,
                     pending: None,
+                    last_released: None,
                 };
                 Split::new(split.name, Box::new(reader))
             })
@@ -158,6 +159,8 @@ struct ReplayReader {
     last_arrival: i64,
     /// An error met reading ahead, raised at the next read.
     pending: Option<Error>,
+    /// The arrival of the last row given out.
+    last_released: Option<i64>,
 }
 
 impl ReplayReader {
@@ -232,6 +235,9 @@ impl SplitReader for ReplayReader {
             .iter()
             .cloned()
             .partition(|b| b.line < before_line);
+        if upto > from {
+            self.last_released = Some(times.value(upto - 1));
+        }
         let out = ReadBatch {
             batch: held.batch.slice(from, upto - from),
             lines: held.lines[from..upto].to_vec(),
@@ -262,6 +268,10 @@ impl SplitReader for ReplayReader {
 
     fn wake_at(&self) -> Option<i64> {
         self.next_arrival().filter(|t| *t > self.clock.now())
+    }
+
+    fn last_arrival(&self) -> Option<i64> {
+        self.last_released
     }
 
     fn stats(&self) -> ReadStats {

@@ -776,7 +776,9 @@ impl TableSource {
             };
             if !self.read_batch(k, batch, items)? || !items.is_empty() {
                 if !items.is_empty() {
-                    self.splits[k].quiet_since = Some(self.clock.now());
+                    let reader = &self.splits[k].split.reader;
+                    let arrived = reader.last_arrival().unwrap_or_else(|| self.clock.now());
+                    self.splits[k].quiet_since = Some(arrived);
                 }
                 return Ok(true);
             }

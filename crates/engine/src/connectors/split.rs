@@ -47,6 +47,13 @@ pub trait SplitReader: Send {
         None
     }
 
+    /// When the split's last row read arrived, when it knows (a replay:
+    /// its arrival column); otherwise the clock's time when it was read.
+    /// A split's idle timeout counts from it.
+    fn last_arrival(&self) -> Option<i64> {
+        None
+    }
+
     /// What was read, skipped and repaired so far.
     fn stats(&self) -> ReadStats;
 
