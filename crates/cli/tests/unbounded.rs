@@ -456,3 +456,46 @@ fn without_an_idle_timeout_the_summary_names_the_input_that_held_the_watermark()
         "{summary}"
     );
 }
+
+#[test]
+fn a_followed_folder_reads_each_new_file_once_as_a_split_of_its_own() {
+    let dir = scratch("folder");
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(
+        logs.join("a.csv"),
+        "2020-04-15 08:05:01,A,x,2.00\n2020-04-15 08:05:14,A,y,1.00\n",
+    )
+    .unwrap();
+    let job = write_job(
+        &dir,
+        "'connector' = 'filesystem', 'path' = 'logs/', 'format' = 'csv', \
+         'source.monitor-interval' = '50 ms'",
+    );
+    let mut child = spawn(&["run", "--trace"], &job);
+    let rows = lines_of(&mut child);
+    let trace = stderr_lines_of(&mut child);
+    // a.csv alone fires [08:05:00, 08:05:10): the folder is being read.
+    assert_eq!(next_line(&rows), "+I[2020-04-15 08:05:00.000, A, 1, 2.00]");
+    // A file written under a hidden name, then renamed into place, as
+    // writers do: read once it has its name, as a split of its own.
+    std::fs::write(logs.join(".b.csv.tmp"), "2020-04-15 08:05:25,B,y,3.00\n").unwrap();
+    std::fs::rename(logs.join(".b.csv.tmp"), logs.join("b.csv")).unwrap();
+    let joined = lines_until(&trace, "SPLIT");
+    assert!(
+        joined.last().unwrap().contains("split=logs/b.csv"),
+        "{joined:#?}"
+    );
+    // b's row lifts the watermark to 08:05:22: a's second window fires,
+    // with a's row read once.
+    assert_eq!(next_line(&rows), "+I[2020-04-15 08:05:10.000, A, 1, 1.00]");
+    std::fs::write(logs.join("c.csv"), "2020-04-15 08:05:40,C,z,1.00\n").unwrap();
+    assert_eq!(next_line(&rows), "+I[2020-04-15 08:05:20.000, B, 1, 3.00]");
+    signal(&child, "INT");
+    let status = child.wait().expect("wait for tidemark");
+    assert_eq!(status.code(), Some(130));
+    let summary: Vec<String> = trace.iter().collect();
+    let summary = summary.join("\n");
+    assert!(summary.contains("source bids: 4 rows read"), "{summary}");
+    assert!(!summary.contains("warning:"), "{summary}");
+}

@@ -29,8 +29,8 @@ pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::{Idleness, TableSource};
 pub use connectors::split::{Split, SplitReader};
 pub use connectors::{
-    connector, declarations, may_pause, of_table, register, split_kind, Connector, OpenedSource,
-    SourceSpec, CONNECTORS,
+    connector, declarations, may_pause, of_table, register, split_kind, splits_may_pause,
+    Connector, OpenedSource, SourceSpec, CONNECTORS,
 };
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};

@@ -75,7 +75,7 @@ fn idle_details(node: &LogicalPlan, options: &SessionOptions) -> Result<Vec<Stri
     let LogicalPlan::Scan { table, .. } = node else {
         return Ok(Vec::new());
     };
-    if !tidemark_engine::may_pause(table) || table.watermark.is_none() {
+    if !tidemark_engine::splits_may_pause(table) || table.watermark.is_none() {
         return Ok(Vec::new());
     }
     let timeout = crate::idle_timeout(table, options)?;

@@ -214,7 +214,7 @@ fn held_watermark_warnings(plan: &LogicalPlan, options: &SessionOptions) -> Resu
     let mut warnings = Vec::new();
     let pausing: Vec<_> = scans
         .iter()
-        .filter(|t| t.watermark.is_some() && tidemark_engine::may_pause(t))
+        .filter(|t| t.watermark.is_some() && tidemark_engine::splits_may_pause(t))
         .collect();
     let mut beside_others = Vec::new();
     for table in &pausing {

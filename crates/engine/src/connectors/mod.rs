@@ -43,6 +43,13 @@ pub trait Connector: Sync {
         false
     }
 
+    /// Whether a split of `table` may have nothing for a while without
+    /// having ended, so that it can go idle (spec §8): a followed file's
+    /// may; the files of a followed folder, each read once, do not.
+    fn splits_may_pause(&self, table: &TableDef) -> bool {
+        self.may_pause(table)
+    }
+
     /// What one split of `table` is ("file"), when the table reads
     /// several: each keeps its own watermark (spec §8).
     fn split_kind(&self, _table: &TableDef) -> Option<&'static str> {
@@ -193,6 +200,12 @@ fn opening(table: &TableDef) -> Result<&'static dyn Connector> {
 /// Whether a read of `table` may pause (see [`Connector::may_pause`]).
 pub fn may_pause(table: &TableDef) -> bool {
     of_table(table).is_some_and(|c| c.may_pause(table))
+}
+
+/// Whether a split of `table` may pause (see
+/// [`Connector::splits_may_pause`]).
+pub fn splits_may_pause(table: &TableDef) -> bool {
+    of_table(table).is_some_and(|c| c.splits_may_pause(table))
 }
 
 /// What one split of `table` is, when it reads several (see

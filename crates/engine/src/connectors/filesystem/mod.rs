@@ -149,6 +149,10 @@ impl Connector for Filesystem {
         table.monitor_interval().is_some()
     }
 
+    fn splits_may_pause(&self, table: &TableDef) -> bool {
+        self.may_pause(table) && self.split_kind(table).is_none()
+    }
+
     fn split_kind(&self, table: &TableDef) -> Option<&'static str> {
         let written = table.option("path")?;
         folder::names_several(&resolve(table, written), written).then_some("file")
