@@ -585,9 +585,14 @@ fn engine(
          SET 'tidemark.parallel.piece-bytes' = '64';\n\
          SET 'tidemark.parallel.split-by-key' = 'true';\n{query};"
     );
+    run_script(dir, &sql)
+}
+
+/// The rows a script prints, and the counts of its summary.
+fn run_script(dir: &Path, sql: &str) -> (Vec<String>, Counts) {
     let (mut out, mut summary) = (Vec::new(), Vec::new());
     let result = Session::new(dir).execute_script(
-        &sql,
+        sql,
         &mut Output {
             rows: &mut out,
             summary: &mut summary,
@@ -595,7 +600,7 @@ fn engine(
         },
     );
     if let Err(e) = result {
-        panic!("query failed: {}", e.render("query", &sql));
+        panic!("query failed: {}", e.render("query", sql));
     }
     let lines = String::from_utf8(out)
         .expect("UTF-8 output")
@@ -923,25 +928,7 @@ fn engine_replay(
          'replay.arrival-column' = 'arrived', 'scan.watermark.idle-timeout' = '{timeout} ms');\n\
          SET 'tidemark.batch-size' = '{batch_size}';\n{query};"
     );
-    let (mut out, mut summary) = (Vec::new(), Vec::new());
-    let result = Session::new(dir).execute_script(
-        &sql,
-        &mut Output {
-            rows: &mut out,
-            summary: &mut summary,
-            timing: false,
-        },
-    );
-    if let Err(e) = result {
-        panic!("query failed: {}", e.render("query", &sql));
-    }
-    let lines = String::from_utf8(out)
-        .expect("UTF-8 output")
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let summary = String::from_utf8(summary).expect("UTF-8 summary");
-    (lines, Counts::from_summary(&summary))
+    run_script(dir, &sql)
 }
 
 #[test]

@@ -73,10 +73,14 @@ fn spawn(args: &[&str], job: &Path) -> Child {
 
 /// The child's stdout, line by line, as it is written.
 fn lines_of(child: &mut Child) -> Receiver<String> {
-    let stdout = child.stdout.take().expect("a piped stdout");
+    lines_from(child.stdout.take().expect("a piped stdout"))
+}
+
+/// What `pipe` gives, line by line, as it is written.
+fn lines_from(pipe: impl std::io::Read + Send + 'static) -> Receiver<String> {
     let (send, lines) = channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
+        for line in BufReader::new(pipe).lines() {
             let Ok(line) = line else { break };
             if send.send(line).is_err() {
                 break;
@@ -355,17 +359,7 @@ fn feed_a(dir: &Path) {
 
 /// The child's stderr, line by line, as it is written.
 fn stderr_lines_of(child: &mut Child) -> Receiver<String> {
-    let stderr = child.stderr.take().expect("a piped stderr");
-    let (send, lines) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    lines
+    lines_from(child.stderr.take().expect("a piped stderr"))
 }
 
 /// Lines until one starts with `prefix` (that one included).

@@ -102,9 +102,6 @@ pub struct TableSource {
     keeps_bad_rows: bool,
     tracks_positions: bool,
     idleness: Idleness,
-    /// The last call found nothing to give for now: the split it waits
-    /// for, if one holds it.
-    waiting: Option<Option<usize>>,
     /// How often a split went idle, and came back.
     went_idle: u64,
     came_back: u64,
@@ -170,7 +167,6 @@ impl TableSource {
             keeps_bad_rows: false,
             tracks_positions: false,
             idleness: Idleness::default(),
-            waiting: None,
             went_idle: 0,
             came_back: 0,
             clock,
@@ -198,13 +194,13 @@ impl TableSource {
 
     /// Whether the last read found nothing for now, every split waiting.
     pub fn is_waiting(&self) -> bool {
-        self.waiting.is_some()
+        self.aligner.waiting().is_some()
     }
 
     /// The split the table waits for, when its lowest split has nothing
     /// read: it holds the table's rows and watermark.
     pub fn waiting_for(&self) -> Option<&str> {
-        let k = self.waiting.flatten()?;
+        let k = self.aligner.waiting().flatten()?;
         Some(self.splits[k].split.name.as_str())
     }
 
@@ -566,10 +562,9 @@ impl TableSource {
             }
         }
         self.judge_idleness(out);
-        self.waiting = None;
         match self.aligner.next() {
             // A followed folder stays open for files to come.
-            Next::Ended if self.discovery.is_some() => self.waiting = Some(None),
+            Next::Ended if self.discovery.is_some() => self.aligner.wait_for_none(),
             Next::Ended => {
                 self.done = true;
                 self.aligner.finish();
@@ -579,18 +574,15 @@ impl TableSource {
             }
             // Nothing for now: hand back nothing, so the query can be
             // stopped meanwhile.
-            Next::Waiting { lane } => self.waiting = Some(Some(lane)),
-            Next::AllIdle => self.waiting = Some(None),
+            Next::Waiting { .. } | Next::AllIdle => {}
             Next::Item { item, .. } => out.push(item),
         }
-        if let Some(w) = self.aligner.watermark_rose() {
-            out.push(StreamItem::Watermark(w));
-        }
         let splits = &self.splits;
-        self.aligner
-            .note_hold(self.clock.now(), self.waiting.flatten(), |k| {
-                splits[k].split.reader.may_pause()
-            });
+        self.aligner.close_step(
+            self.clock.now(),
+            |k| splits[k].split.reader.may_pause(),
+            out,
+        );
         Ok(true)
     }
 
@@ -604,11 +596,7 @@ impl TableSource {
     /// further: the one holding now, or (`longest`) the longest hold of
     /// the run.
     pub fn held(&self, longest: bool) -> Option<HeldWatermark> {
-        let hold = if longest {
-            self.aligner.longest_hold()
-        } else {
-            self.aligner.hold()
-        }?;
+        let hold = self.aligner.hold_seen(longest)?;
         let name = |k: usize| self.splits[k].split.name.as_str();
         Some(HeldWatermark {
             holder: format!("split {} of table {}", name(hold.lane), self.table.name),

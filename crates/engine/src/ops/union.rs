@@ -117,9 +117,6 @@ pub struct UnionSource {
     /// Whether each chunk says which input it is (a window join's inputs).
     tagged: bool,
     done: bool,
-    /// The last call found nothing to give for now: the input it waits
-    /// for, if one holds it.
-    waiting: Option<Option<usize>>,
 }
 
 impl UnionSource {
@@ -135,7 +132,6 @@ impl UnionSource {
             branches,
             tagged: false,
             done: false,
-            waiting: None,
         }
     }
 
@@ -209,7 +205,6 @@ impl UnionSource {
             return Ok(false);
         }
         self.fill(out)?;
-        self.waiting = None;
         match self.aligner.next() {
             Next::Ended => {
                 self.done = true;
@@ -223,8 +218,7 @@ impl UnionSource {
                 out.push(StreamItem::End);
                 return Ok(true);
             }
-            Next::Waiting { lane } => self.waiting = Some(Some(lane)),
-            Next::AllIdle => self.waiting = Some(None),
+            Next::Waiting { .. } | Next::AllIdle => {}
             Next::Item { lane, item } => {
                 let from = out.len();
                 self.branches[lane].shape(item, out)?;
@@ -240,16 +234,10 @@ impl UnionSource {
         // Watermarks of the steps are not the union's: it tells its own.
         out.retain(|item| !matches!(item, StreamItem::Watermark(_)));
         self.fill(out)?;
-        if let Some(w) = self.aligner.watermark_rose() {
-            out.push(StreamItem::Watermark(w));
-        }
-        if let Some(clock) = self.clock() {
-            let now = clock.now();
-            let branches = &self.branches;
-            self.aligner.note_hold(now, self.waiting.flatten(), |i| {
-                branches[i].source.may_pause()
-            });
-        }
+        let now = self.clock().map_or(i64::MIN, |c| c.now());
+        let branches = &self.branches;
+        self.aligner
+            .close_step(now, |i| branches[i].source.may_pause(), out);
         Ok(true)
     }
 
@@ -257,11 +245,7 @@ impl UnionSource {
     /// further: the one holding now, or (`longest`) the longest hold of
     /// the run.
     pub fn held(&self, longest: bool) -> Option<HeldWatermark> {
-        let hold = if longest {
-            self.aligner.longest_hold()
-        } else {
-            self.aligner.hold()
-        }?;
+        let hold = self.aligner.hold_seen(longest)?;
         let source = &self.branches[hold.lane].source;
         let split = source
             .waiting_for()
@@ -299,13 +283,13 @@ impl UnionSource {
 
     /// Whether the last read found nothing for now, every input waiting.
     pub fn is_waiting(&self) -> bool {
-        self.waiting.is_some()
+        self.aligner.waiting().is_some()
     }
 
     /// The input (by number) the union waits for, and what it waits for
     /// in it, when its lowest input has nothing read.
     pub fn waiting_for(&self) -> Option<(usize, Option<&str>)> {
-        let i = self.waiting.flatten()?;
+        let i = self.aligner.waiting().flatten()?;
         Some((i, self.branches[i].source.waiting_for()))
     }
 

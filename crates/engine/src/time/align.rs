@@ -242,6 +242,10 @@ pub struct Aligner {
     /// The hold in effect, and the longest one seen.
     hold: Option<Hold>,
     longest_hold: Option<Hold>,
+    /// The last step found nothing to give for now: the lane it waits
+    /// for, if one holds it (none: every lane idle, or an open source
+    /// with every lane ended).
+    waiting: Option<Option<usize>>,
 }
 
 impl Aligner {
@@ -251,6 +255,7 @@ impl Aligner {
             watermark: NO_WATERMARK,
             hold: None,
             longest_hold: None,
+            waiting: None,
         }
     }
 
@@ -305,6 +310,53 @@ impl Aligner {
 
     /// The next item in event-time order.
     pub fn next(&mut self) -> Next {
+        let next = self.next_item();
+        self.waiting = match next {
+            Next::Waiting { lane } => Some(Some(lane)),
+            Next::AllIdle => Some(None),
+            Next::Item { .. } | Next::Ended => None,
+        };
+        next
+    }
+
+    /// Whether the last step found nothing for now, and the lane it waits
+    /// for if one holds it.
+    pub fn waiting(&self) -> Option<Option<usize>> {
+        self.waiting
+    }
+
+    /// Notes that the last step waits with no lane to wait for (a source
+    /// that stays open for splits to come).
+    pub fn wait_for_none(&mut self) {
+        self.waiting = Some(None);
+    }
+
+    /// Ends a step: the combined watermark goes out if it rose, and a
+    /// lane that may pause and holds the others back is noted, at `now`
+    /// on the clock.
+    pub fn close_step(
+        &mut self,
+        now: i64,
+        may_pause: impl Fn(usize) -> bool,
+        out: &mut Vec<StreamItem>,
+    ) {
+        if let Some(w) = self.watermark_rose() {
+            out.push(StreamItem::Watermark(w));
+        }
+        self.note_hold(now, self.waiting.flatten(), may_pause);
+    }
+
+    /// The hold in effect at the last step, or (`longest`) the longest of
+    /// the run (the widest, among equally long ones).
+    pub fn hold_seen(&self, longest: bool) -> Option<Hold> {
+        if longest {
+            self.longest_hold
+        } else {
+            self.hold
+        }
+    }
+
+    fn next_item(&mut self) -> Next {
         self.settle();
         let Some(i) = self.lowest() else {
             return if self.lanes.iter().any(Lane::live) {
@@ -446,16 +498,6 @@ impl Aligner {
         {
             self.longest_hold = Some(hold);
         }
-    }
-
-    /// The hold in effect at the last step, if one was.
-    pub fn hold(&self) -> Option<Hold> {
-        self.hold
-    }
-
-    /// The longest hold seen (the widest, among equally long ones).
-    pub fn longest_hold(&self) -> Option<Hold> {
-        self.longest_hold
     }
 
     /// Applies each lane's watermarks that stand before its next row.
