@@ -12,8 +12,6 @@
 use super::filesystem::folder::{names_several, Folder};
 use super::split::{Split, SplitReader};
 use super::{Connector, OpenedSource, SourceSpec, IDLE_OPTION};
-use crate::formats::csv::CsvOptions;
-use crate::formats::json::JsonOptions;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::time::clock::Clock;
 use crate::time::trace::instant;
@@ -101,11 +99,7 @@ impl Connector for Replay {
                 Split::new(split.name, Box::new(reader))
             })
             .collect();
-        let ignore_parse_errors = if table.option("format") == Some("json") {
-            JsonOptions::from_options(&table.options)?.ignore_parse_errors
-        } else {
-            CsvOptions::from_options(&table.options)?.ignore_parse_errors
-        };
+        let ignore_parse_errors = crate::formats::ignores_parse_errors(&table.options)?;
         Ok(OpenedSource {
             splits,
             ignore_parse_errors,

@@ -65,6 +65,18 @@ pub struct Decoder {
     pub ignore_parse_errors: bool,
 }
 
+/// Whether the format `options` name (csv unless json) skips malformed
+/// rows (`csv.ignore-parse-errors` / `json.ignore-parse-errors`).
+pub fn ignores_parse_errors(options: &BTreeMap<String, String>) -> Result<bool> {
+    Ok(
+        if options.get("format").map(String::as_str) == Some("json") {
+            JsonOptions::from_options(options)?.ignore_parse_errors
+        } else {
+            CsvOptions::from_options(options)?.ignore_parse_errors
+        },
+    )
+}
+
 /// Opens the reader of the format `options` name (csv unless json) over
 /// `input`, named `display` in messages.
 pub fn open_decoder(

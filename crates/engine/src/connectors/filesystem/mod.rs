@@ -193,11 +193,7 @@ fn open_folder(
         )));
     }
     let splits = found.splits(table, files, &spec.columns, spec.batch_size)?;
-    let ignore_parse_errors = if table.option("format") == Some("json") {
-        JsonOptions::from_options(&table.options)?.ignore_parse_errors
-    } else {
-        CsvOptions::from_options(&table.options)?.ignore_parse_errors
-    };
+    let ignore_parse_errors = crate::formats::ignores_parse_errors(&table.options)?;
     let discovery = follow.map(|every| {
         Box::new(folder::FolderDiscovery {
             folder: found,
