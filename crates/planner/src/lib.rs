@@ -212,6 +212,18 @@ fn insert_only_input(
 fn held_watermark_warnings(plan: &LogicalPlan, options: &SessionOptions) -> Result<Vec<String>> {
     let scans = plan.scans();
     let mut warnings = Vec::new();
+    // A table option that cannot act is said so (spec §8: a read to the
+    // end is never idle).
+    for table in &scans {
+        if table.option("scan.watermark.idle-timeout").is_some()
+            && !tidemark_engine::splits_may_pause(table)
+        {
+            warnings.push(format!(
+                "warning: table {}: 'scan.watermark.idle-timeout' changes nothing here: its splits are read to their end, and such a read is never idle",
+                table.name
+            ));
+        }
+    }
     let pausing: Vec<_> = scans
         .iter()
         .filter(|t| t.watermark.is_some() && tidemark_engine::splits_may_pause(t))
