@@ -156,16 +156,20 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
 
 /// Where an operator's `late` rows went: ` dropped`, or the sink tables
 /// that received them and how many were dropped besides.
+///
+/// Rows are routed by the name of the operator that dropped them, so two
+/// operators of one name (a window over a window) share the count; no line
+/// claims more than its own late rows.
 fn late_destination(operator: &str, late: u64, routed: &[(String, String, u64)]) -> String {
     let to: Vec<(&str, u64)> = routed
         .iter()
         .filter(|(op, ..)| op == operator)
-        .map(|(_, table, n)| (table.as_str(), *n))
+        .map(|(_, table, n)| (table.as_str(), (*n).min(late)))
         .collect();
-    if to.is_empty() {
+    if late == 0 || to.is_empty() {
         return " dropped".into();
     }
-    let written: u64 = to.iter().map(|(_, n)| n).sum();
+    let written: u64 = to.iter().map(|(_, n)| n).sum::<u64>().min(late);
     let mut parts: Vec<String> = to
         .iter()
         .map(|(table, n)| {
@@ -351,4 +355,30 @@ fn diagnostics(s: &RunSummary) -> Vec<String> {
         }
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::late_destination;
+
+    #[test]
+    fn late_rows_are_said_routed_dropped_or_both_and_never_more_than_late() {
+        let routed = vec![("WindowAggregate".to_string(), "late_t".to_string(), 3)];
+        assert_eq!(late_destination("OverAggregate", 2, &routed), " dropped");
+        assert_eq!(
+            late_destination("WindowAggregate", 3, &routed),
+            " routed to table late_t"
+        );
+        assert_eq!(
+            late_destination("WindowAggregate", 5, &routed),
+            " 3 routed to table late_t, 2 dropped"
+        );
+        // A second operator of the same name with fewer late rows (a window
+        // over a window) claims no more than its own.
+        assert_eq!(late_destination("WindowAggregate", 0, &routed), " dropped");
+        assert_eq!(
+            late_destination("WindowAggregate", 2, &routed),
+            " routed to table late_t"
+        );
+    }
 }

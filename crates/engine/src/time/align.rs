@@ -394,8 +394,12 @@ impl Aligner {
                 } else {
                     chunk
                 };
-                for w in &mut run.watermarks {
-                    *w = (*w).max(combined);
+                // Only a lane that rejoined behind the combined watermark
+                // has rows below it (watermarks never decrease in a run).
+                if run.watermarks.first().is_some_and(|w| *w < combined) {
+                    for w in &mut run.watermarks {
+                        *w = (*w).max(combined);
+                    }
                 }
                 StreamItem::Chunk(run)
             }

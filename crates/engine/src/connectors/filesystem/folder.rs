@@ -15,9 +15,9 @@ use tidemark_common::catalog::TableDef;
 use tidemark_common::{Error, Result, SqlType};
 
 /// Whether `path` (as written) names several files: a folder, or a glob
-/// (`logs/*.csv`, `logs/**/*.json`).
+/// (`logs/*.csv`, `logs/**/*.json`) — unless a file has that very name.
 pub fn names_several(path: &Path, written: &str) -> bool {
-    path.is_dir() || written.contains(['*', '?', '['])
+    !path.is_file() && (path.is_dir() || written.contains(['*', '?', '[']))
 }
 
 /// The files of a folder or glob, found so far and to come.

@@ -93,12 +93,16 @@ impl TableSource {
     /// has rows; traces every change with the split's and the table's
     /// watermark.
     pub(super) fn judge_idleness(&mut self, out: &mut Vec<StreamItem>) {
+        let timeout = self.idleness.timeout_ms;
+        if timeout == 0 {
+            // Without a timeout no split goes idle (nor comes back).
+            return;
+        }
         let now = self.clock.now();
         if now == i64::MIN {
             // A scripted clock that has not started.
             return;
         }
-        let timeout = self.idleness.timeout_ms;
         for k in 0..self.splits.len() {
             let lane = self.aligner.lane(k);
             let since = *self.splits[k].quiet_since.get_or_insert(now);
