@@ -109,6 +109,11 @@ impl CheckpointStore {
         self.dir.join(FILE)
     }
 
+    /// The checkpoint folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The last checkpoint, if there is one.
     pub fn read(&self) -> Result<Option<Checkpoint>> {
         let path = self.path();

@@ -5,6 +5,7 @@
 
 mod checkpoint;
 pub mod golden;
+mod journal;
 mod late;
 mod progress;
 pub mod repl;

@@ -581,6 +581,22 @@ impl Session {
                 .map_err(io)?;
             }
         }
+        // Decisions on the clock since the checkpoint: applied again where
+        // they were made, and recorded anew.
+        let mut journal = match checkpoints.as_ref() {
+            None => None,
+            Some(run) => {
+                let follows = crate::journal::Follows {
+                    statement: run.statement,
+                    fingerprint: run.fingerprint,
+                    checkpoint: run.taken,
+                };
+                let (journal, records) =
+                    crate::journal::JournalFile::open(run.store.dir(), follows, self.resume)?;
+                physical.pipeline.keep_journal(&records)?;
+                Some(journal)
+            }
+        };
         let types = physical.output_types.clone();
         let tz = physical.eval.time_zone;
         let tableau = match (&target, self.result_mode()?) {
@@ -657,12 +673,19 @@ impl Session {
                         commits: Vec::new(),
                     };
                     run.store.write(&checkpoint)?;
+                    if let Some(journal) = journal.as_mut() {
+                        journal.restart(run.taken)?;
+                    }
                     // Written: what it closed of the output goes in place.
                     for sink in all_sinks(&mut target, &mut late) {
                         sink.commit_checkpoint()?;
                     }
                     Ok(())
                 }
+                RunOutput::Journal(record) => match journal.as_mut() {
+                    Some(journal) => journal.append(record),
+                    None => Ok(()),
+                },
             },
         );
         if let Some(t) = &tableau {
@@ -711,6 +734,10 @@ impl Session {
                     commits: commits.clone(),
                     ..Checkpoint::default()
                 })?;
+                // The statement is done: nothing of it is replayed again.
+                if let Some(journal) = journal.take() {
+                    journal.remove()?;
+                }
                 for rename in &commits {
                     rename.commit()?;
                 }

@@ -493,3 +493,197 @@ fn a_followed_folder_reads_each_new_file_once_as_a_split_of_its_own() {
     assert!(summary.contains("source bids: 4 rows read"), "{summary}");
     assert!(!summary.contains("warning:"), "{summary}");
 }
+
+/// A checkpointed job over two followed files in a UNION ALL, with an
+/// idle timeout: b goes quiet after its first row and idle, so a's rows
+/// go out and fire their windows. Checkpoints fall where the watermark
+/// passes a multiple of 10 s of event time (and the files' reads stand
+/// between batches).
+fn comeback_job(dir: &Path) -> PathBuf {
+    let table = |name: &str| {
+        format!(
+            "CREATE TABLE {name} (ts TIMESTAMP(3), k STRING, WATERMARK FOR ts AS ts) \
+             WITH ('connector' = 'filesystem', 'path' = '{name}.csv', 'format' = 'csv', \
+             'source.monitor-interval' = '50 ms');\n"
+        )
+    };
+    let mut sql = String::from(
+        "SET 'tidemark.trace' = 'true';\n\
+         SET 'table.exec.source.idle-timeout' = '1 s';\n\
+         SET 'execution.checkpointing.dir' = 'ckpt';\n\
+         SET 'execution.checkpointing.interval' = '10 s event time';\n",
+    );
+    sql.push_str(&table("a"));
+    sql.push_str(&table("b"));
+    sql.push_str(
+        "CREATE TABLE out (window_start TIMESTAMP(3), n BIGINT) \
+         WITH ('connector' = 'filesystem', 'path' = 'out/', 'format' = 'csv');\n\
+         CREATE VIEW ab AS SELECT * FROM a UNION ALL SELECT * FROM b;\n\
+         INSERT INTO out SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(\
+         TABLE ab, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end;\n",
+    );
+    std::fs::write(dir.join("a.csv"), a_rows(0..22)).unwrap();
+    std::fs::write(dir.join("b.csv"), "2024-01-01 00:00:00,b\n").unwrap();
+    let job = dir.join("job.sql");
+    std::fs::write(&job, sql).unwrap();
+    job
+}
+
+/// Rows of a, one per second.
+fn a_rows(seconds: std::ops::Range<u32>) -> String {
+    seconds
+        .map(|s| format!("2024-01-01 00:00:{s:02},a\n"))
+        .collect()
+}
+
+fn append(path: &Path, text: &str) {
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+    file.flush().unwrap();
+}
+
+/// Lines until a FIRE of the window starting at `start`.
+fn until_fired(trace: &Receiver<String>, start: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    while !seen
+        .last()
+        .is_some_and(|l: &String| l.contains(&format!("window=[2024-01-01 {start}")))
+    {
+        seen.extend(lines_until(trace, "FIRE"));
+    }
+    seen
+}
+
+/// Runs the job (one row per read) through its story, then stops it
+/// with `stop` (INT: Ctrl-C, KILL: a crash): a's rows to 00:00:21 go
+/// out once b is idle and a checkpoint is taken at the watermark 00:00:21;
+/// a's rows to 00:00:29 fire [20 s, 25 s); then b comes back with rows
+/// at 00:00:22 and 00:00:23, late.
+fn run_until_b_came_back(dir: &Path, stop: &str) -> String {
+    let job = comeback_job(dir);
+    let checkpoint = dir.join("ckpt/checkpoint");
+    let written = || {
+        std::fs::metadata(&checkpoint)
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    let mut child = Running(spawn(&["run", "--batch-size", "1"], &job));
+    let trace = stderr_lines_of(&mut child.0);
+    let mut seen = lines_until(&trace, "IDLE");
+    let before = written();
+    seen.extend(until_fired(&trace, "00:00:15.000"));
+    let started = std::time::Instant::now();
+    while written() == before && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_ne!(written(), before, "a checkpoint at 00:00:21: {seen:#?}");
+    append(&dir.join("a.csv"), &a_rows(22..30));
+    seen.extend(until_fired(&trace, "00:00:20.000"));
+    append(
+        &dir.join("b.csv"),
+        "2024-01-01 00:00:22,b\n2024-01-01 00:00:23,b\n",
+    );
+    seen.extend(lines_until(&trace, "ACTIVE"));
+    // One read, one row: a line for each of b's two.
+    seen.extend(lines_until(&trace, "LATE"));
+    seen.extend(lines_until(&trace, "LATE"));
+    signal(&child.0, stop);
+    child.0.wait().expect("wait for tidemark");
+    seen.extend(trace.iter());
+    seen.join("\n")
+}
+
+/// A running tidemark, killed if the test fails before it stops it.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Resumes the job with all its rows there at once, until b's rows were
+/// judged late (`late`) or [20 s, 25 s) fired, then stops it with Ctrl-C.
+fn resume(dir: &Path, late: bool) -> String {
+    let mut child = Running(spawn(
+        &["run", "--batch-size", "1", "--resume"],
+        &dir.join("job.sql"),
+    ));
+    let trace = stderr_lines_of(&mut child.0);
+    let mut seen = lines_until(&trace, "resuming from checkpoint");
+    if late {
+        seen.extend(lines_until(&trace, "LATE"));
+        seen.extend(lines_until(&trace, "LATE"));
+    } else {
+        seen.extend(until_fired(&trace, "00:00:20.000"));
+    }
+    signal(&child.0, "INT");
+    let status = child.0.wait().expect("wait for tidemark");
+    seen.extend(trace.iter());
+    let seen = seen.join("\n");
+    assert_eq!(status.code(), Some(130), "{seen}");
+    seen
+}
+
+/// The rows of the job's output folder: its parts in order.
+fn parts(dir: &Path) -> String {
+    let mut parts: Vec<(u64, PathBuf)> = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_str()?.to_string();
+            let n = name
+                .strip_prefix("part-")?
+                .strip_suffix(".csv")?
+                .parse()
+                .ok()?;
+            Some((n, path))
+        })
+        .collect();
+    parts.sort();
+    parts
+        .iter()
+        .map(|(_, p)| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_crash_after_an_input_came_back_resumes_to_the_uninterrupted_output() {
+    // Uninterrupted: stopped with Ctrl-C once b's rows were late.
+    let whole = scratch("comeback-whole");
+    let trace = run_until_b_came_back(&whole, "INT");
+    assert!(trace.contains("stopped at checkpoint"), "{trace}");
+    let expected = parts(&whole);
+    // b's two rows at 00:00:22 came after [20 s, 25 s) fired with a's five.
+    assert!(
+        expected.contains("2024-01-01 00:00:20.000,5\n"),
+        "{expected}"
+    );
+    assert!(trace.contains("2 late rows dropped"), "{trace}");
+
+    // Killed there instead: the checkpoint was taken before b came back,
+    // the journal beside it says where b came back; the resumed run reads
+    // b's rows at once, yet applies the decision between the same rows.
+    let crashed = scratch("comeback-crash");
+    run_until_b_came_back(&crashed, "KILL");
+    let resumed = resume(&crashed, true);
+    assert!(
+        resumed.contains("ACTIVE") && resumed.contains("split=b.csv"),
+        "the journaled comeback is traced again: {resumed}"
+    );
+    assert_eq!(parts(&crashed), expected, "{resumed}");
+    assert!(resumed.contains("2 late rows dropped"), "{resumed}");
+
+    // Without the journal the resumed run decides anew: b comes back at
+    // once, its rows on time, and [20 s, 25 s) counts seven.
+    let unjournaled = scratch("comeback-nojournal");
+    run_until_b_came_back(&unjournaled, "KILL");
+    std::fs::remove_file(unjournaled.join("ckpt/journal")).expect("a journal was kept");
+    let trace = resume(&unjournaled, false);
+    let without = parts(&unjournaled);
+    assert!(
+        without.contains("2024-01-01 00:00:20.000,7\n"),
+        "{without}\n{trace}"
+    );
+}

@@ -62,6 +62,7 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
             checkpoint_every,
             resumed: (0, tidemark_common::time::NO_WATERMARK),
             hold_gap_ms: largest_window(plan).unwrap_or(i64::MAX),
+            journal: None,
         },
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
@@ -461,7 +462,9 @@ fn build(
                 trace: options.trace()?,
                 output_schema: schema.to_arrow(),
             })?));
-            Ok(PipelineSource::Union(UnionSource::tagged(branches)))
+            Ok(PipelineSource::Union(Box::new(UnionSource::tagged(
+                branches,
+            ))))
         }
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
@@ -483,7 +486,7 @@ fn build(
                     }
                 }
             }
-            Ok(PipelineSource::Union(UnionSource::new(branches)))
+            Ok(PipelineSource::Union(Box::new(UnionSource::new(branches))))
         }
         LogicalPlan::Filter { input, predicate } => {
             let source = build(input, operators, options, batch_size, eval, clock)?;

@@ -14,6 +14,7 @@ use crate::ops::operator::Operator;
 use crate::runtime::snapshot::{corrupt, StateReader, StateWriter};
 use crate::runtime::stream::{SideItem, StreamItem};
 use crate::time::align::{Aligner, HeldWatermark, Lane, Next, PREFETCH_ROWS};
+use crate::time::journal::{Change, Decision, Journal, Seat};
 use tidemark_common::time::FINAL_WATERMARK;
 use tidemark_common::{Error, Result};
 
@@ -117,6 +118,9 @@ pub struct UnionSource {
     /// Whether each chunk says which input it is (a window join's inputs).
     tagged: bool,
     done: bool,
+    /// The union's place in the run's journal (seat 0; its inputs' tables
+    /// sit after it), in a checkpointed run.
+    seat: Option<Seat>,
 }
 
 impl UnionSource {
@@ -132,6 +136,7 @@ impl UnionSource {
             branches,
             tagged: false,
             done: false,
+            seat: None,
         }
     }
 
@@ -261,13 +266,73 @@ impl UnionSource {
         })
     }
 
+    /// The union's watermark: the lowest of its inputs', an idle one left
+    /// out.
+    pub fn watermark(&self) -> i64 {
+        self.aligner.watermark()
+    }
+
+    /// The union's seat in the run's journal, if it has one.
+    pub fn seat(&self) -> Option<&Seat> {
+        self.seat.as_ref()
+    }
+
+    /// Takes seat 0 of the run's journal, and gives input `i`'s table
+    /// seat `i + 1`.
+    pub fn keep_journal(&mut self, journal: &Journal) {
+        self.seat = Some(journal.seat(0));
+        for (i, b) in self.branches.iter_mut().enumerate() {
+            b.source.keep_journal(journal.seat(i as u32 + 1));
+        }
+    }
+
     /// Reads from every input whose lane is empty; an input whose splits
     /// are all idle, with nothing read, no longer holds the union's
-    /// watermark (spec §8).
+    /// watermark (spec §8). While the journal of the run before is
+    /// replayed, inputs go idle and come back where it says instead.
     fn fill(&mut self, notices: &mut Vec<StreamItem>) -> Result<()> {
+        let replaying = self.seat.as_ref().filter(|s| s.replaying());
+        if let Some(seat) = replaying {
+            seat.hold(&mut self.aligner);
+        }
         for (i, b) in self.branches.iter_mut().enumerate() {
             b.fill(self.aligner.lane_mut(i), notices)?;
-            self.aligner.set_idle(i, b.source.is_idle());
+        }
+        if let Some(seat) = replaying {
+            let due = seat.due_turn(&self.aligner).map_err(|i| {
+                Error::Input(format!(
+                    "cannot go on from the checkpoint: input {} reads otherwise than in the run that was stopped, so the idle decisions journaled beside the checkpoint cannot be applied",
+                    self.branches.get(i).map_or("?", |b| b.source.name())
+                ))
+            })?;
+            if let Some(changes) = due {
+                for change in changes {
+                    self.aligner.force_idle(change.lane, change.idle);
+                }
+                seat.applied();
+                seat.hold(&mut self.aligner);
+            }
+            return Ok(());
+        }
+        let mut changes = Vec::new();
+        for (i, b) in self.branches.iter().enumerate() {
+            let idle = b.source.is_idle();
+            if self.aligner.set_idle(i, idle) {
+                changes.push(Change {
+                    lane: i,
+                    idle: self.aligner.lane(i).idle(),
+                    at: b.source.clock().now(),
+                    trace: None,
+                });
+            }
+        }
+        if let Some(seat) = self.seat.as_ref().filter(|_| !changes.is_empty()) {
+            seat.record(Decision::Turn {
+                taken: self.aligner.taken(),
+                watermark: self.aligner.watermark(),
+                lanes: self.aligner.positions(),
+                changes,
+            });
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ use crate::ops::union::UnionSource;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{Chunk, SideItem, StreamItem};
 use crate::time::align::HeldWatermark;
+use crate::time::journal::Journal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tidemark_common::show_bytes;
@@ -25,6 +26,9 @@ pub enum RunOutput<'a> {
         state: &'a [u8],
         rows_read: u64,
     },
+    /// Decisions made on the clock in the step whose output follows: the
+    /// sink writes and syncs them beside the checkpoint first (spec §8).
+    Journal(&'a [u8]),
 }
 
 pub struct Pipeline {
@@ -42,6 +46,8 @@ pub struct Pipeline {
     /// ahead of it by more than this (the largest window), or when it
     /// held for [`HELD_FOR`] on the clock.
     pub hold_gap_ms: i64,
+    /// The journal of decisions on the clock, in a checkpointed run.
+    pub journal: Option<Journal>,
 }
 
 /// How long on the clock an input may hold the watermark before the
@@ -90,7 +96,7 @@ const CRASH_AFTER_BATCHES: &str = "TIDEMARK_CRASH_AFTER_BATCHES";
 /// several.
 pub enum PipelineSource {
     Table(Box<TableSource>),
-    Union(UnionSource),
+    Union(Box<UnionSource>),
 }
 
 impl PipelineSource {
@@ -98,6 +104,15 @@ impl PipelineSource {
         match self {
             PipelineSource::Table(t) => t.next_items(out),
             PipelineSource::Union(u) => u.next_items(out),
+        }
+    }
+
+    /// The input's watermark: a table's, or the union's over its inputs
+    /// (an idle input left out).
+    fn watermark(&self) -> i64 {
+        match self {
+            PipelineSource::Table(t) => t.watermark(),
+            PipelineSource::Union(u) => u.watermark(),
         }
     }
 
@@ -137,6 +152,24 @@ impl PipelineSource {
         }
     }
 
+    /// Whether journaled decisions of the run before are still to apply:
+    /// no checkpoint is taken meanwhile, so none is lost.
+    fn replaying(&self) -> bool {
+        let seat = match self {
+            PipelineSource::Table(t) => t.seat(),
+            PipelineSource::Union(u) => u.seat(),
+        };
+        seat.is_some_and(|s| s.replaying())
+    }
+
+    /// Gives each aligner of the input its seat in `journal`.
+    fn keep_journal(&mut self, journal: &Journal) {
+        match self {
+            PipelineSource::Table(t) => t.keep_journal(journal.seat(0)),
+            PipelineSource::Union(u) => u.keep_journal(journal),
+        }
+    }
+
     /// Chunks carry their source rows (for routing late rows).
     pub fn keep_origin(&mut self) {
         match self {
@@ -155,6 +188,7 @@ impl PipelineSource {
 
     fn at_checkpoint_point(&self) -> bool {
         match self {
+            _ if self.replaying() => false,
             PipelineSource::Table(t) => t.at_checkpoint_point(),
             PipelineSource::Union(u) => u.at_checkpoint_point(),
         }
@@ -197,7 +231,7 @@ pub struct Progress {
     pub rows_read: u64,
     pub rows_emitted: u64,
     pub late_rows: u64,
-    /// The lowest watermark of the sources.
+    /// The input's watermark (a union's over its inputs).
     pub watermark: i64,
     pub elapsed: Duration,
     /// The split or input holding the watermark now, if one is.
@@ -243,11 +277,7 @@ impl Pipeline {
             rows_read: sources.iter().map(|s| s.rows_read).sum(),
             rows_emitted,
             late_rows: self.operators.iter().map(|o| o.metrics().late_rows).sum(),
-            watermark: sources
-                .iter()
-                .map(|s| s.watermark)
-                .min()
-                .unwrap_or(tidemark_common::time::NO_WATERMARK),
+            watermark: self.source.watermark(),
             elapsed: started.elapsed(),
             held: self.source.held(false),
         }
@@ -339,6 +369,11 @@ impl Pipeline {
                 Ok(false) => break,
                 Err(e) => failure = Some(e),
             }
+            // What the step decided on the clock is on disk before any
+            // output that depends on it.
+            if let Some(record) = self.journal.as_ref().and_then(Journal::take_record) {
+                sink(RunOutput::Journal(&record))?;
+            }
             for op in &mut self.operators {
                 for item in items.drain(..) {
                     if let Err(e) = op.process(item, &mut next) {
@@ -428,17 +463,24 @@ impl Pipeline {
         })
     }
 
-    /// Rows read and the lowest watermark of the sources.
+    /// Rows read and the input's watermark.
     fn input_progress(&self) -> (u64, i64) {
         let sources = self.source.metrics();
         (
             sources.iter().map(|s| s.rows_read).sum(),
-            sources
-                .iter()
-                .map(|s| s.watermark)
-                .min()
-                .unwrap_or(NO_WATERMARK),
+            self.source.watermark(),
         )
+    }
+
+    /// Records the decisions the run makes on the clock, and applies
+    /// `records` (what the run it resumes recorded since its checkpoint)
+    /// where they were made.
+    pub fn keep_journal(&mut self, records: &[Vec<u8>]) -> Result<()> {
+        let journal = Journal::new();
+        journal.replay(records)?;
+        self.source.keep_journal(&journal);
+        self.journal = Some(journal);
+        Ok(())
     }
 
     /// Why this pipeline cannot be checkpointed, if it cannot: a source or

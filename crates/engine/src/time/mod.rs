@@ -3,11 +3,14 @@
 //! slices ([`slicing`]), how merging windows join ([`merging`]), the
 //! injectable clock for processing time ([`clock`]), what happens to a late
 //! row ([`late`]), the window columns rows carry ([`window_columns`]), the
-//! trace of what happened when ([`trace`]), and the instant a wall-clock
-//! time in a zone names ([`zone`]).
+//! trace of what happened when ([`trace`]), the instant a wall-clock
+//! time in a zone names ([`zone`]), how inputs are interleaved
+//! ([`align`]) and the journal of what was decided on the clock
+//! ([`journal`]).
 
 pub mod align;
 pub mod clock;
+pub mod journal;
 pub mod late;
 pub mod merging;
 pub mod service;

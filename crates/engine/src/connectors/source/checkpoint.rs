@@ -131,10 +131,8 @@ impl TableSource {
                 "a source's splits and lanes differ",
             ));
         }
-        for state in added {
-            self.splits.push(state);
-            self.aligner.add_lane();
-        }
+        // They join at the first read, or where the journal says.
+        self.unjoined = added;
         self.done = r.get()?;
         self.rows_without_rowtime = r.get()?;
         self.rowtimes = r.get()?;

@@ -2,6 +2,7 @@
 //! waits for and when, and which split held its watermark.
 
 use super::*;
+use crate::time::journal::Change;
 
 impl TableSource {
     /// Sets how the table's splits go idle.
@@ -19,6 +20,12 @@ impl TableSource {
             && lanes
                 .iter()
                 .all(|l| !l.holds_items() && (l.ended() || l.idle()))
+    }
+
+    /// The table's watermark: the lowest of its splits', an idle one left
+    /// out.
+    pub fn watermark(&self) -> i64 {
+        self.aligner.watermark()
     }
 
     /// Whether the last read found nothing for now, every split waiting.
@@ -103,6 +110,7 @@ impl TableSource {
             // A scripted clock that has not started.
             return;
         }
+        let mut changes = Vec::new();
         for k in 0..self.splits.len() {
             let lane = self.aligner.lane(k);
             let since = *self.splits[k].quiet_since.get_or_insert(now);
@@ -134,6 +142,12 @@ impl TableSource {
                 _ => ("idle_for", state.idle_since.unwrap_or(now)),
             };
             state.idle_since = (event == TraceEvent::Idle).then_some(now);
+            let mut change = Change {
+                lane: k,
+                idle: event == TraceEvent::Idle,
+                at: now,
+                trace: None,
+            };
             if self.idleness.trace {
                 // The split's watermark before its next row: where it
                 // leaves the minimum, or rejoins it.
@@ -144,8 +158,20 @@ impl TableSource {
                     .field(what, tidemark_common::window::ms(now.saturating_sub(from)))
                     .field("clock", instant(now))
                     .watermark(self.aligner.watermark());
+                if let SideItem::Trace(text) = &line {
+                    change.trace = Some(text.clone());
+                }
                 out.push(StreamItem::Side(line));
             }
+            changes.push(change);
+        }
+        if let Some(seat) = self.seat.as_ref().filter(|_| !changes.is_empty()) {
+            seat.record(Decision::Turn {
+                taken: self.aligner.taken(),
+                watermark: self.aligner.watermark(),
+                lanes: self.aligner.positions(),
+                changes,
+            });
         }
     }
 }

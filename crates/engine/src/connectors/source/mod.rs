@@ -6,6 +6,7 @@
 
 mod checkpoint;
 mod idle;
+mod journal;
 mod rows;
 
 use super::filesystem::parallel::ParallelRead;
@@ -17,6 +18,7 @@ use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use crate::time::align::{Aligner, HeldWatermark, Next, PREFETCH_ROWS};
 use crate::time::clock::Clock;
+use crate::time::journal::{Decision, Seat};
 use crate::time::trace::{instant, TraceEvent, TraceLine};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
@@ -115,6 +117,12 @@ pub struct TableSource {
     /// they hold.
     origin: Option<Arc<SourceTable>>,
     rowtimes: Option<(i64, i64)>,
+    /// The table's place in the run's journal of decisions on the clock,
+    /// in a checkpointed run.
+    seat: Option<Seat>,
+    /// Files of a followed folder that a resumed run found beside those
+    /// its checkpoint read: they join when the journal says, or at once.
+    unjoined: Vec<SplitState>,
 }
 
 impl TableSource {
@@ -176,6 +184,8 @@ impl TableSource {
             clock,
             origin: None,
             rowtimes: None,
+            seat: None,
+            unjoined: Vec::new(),
         }
     }
 
@@ -268,14 +278,26 @@ impl TableSource {
             self.aligner.end_all();
             self.discovery = None;
         }
-        self.discover(out)?;
+        // While the journal of the run before is replayed, its decisions
+        // are applied where they were made, and none is made on the clock.
+        let replaying = self.seat.as_ref().is_some_and(Seat::replaying);
+        if replaying {
+            self.replay_join(out)?;
+        } else {
+            self.join_unjoined();
+            self.discover(out)?;
+        }
         for k in 0..self.splits.len() {
             if let Err(e) = self.fill(k) {
                 self.done = true;
                 return Err(e);
             }
         }
-        self.judge_idleness(out);
+        if replaying {
+            self.replay_turn(out)?;
+        } else {
+            self.judge_idleness(out);
+        }
         match self.aligner.next() {
             // A followed folder stays open for files to come.
             Next::Ended if self.discovery.is_some() => self.aligner.wait_for_none(),
@@ -316,6 +338,7 @@ impl TableSource {
             return Ok(());
         }
         self.looked_at = now;
+        let (mut names, mut traces) = (Vec::new(), Vec::new());
         for mut split in discovery.new_splits()? {
             self.prepare(&mut split);
             if self.idleness.trace {
@@ -323,10 +346,22 @@ impl TableSource {
                     .field("split", &split.name)
                     .field("clock", instant(now))
                     .watermark(self.aligner.watermark());
+                if let SideItem::Trace(text) = &line {
+                    traces.push(text.clone());
+                }
                 out.push(StreamItem::Side(line));
             }
+            names.push(split.name.clone());
             self.splits.push(SplitState::new(split));
             self.aligner.add_lane();
+        }
+        if let Some(seat) = self.seat.as_ref().filter(|_| !names.is_empty()) {
+            seat.record(Decision::Join {
+                taken: self.aligner.taken(),
+                watermark: self.aligner.watermark(),
+                names,
+                traces,
+            });
         }
         Ok(())
     }

@@ -12,6 +12,10 @@
 //! operator judges them late as it would any row behind the watermark.
 //! The result is the same at every batch size and timing (spec §1, §8).
 
+mod replay;
+
+pub use replay::LanePosition;
+
 use crate::runtime::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use std::collections::VecDeque;
@@ -37,8 +41,15 @@ pub struct Lane {
     /// they are taken and the watermark after them is told.
     ending: bool,
     /// Left out of the minimum until its next row (spec §8); never set
-    /// while rows are queued.
+    /// while rows are queued, but by a journaled decision replayed.
     idle: bool,
+    /// Rows read into the lane, and taken from it, since the start.
+    fetched: u64,
+    taken: u64,
+    /// While a journaled decision is replayed: the position the lane may
+    /// read to, and what it read beyond it, held back ([`replay`]).
+    cap: Option<LanePosition>,
+    held: VecDeque<StreamItem>,
 }
 
 impl Lane {
@@ -67,16 +78,26 @@ impl Lane {
     /// owner's to say.
     pub fn push(&mut self, items: impl IntoIterator<Item = StreamItem>) {
         for item in items {
-            match item {
-                StreamItem::Watermark(FINAL_WATERMARK) => {}
-                StreamItem::Watermark(w) if self.queue.is_empty() => {
-                    self.watermark = self.watermark.max(w)
-                }
-                StreamItem::End => self.end(),
-                other => self.queue.push_back(other),
-            }
+            self.admit(item);
         }
         self.apply_leading_watermarks();
+    }
+
+    /// Takes one item into the lane (past its cap, if it has one: see
+    /// [`Lane::admit`]).
+    fn enter(&mut self, item: StreamItem) {
+        match item {
+            StreamItem::Watermark(FINAL_WATERMARK) => {}
+            StreamItem::Watermark(w) if self.queue.is_empty() => {
+                self.watermark = self.watermark.max(w)
+            }
+            StreamItem::End => self.end(),
+            StreamItem::Chunk(c) => {
+                self.fetched += c.num_rows() as u64;
+                self.queue.push_back(StreamItem::Chunk(c));
+            }
+            other => self.queue.push_back(other),
+        }
     }
 
     /// Reads into the lane: an empty lane until an item is queued, one
@@ -93,9 +114,11 @@ impl Lane {
         prefetch: usize,
         mut read: impl FnMut(&mut Vec<StreamItem>) -> Result<bool>,
     ) -> Result<()> {
+        self.release();
         let mut items = Vec::new();
         let mut reads = 0;
         while !self.ended()
+            && self.held.is_empty()
             && (self.queue.is_empty() || reads == 0)
             && self.queued_rows() < prefetch.max(1)
         {
@@ -104,7 +127,8 @@ impl Lane {
             let nothing = items.is_empty();
             self.push(items.drain(..));
             if !more {
-                self.end();
+                // Held back, like any item, past a replayed decision's cap.
+                self.admit(StreamItem::End);
             }
             if nothing {
                 break;
@@ -246,6 +270,10 @@ pub struct Aligner {
     /// for, if one holds it (none: every lane idle, or an open source
     /// with every lane ended).
     waiting: Option<Option<usize>>,
+    /// Rows taken from all lanes since the start, and (while a journaled
+    /// decision is replayed) how many may be taken before it applies.
+    taken: u64,
+    limit: Option<u64>,
 }
 
 impl Aligner {
@@ -256,6 +284,8 @@ impl Aligner {
             hold: None,
             longest_hold: None,
             waiting: None,
+            taken: 0,
+            limit: None,
         }
     }
 
@@ -374,16 +404,23 @@ impl Aligner {
             .map(|(j, l)| (l.next_watermark(), j))
             .min();
         let combined = self.watermark;
+        // Rows that may be taken before a replayed decision applies.
+        let room = self.limit.map(|l| l.saturating_sub(self.taken) as usize);
         let lane = &mut self.lanes[i];
         let item = match lane.queue.pop_front() {
             None => return Next::Waiting { lane: i },
+            Some(StreamItem::Chunk(chunk)) if room == Some(0) => {
+                lane.queue.push_front(StreamItem::Chunk(chunk));
+                return Next::Waiting { lane: i };
+            }
             Some(StreamItem::Chunk(chunk)) => {
                 // Rows while this lane stays the lowest.
                 let take = match rival {
                     None => chunk.num_rows(),
                     Some((w, j)) => chunk.watermarks.partition_point(|x| (*x, i) < (w, j)),
                 }
-                .max(1);
+                .max(1)
+                .min(room.unwrap_or(usize::MAX));
                 let mut run = if take < chunk.num_rows() {
                     let rest = chunk.slice(take, chunk.num_rows() - take);
                     // The rows taken lift the lane's watermark to the one
@@ -401,6 +438,8 @@ impl Aligner {
                         *w = (*w).max(combined);
                     }
                 }
+                lane.taken += run.num_rows() as u64;
+                self.taken += run.num_rows() as u64;
                 StreamItem::Chunk(run)
             }
             Some(other) => other,
@@ -519,8 +558,14 @@ impl Aligner {
     /// Writes the lanes for a checkpoint; the items queued in them are
     /// rows read from a source, side items and watermarks.
     pub fn save_state(&self, w: &mut StateWriter) -> Result<()> {
+        if self.lanes.iter().any(|l| !l.held.is_empty()) {
+            return Err(Error::Internal(
+                "a checkpoint while a journaled decision is replayed".into(),
+            ));
+        }
         w.u64(self.lanes.len() as u64);
         for lane in &self.lanes {
+            w.put(&(lane.fetched, lane.taken));
             w.u64(lane.queue.len() as u64);
             for item in &lane.queue {
                 save_item(w, item)?;
@@ -549,6 +594,7 @@ impl Aligner {
             self.lanes.push(Lane::new());
         }
         for (i, lane) in self.lanes.iter_mut().enumerate() {
+            (lane.fetched, lane.taken) = r.get()?;
             let items = r.count()?;
             let table = origin(i);
             lane.queue.clear();
@@ -561,6 +607,7 @@ impl Aligner {
             lane.idle = r.get()?;
         }
         self.watermark = r.get()?;
+        self.taken = self.lanes.iter().map(|l| l.taken).sum();
         Ok(())
     }
 }
@@ -651,107 +698,4 @@ fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Resul
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch};
-    use arrow::datatypes::Int64Type;
-
-    /// A chunk of `values`, each row's watermark being its value.
-    fn rows(values: &[i64]) -> StreamItem {
-        let batch = RecordBatch::try_from_iter([(
-            "v",
-            Arc::new(Int64Array::from(values.to_vec())) as ArrayRef,
-        )])
-        .unwrap();
-        StreamItem::Chunk(Chunk::new(batch, values.to_vec()))
-    }
-
-    /// Everything the aligner gives until it waits or ends, as (lane,
-    /// value, row watermark) and told watermarks.
-    fn drain(a: &mut Aligner) -> (Vec<(usize, i64, i64)>, Vec<i64>) {
-        let (mut taken, mut told) = (Vec::new(), Vec::new());
-        while let Next::Item { lane, item } = a.next() {
-            if let StreamItem::Chunk(c) = item {
-                let values = c.batch.column(0).as_primitive::<Int64Type>();
-                for (v, w) in values.values().iter().zip(&c.watermarks) {
-                    taken.push((lane, *v, *w));
-                }
-            }
-            told.extend(a.watermark_rose());
-        }
-        (taken, told)
-    }
-
-    #[test]
-    fn rows_come_from_the_lowest_lane_ties_to_the_lower_number() {
-        let mut a = Aligner::new(2);
-        a.lane_mut(0).push([rows(&[1, 4, 5]), StreamItem::End]);
-        a.lane_mut(1).push([rows(&[1, 2, 6]), StreamItem::End]);
-        let (taken, _) = drain(&mut a);
-        let order: Vec<(usize, i64)> = taken.iter().map(|(l, v, _)| (*l, *v)).collect();
-        assert_eq!(order, [(0, 1), (1, 1), (1, 2), (0, 4), (0, 5), (1, 6)]);
-        assert!(matches!(a.next(), Next::Ended));
-    }
-
-    #[test]
-    fn a_lane_with_nothing_queued_holds_the_others_until_it_reads() {
-        let mut a = Aligner::new(2);
-        a.lane_mut(0).push([rows(&[5, 6]), StreamItem::End]);
-        assert!(matches!(a.next(), Next::Waiting { lane: 1 }));
-        a.lane_mut(1).push([rows(&[7]), StreamItem::End]);
-        let (taken, _) = drain(&mut a);
-        assert_eq!(taken.len(), 3);
-    }
-
-    #[test]
-    fn an_idle_lane_is_left_out_and_its_rows_on_rejoining_carry_the_watermark() {
-        let mut a = Aligner::new(2);
-        a.lane_mut(0)
-            .push([rows(&[10, 20]), StreamItem::Watermark(20)]);
-        assert!(a.set_idle(1, true));
-        let (taken, told) = drain(&mut a);
-        assert_eq!(taken, [(0, 10, 10), (0, 20, 20)]);
-        assert_eq!(told, [20]);
-        // Lane 1 rejoins behind the combined watermark: it never goes
-        // back, and the rows meet it.
-        a.lane_mut(1).push([rows(&[3])]);
-        assert!(a.set_idle(1, false));
-        let (taken, told) = drain(&mut a);
-        assert_eq!(taken, [(1, 3, 20)]);
-        assert!(told.is_empty());
-        // Lane 1 at 3 now holds the combined watermark at 20.
-        assert_eq!(a.watermark(), 20);
-    }
-
-    #[test]
-    fn when_every_lane_is_idle_the_watermark_stays() {
-        let mut a = Aligner::new(1);
-        a.lane_mut(0).push([rows(&[4]), StreamItem::Watermark(4)]);
-        drain(&mut a);
-        a.set_idle(0, true);
-        assert!(matches!(a.next(), Next::AllIdle));
-        assert_eq!(a.watermark_rose(), None);
-        assert_eq!(a.watermark(), 4);
-    }
-
-    #[test]
-    fn lanes_survive_a_checkpoint() -> Result<()> {
-        let mut a = Aligner::new(2);
-        a.lane_mut(0).push([rows(&[1, 3])]);
-        a.lane_mut(1).push([rows(&[2])]);
-        let Next::Item { .. } = a.next() else {
-            panic!("a row")
-        };
-        let mut w = StateWriter::new();
-        a.save_state(&mut w)?;
-        let bytes = w.into_bytes();
-        let mut b = Aligner::new(2);
-        b.load_state(&mut StateReader::new(&bytes), |_| None)?;
-        b.lane_mut(0).end();
-        b.lane_mut(1).end();
-        let (taken, _) = drain(&mut b);
-        let values: Vec<i64> = taken.iter().map(|t| t.1).collect();
-        assert_eq!(values, [2, 3]);
-        Ok(())
-    }
-}
+pub(crate) mod tests;
