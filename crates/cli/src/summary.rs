@@ -345,6 +345,23 @@ fn diagnostics(s: &RunSummary) -> Vec<String> {
                     ms(suggest(p99))
                 ),
             };
+            // Rows a split brings back from idleness are late by how far
+            // the others went meanwhile: the idle timeout is the cause.
+            let came_back: Vec<String> = s
+                .sources
+                .iter()
+                .filter(|src| src.came_back > 0)
+                .map(|src| format!("{} ({})", src.table, count(src.came_back, "time", "times")))
+                .collect();
+            let advice = if came_back.is_empty() {
+                advice
+            } else {
+                format!(
+                    "; a split came back from idleness in source {}, and the rows a split brings back are behind by as far as the others went on without it: a longer 'table.exec.source.idle-timeout' waits longer for a quiet split{}",
+                    came_back.join(", "),
+                    advice.replacen("; a", ", and a", 1)
+                )
+            };
             notes.push(format!(
                 "{name}: {:.1}% of its rows were late, behind the watermark by {about}{} (p50), {about}{} (p99), {} (max){advice}",
                 m.late_rows as f64 * 100.0 / m.rows_in.max(1) as f64,
