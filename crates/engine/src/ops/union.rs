@@ -14,7 +14,7 @@ use crate::ops::operator::Operator;
 use crate::runtime::snapshot::{corrupt, StateReader, StateWriter};
 use crate::runtime::stream::{SideItem, StreamItem};
 use crate::time::align::{Aligner, HeldWatermark, Lane, Next, PREFETCH_ROWS};
-use crate::time::journal::{Change, Decision, Journal, Seat};
+use crate::time::journal::{Change, Journal, Seat};
 use tidemark_common::time::FINAL_WATERMARK;
 use tidemark_common::{Error, Result};
 
@@ -326,13 +326,8 @@ impl UnionSource {
                 });
             }
         }
-        if let Some(seat) = self.seat.as_ref().filter(|_| !changes.is_empty()) {
-            seat.record(Decision::Turn {
-                taken: self.aligner.taken(),
-                watermark: self.aligner.watermark(),
-                lanes: self.aligner.positions(),
-                changes,
-            });
+        if let Some(seat) = &self.seat {
+            seat.record_turn(&self.aligner, changes);
         }
         Ok(())
     }

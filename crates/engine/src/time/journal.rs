@@ -223,6 +223,31 @@ impl Seat {
         self.journal.book().recorded.push((self.id, decision));
     }
 
+    /// Records `changes` to `aligner`'s lanes, if there are any, where it
+    /// stands now.
+    pub fn record_turn(&self, aligner: &Aligner, changes: Vec<Change>) {
+        if !changes.is_empty() {
+            self.record(Decision::Turn {
+                taken: aligner.taken(),
+                watermark: aligner.watermark(),
+                lanes: aligner.positions(),
+                changes,
+            });
+        }
+    }
+
+    /// Records splits `names` joining `aligner`, if there are any.
+    pub fn record_join(&self, aligner: &Aligner, names: Vec<String>, traces: Vec<String>) {
+        if !names.is_empty() {
+            self.record(Decision::Join {
+                taken: aligner.taken(),
+                watermark: aligner.watermark(),
+                names,
+                traces,
+            });
+        }
+    }
+
     /// Holds `aligner` to its next decision: its lanes to what they had
     /// read at the next turn, its rows taken to the next decision's; frees
     /// it when none is left.

@@ -165,13 +165,8 @@ impl TableSource {
             }
             changes.push(change);
         }
-        if let Some(seat) = self.seat.as_ref().filter(|_| !changes.is_empty()) {
-            seat.record(Decision::Turn {
-                taken: self.aligner.taken(),
-                watermark: self.aligner.watermark(),
-                lanes: self.aligner.positions(),
-                changes,
-            });
+        if let Some(seat) = &self.seat {
+            seat.record_turn(&self.aligner, changes);
         }
     }
 }

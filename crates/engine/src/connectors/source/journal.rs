@@ -28,12 +28,7 @@ impl TableSource {
             self.aligner.add_lane();
         }
         if let Some(seat) = &self.seat {
-            seat.record(Decision::Join {
-                taken: self.aligner.taken(),
-                watermark: self.aligner.watermark(),
-                names,
-                traces: Vec::new(),
-            });
+            seat.record_join(&self.aligner, names, Vec::new());
         }
     }
 

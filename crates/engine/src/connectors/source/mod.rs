@@ -355,13 +355,8 @@ impl TableSource {
             self.splits.push(SplitState::new(split));
             self.aligner.add_lane();
         }
-        if let Some(seat) = self.seat.as_ref().filter(|_| !names.is_empty()) {
-            seat.record(Decision::Join {
-                taken: self.aligner.taken(),
-                watermark: self.aligner.watermark(),
-                names,
-                traces,
-            });
+        if let Some(seat) = &self.seat {
+            seat.record_join(&self.aligner, names, traces);
         }
         Ok(())
     }
