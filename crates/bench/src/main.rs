@@ -4,6 +4,7 @@
 mod baseline;
 mod data;
 mod driver;
+mod kafka;
 mod measure;
 mod numbers;
 mod postgres;
@@ -99,6 +100,10 @@ enum Command {
     /// table holds one row per window and key. Needs a server: --url, or
     /// TIDEMARK_TEST_POSTGRES (`.ci/postgres start` makes one).
     Postgres(postgres::PostgresArgs),
+    /// Checks a Kafka-compatible broker before tests trust it: a topic of
+    /// two partitions, records produced one per request, end offsets equal
+    /// to the records sent, every record read back in order.
+    KafkaCheck(kafka::KafkaCheckArgs),
     /// Runs a command with stdout on /dev/null and reports its wall time
     /// and peak resident memory on stdout.
     #[command(hide = true)]
@@ -126,6 +131,7 @@ fn main() -> ExitCode {
         Command::Nexmark(args) => driver::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
         Command::Postgres(args) => postgres::postgres(&args),
+        Command::KafkaCheck(args) => kafka::check(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };
