@@ -14,6 +14,7 @@ pub mod blackhole;
 pub mod datagen;
 pub mod filesystem;
 pub mod jdbc;
+pub mod kafka;
 pub mod nexmark;
 pub mod print;
 pub mod replay;
@@ -141,6 +142,7 @@ pub static CONNECTORS: &[&dyn Connector] = &[
     &datagen::Datagen,
     &nexmark::Nexmark,
     &replay::Replay,
+    &kafka::Kafka,
     &print::Print,
     &blackhole::Blackhole,
     &jdbc::Jdbc,
@@ -354,6 +356,6 @@ mod tests {
             let name = c.declaration().name;
             assert!(connector(name).is_some_and(|found| found.declaration().name == name));
         }
-        assert!(connector("kafka").is_none());
+        assert!(connector("pulsar").is_none());
     }
 }

@@ -1,0 +1,299 @@
+//! The kafka connector's source against a real Kafka-compatible broker: a
+//! bounded read of a topic of four partitions gives exactly what the same
+//! rows give as a folder of four files (a partition, like a file, is a
+//! split with its own watermark), at every batch size; a missing topic, a
+//! bad record and an unreachable broker are clear errors.
+//!
+//! The broker is named by `TIDEMARK_TEST_KAFKA` (host:port); `.ci/kafka
+//! start` runs a throwaway one and prints it. Without it these tests say
+//! so and pass: `.ci/run` always sets it.
+
+mod common;
+
+use common::Rng;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// The broker's servers, or None (the test is then skipped, saying so).
+fn broker(test: &str) -> Option<String> {
+    let Ok(servers) = std::env::var("TIDEMARK_TEST_KAFKA") else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "kafka_source: {test}: skipped, TIDEMARK_TEST_KAFKA is not set (see .ci/kafka)"
+        );
+        return None;
+    };
+    Some(servers)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tidemark-kafka-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Makes `topic` with `partitions` partitions, and fills each with its
+/// lines, one record per request (what the test broker counts right).
+fn topic_with(servers: &str, topic: &str, partitions: &[Vec<String>]) {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", servers)
+        .create()
+        .expect("an admin client");
+    let new = NewTopic::new(topic, partitions.len() as i32, TopicReplication::Fixed(1));
+    let options = AdminOptions::new().operation_timeout(Some(Duration::from_secs(20)));
+    for result in
+        futures_executor::block_on(admin.create_topics([&new], &options)).expect("topics created")
+    {
+        result.expect("the topic is new");
+    }
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", servers)
+        .set("batch.num.messages", "1")
+        .set("linger.ms", "0")
+        .create()
+        .expect("a producer");
+    for (p, lines) in partitions.iter().enumerate() {
+        for line in lines {
+            producer
+                .send(
+                    BaseRecord::<(), _>::to(topic)
+                        .payload(line)
+                        .partition(p as i32),
+                )
+                .map_err(|(e, _)| e)
+                .expect("sent");
+            producer.poll(Duration::ZERO);
+        }
+    }
+    producer
+        .flush(Duration::from_secs(20))
+        .expect("acknowledged");
+}
+
+/// Seeded bids for each of four partitions: out of order within a few
+/// seconds, a quiet partition that ends early, and late rows.
+fn partitions(rng: &mut Rng) -> Vec<Vec<String>> {
+    (0..4i64)
+        .map(|p| {
+            let rows: i64 = if p == 3 { 15 } else { 60 };
+            (0..rows)
+                .map(|i| {
+                    let jitter = rng.below(4_000) as i64;
+                    let late = if rng.below(20) == 0 { 12_000 } else { 0 };
+                    let ms = (i * 1_000 + jitter - late).max(0) + p * 250;
+                    format!(
+                        "2024-01-01 00:{:02}:{:02}.{:03},k{},{}",
+                        ms / 60_000,
+                        (ms / 1_000) % 60,
+                        ms % 1_000,
+                        rng.below(3),
+                        rng.below(100)
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+const QUERY: &str = "SELECT window_start, k, COUNT(*) AS n, SUM(v) AS total \
+     FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) \
+     GROUP BY window_start, window_end, k;";
+
+fn job(dir: &Path, name: &str, with: &str) -> PathBuf {
+    let job = dir.join(format!("{name}.sql"));
+    let sql = format!(
+        "CREATE TABLE bids (ts TIMESTAMP(3), k STRING, v BIGINT, \
+         WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ({with});\n{QUERY}\n"
+    );
+    std::fs::write(&job, sql).expect("the job");
+    job
+}
+
+fn run(job: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("run")
+        .args(args)
+        .arg(job)
+        .output()
+        .expect("tidemark runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn kafka_with(servers: &str, topic: &str) -> String {
+    format!(
+        "'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', \
+         'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', \
+         'format' = 'csv'"
+    )
+}
+
+#[test]
+fn a_bounded_read_of_four_partitions_gives_what_four_files_give() {
+    let Some(servers) = broker("bounded read") else {
+        return;
+    };
+    let mut rng = Rng(common::env_number("TIDEMARK_KAFKA_SEED", 0x6b61_666b));
+    let rows = partitions(&mut rng);
+    let topic = format!("bids-{}", std::process::id());
+    topic_with(&servers, &topic, &rows);
+    let dir = scratch("bounded");
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    for (p, lines) in rows.iter().enumerate() {
+        std::fs::write(dir.join(format!("parts/p{p}.csv")), lines.join("\n") + "\n").unwrap();
+    }
+    let files = run(
+        &job(
+            &dir,
+            "files",
+            "'connector' = 'filesystem', 'path' = 'parts/', 'format' = 'csv'",
+        ),
+        &[],
+    );
+    assert!(files.status.success(), "{}", text(&files.stderr));
+    let kafka_job = job(&dir, "kafka", &kafka_with(&servers, &topic));
+    let kafka = run(&kafka_job, &[]);
+    assert!(kafka.status.success(), "{}", text(&kafka.stderr));
+    assert!(!files.stdout.is_empty());
+    assert_eq!(text(&kafka.stdout), text(&files.stdout));
+    // The same late rows, counted the same.
+    let late = |o: &Output| {
+        text(&o.stderr)
+            .lines()
+            .find(|l| l.starts_with("operator WindowAggregate"))
+            .map(str::to_string)
+    };
+    assert_eq!(late(&kafka), late(&files), "{}", text(&kafka.stderr));
+    assert!(
+        text(&kafka.stderr).contains("source bids: 195 rows read"),
+        "{}",
+        text(&kafka.stderr)
+    );
+    for batch in ["1", "7"] {
+        let again = run(&kafka_job, &["--batch-size", batch]);
+        assert_eq!(
+            text(&again.stdout),
+            text(&kafka.stdout),
+            "batch size {batch}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_topic_a_bad_record_and_an_unreachable_broker_are_clear_errors() {
+    let Some(servers) = broker("errors") else {
+        return;
+    };
+    let dir = scratch("errors");
+    let missing = run(
+        &job(&dir, "missing", &kafka_with(&servers, "no-such-topic")),
+        &[],
+    );
+    assert!(!missing.status.success());
+    assert!(
+        text(&missing.stderr).contains(&format!(
+            "table bids: topic no-such-topic does not exist on the brokers {servers}"
+        )),
+        "{}",
+        text(&missing.stderr)
+    );
+
+    let topic = format!("bad-{}", std::process::id());
+    let lines = vec![
+        "2024-01-01 00:00:01,a,1".to_string(),
+        "2024-01-01 00:00:02,a,2".to_string(),
+        "2024-01-01 00:00:03,a,three".to_string(),
+    ];
+    topic_with(&servers, &topic, &[lines]);
+    let bad = run(&job(&dir, "bad", &kafka_with(&servers, &topic)), &[]);
+    assert!(!bad.status.success());
+    let err = text(&bad.stderr);
+    assert!(
+        err.contains(&format!("topic {topic}, partition 0, offset 2:")) && err.contains("three"),
+        "{err}"
+    );
+
+    let away = run(&job(&dir, "away", &kafka_with("127.0.0.1:1", &topic)), &[]);
+    assert!(!away.status.success());
+    assert!(
+        text(&away.stderr).contains("no answer from the brokers 127.0.0.1:1 within 10 s"),
+        "{}",
+        text(&away.stderr)
+    );
+}
+
+#[test]
+fn a_live_read_goes_on_without_a_quiet_partition_once_it_is_idle() {
+    let Some(servers) = broker("live read") else {
+        return;
+    };
+    let mut rng = Rng(0x11fe);
+    let rows = partitions(&mut rng);
+    let topic = format!("live-{}", std::process::id());
+    topic_with(&servers, &topic, &rows);
+    let dir = scratch("live");
+    // Unbounded: the read follows the partitions. Partition 3 goes quiet
+    // at 00:00:14; after a second it is idle and the others' windows fire.
+    let with = format!(
+        "'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', \
+         'scan.startup.mode' = 'earliest-offset', 'scan.watermark.idle-timeout' = '1 s', \
+         'format' = 'csv'"
+    );
+    let job = job(&dir, "live", &with);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .args(["run", "--trace"])
+        .arg(&job)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tidemark runs");
+    let stdout = child.stdout.take().expect("piped");
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let fired = loop {
+        match lines.recv_timeout(Duration::from_secs(20)) {
+            Ok(line) if line.starts_with("+I[2024-01-01 00:00:30.000") => break true,
+            Ok(_) => continue,
+            Err(_) => break false,
+        }
+    };
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let out = child.wait_with_output().expect("stopped");
+    let err = text(&out.stderr);
+    assert!(
+        fired,
+        "no window after the quiet partition's watermark fired: {err}"
+    );
+    let idle = err
+        .lines()
+        .find(|l| l.starts_with("IDLE"))
+        .unwrap_or_else(|| panic!("no IDLE line: {err}"));
+    // The first to go idle is the quiet one; the others follow once
+    // their rows are all read, if the stop comes later than a second.
+    assert!(idle.contains(&format!("split={topic}-3")), "{idle}");
+    assert!(
+        err.contains("source bids: 195 rows read (a split went idle"),
+        "{err}"
+    );
+}

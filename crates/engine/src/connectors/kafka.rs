@@ -1,0 +1,610 @@
+//! The `kafka` connector's source: each partition of a topic is a split
+//! with its own watermark (spec §8, §9), read by its own client from the
+//! offset the startup mode gives to the one the bounded mode gives, and
+//! decoded by the table's format (csv or json), one record a line.
+//!
+//! Partitions are assigned explicitly, never through a consumer group's
+//! rebalancing, and read with `isolation.level = read_committed`. A
+//! bounded read (`'scan.bounded.mode' = 'latest-offset'`, ...) ends each
+//! split at the end offset fixed when the job starts, so the job reads a
+//! fixed log and its output is the same on every run; an unbounded read
+//! follows the partitions, which may pause and go idle. Errors in a record
+//! name the topic, partition and offset.
+
+use super::split::{Split, SplitReader};
+use super::{in_table, Connector, OpenedSource, SourceSpec, IDLE_OPTION};
+use crate::formats::{open_decoder, Ending, FormatReader};
+use crate::runtime::read::{ReadBatch, ReadStats};
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Message, Offset, TopicPartitionList};
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{ErrorKind, Read};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tidemark_common::catalog::TableDef;
+use tidemark_common::connector::{
+    Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin, ValueKind,
+};
+use tidemark_common::{Error, Result};
+
+/// How long a request to the brokers may take before the job stops with
+/// an error naming them (an unreachable broker, a missing topic).
+const BROKER_WAIT: Duration = Duration::from_secs(10);
+
+/// How long one poll of a partition waits for a record before reporting
+/// "nothing for now": not at all. The client fetches in the background;
+/// when every input has nothing the run waits on its clock, so a reader
+/// that waited too would make each step wait once per partition.
+const POLL: Duration = Duration::ZERO;
+
+const STARTUP_MODES: &[&str] = &[
+    "group-offsets",
+    "earliest-offset",
+    "latest-offset",
+    "timestamp",
+    "specific-offsets",
+];
+
+const BOUNDED_MODES: &[&str] = &[
+    "unbounded",
+    "latest-offset",
+    "group-offsets",
+    "timestamp",
+    "specific-offsets",
+];
+
+static OPTIONS: &[OptionDecl] = &[
+    OptionDecl::flink("topic", "the topic read; several as 't1;t2'").required(),
+    OptionDecl::flink(
+        "properties.bootstrap.servers",
+        "the brokers, host:port[,host:port...]",
+    )
+    .required(),
+    OptionDecl::flink(
+        "properties.group.id",
+        "the consumer group whose committed offsets 'group-offsets' reads",
+    ),
+    OptionDecl::flink(
+        "properties.",
+        "any other client property (e.g. properties.security.protocol), passed to the client",
+    ),
+    OptionDecl::flink("scan.startup.mode", "where each partition is read from")
+        .default_value("group-offsets")
+        .kind(ValueKind::OneOf(STARTUP_MODES)),
+    OptionDecl::flink(
+        "scan.startup.specific-offsets",
+        "with 'specific-offsets': 'partition:0,offset:42;partition:1,offset:300'",
+    ),
+    OptionDecl::flink(
+        "scan.startup.timestamp-millis",
+        "with 'timestamp': each partition from its first record at or after this epoch millisecond",
+    ),
+    OptionDecl::flink("scan.bounded.mode", "where each partition's read ends")
+        .default_value("unbounded")
+        .kind(ValueKind::OneOf(BOUNDED_MODES)),
+    OptionDecl::flink(
+        "scan.bounded.specific-offsets",
+        "with 'specific-offsets': each partition's end offset, as for the startup",
+    ),
+    OptionDecl::flink(
+        "scan.bounded.timestamp-millis",
+        "with 'timestamp': each partition up to its first record at or after this epoch millisecond",
+    ),
+    IDLE_OPTION,
+];
+
+static DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "kafka",
+    origin: Origin::Flink,
+    doc: "a Kafka topic, each partition a split with its own watermark",
+    format: FormatUse::Required,
+    formats: &["csv", "json"],
+    options: OPTIONS,
+    capabilities: Capabilities {
+        read: true,
+        unbounded: true,
+        ..Capabilities::NONE
+    },
+    example: "WITH ('connector' = 'kafka', 'topic' = 'bids', 'properties.bootstrap.servers' = 'localhost:9092', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv')",
+};
+
+pub struct Kafka;
+
+impl Connector for Kafka {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &DECLARATION
+    }
+
+    fn may_pause(&self, table: &TableDef) -> bool {
+        table.option("scan.bounded.mode").unwrap_or("unbounded") == "unbounded"
+    }
+
+    fn split_kind(&self, _table: &TableDef) -> Option<&'static str> {
+        Some("partition")
+    }
+
+    fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
+        let table = spec.table;
+        let settings = Settings::of(table).map_err(in_table(&table.name))?;
+        let probe = settings.consumer()?;
+        let mut splits = Vec::new();
+        let mut ignore_parse_errors = false;
+        for topic in &settings.topics {
+            for partition in settings.partitions(&probe, topic)? {
+                let start = settings.start(&probe, topic, partition)?;
+                let end = settings.end(&probe, topic, partition)?;
+                let name = format!("{topic}-{partition}");
+                let offsets = Arc::new(Mutex::new(VecDeque::new()));
+                let records =
+                    PartitionRecords::open(&settings, topic, partition, start, end, &offsets)?;
+                let decoder = open_decoder(
+                    &table.options,
+                    Box::new(records),
+                    name.clone(),
+                    spec.columns.clone(),
+                    spec.batch_size,
+                    Ending::Stream,
+                )
+                .map_err(in_table(&table.name))?;
+                ignore_parse_errors = decoder.ignore_parse_errors;
+                let reader = PartitionReader {
+                    decoder: decoder.reader,
+                    name: name.clone(),
+                    offsets,
+                    live: end.is_none(),
+                    read: 0,
+                };
+                splits.push(Split::new(name, Box::new(reader)));
+            }
+        }
+        Ok(OpenedSource {
+            splits,
+            ignore_parse_errors,
+            discovery: None,
+        })
+    }
+}
+
+/// A table's Kafka options, read.
+struct Settings {
+    table: String,
+    servers: String,
+    topics: Vec<String>,
+    /// The client's properties: `properties.*` and ours.
+    client: BTreeMap<String, String>,
+    group: Option<String>,
+    startup: String,
+    startup_offsets: BTreeMap<i32, i64>,
+    startup_millis: Option<i64>,
+    bounded: String,
+    bounded_offsets: BTreeMap<i32, i64>,
+    bounded_millis: Option<i64>,
+}
+
+impl Settings {
+    fn of(table: &TableDef) -> Result<Self> {
+        let get = |key: &str| table.option(key).map(str::to_string);
+        let servers = get("properties.bootstrap.servers").unwrap_or_default();
+        let topics: Vec<String> = get("topic")
+            .unwrap_or_default()
+            .split(';')
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect();
+        if topics.is_empty() {
+            return Err(Error::Input("'topic' names no topic".into()));
+        }
+        let mut client = BTreeMap::new();
+        for (key, value) in &table.options {
+            if let Some(property) = key.strip_prefix("properties.") {
+                client.insert(property.to_string(), value.clone());
+            }
+        }
+        let group = client.get("group.id").cloned();
+        let startup = get("scan.startup.mode").unwrap_or_else(|| "group-offsets".into());
+        let bounded = get("scan.bounded.mode").unwrap_or_else(|| "unbounded".into());
+        let needs = |mode: &str, which: &str, key: &str| -> Result<()> {
+            if mode == which && table.option(key).is_none() {
+                return Err(Error::Input(format!("'{which}' needs '{key}'")));
+            }
+            Ok(())
+        };
+        needs(
+            &startup,
+            "specific-offsets",
+            "scan.startup.specific-offsets",
+        )?;
+        needs(&startup, "timestamp", "scan.startup.timestamp-millis")?;
+        needs(
+            &bounded,
+            "specific-offsets",
+            "scan.bounded.specific-offsets",
+        )?;
+        needs(&bounded, "timestamp", "scan.bounded.timestamp-millis")?;
+        if (startup == "group-offsets" || bounded == "group-offsets") && group.is_none() {
+            return Err(Error::Input(
+                "'group-offsets' needs 'properties.group.id' (or set 'scan.startup.mode' = 'earliest-offset')"
+                    .into(),
+            ));
+        }
+        Ok(Settings {
+            table: table.name.clone(),
+            servers,
+            topics,
+            client,
+            group,
+            startup_offsets: specific_offsets(table, "scan.startup.specific-offsets")?,
+            startup_millis: millis(table, "scan.startup.timestamp-millis")?,
+            startup,
+            bounded_offsets: specific_offsets(table, "scan.bounded.specific-offsets")?,
+            bounded_millis: millis(table, "scan.bounded.timestamp-millis")?,
+            bounded,
+        })
+    }
+
+    /// A client that reads committed records only and commits nothing.
+    fn consumer(&self) -> Result<BaseConsumer> {
+        let mut config = ClientConfig::new();
+        for (key, value) in &self.client {
+            config.set(key, value);
+        }
+        config
+            .set("bootstrap.servers", &self.servers)
+            .set("group.id", self.group.as_deref().unwrap_or("tidemark"))
+            .set("enable.auto.commit", "false")
+            .set("isolation.level", "read_committed")
+            .set("enable.partition.eof", "false");
+        config
+            .create()
+            .map_err(|e| self.error(&format!("cannot make a client for {}: {e}", self.servers)))
+    }
+
+    fn error(&self, what: &str) -> Error {
+        Error::Input(format!("table {}: {what}", self.table))
+    }
+
+    /// The partitions of `topic`, in number order.
+    fn partitions(&self, probe: &BaseConsumer, topic: &str) -> Result<Vec<i32>> {
+        let metadata = probe
+            .fetch_metadata(Some(topic), BROKER_WAIT)
+            .map_err(|e| {
+                self.error(&format!(
+                    "no answer from the brokers {} within {} s: {e}",
+                    self.servers,
+                    BROKER_WAIT.as_secs()
+                ))
+            })?;
+        let found = metadata.topics().iter().find(|t| t.name() == topic);
+        let partitions: Vec<i32> = found
+            .filter(|t| t.error().is_none())
+            .map(|t| t.partitions().iter().map(|p| p.id()).collect())
+            .unwrap_or_default();
+        if partitions.is_empty() {
+            return Err(self.error(&format!(
+                "topic {topic} does not exist on the brokers {}",
+                self.servers
+            )));
+        }
+        let mut partitions = partitions;
+        partitions.sort_unstable();
+        Ok(partitions)
+    }
+
+    /// The offset partition `p` of `topic` is read from.
+    fn start(&self, probe: &BaseConsumer, topic: &str, p: i32) -> Result<i64> {
+        let (low, high) = self.watermarks(probe, topic, p)?;
+        let at = match self.startup.as_str() {
+            "earliest-offset" => low,
+            "latest-offset" => high,
+            "specific-offsets" => *self.startup_offsets.get(&p).ok_or_else(|| {
+                self.error(&format!(
+                    "'scan.startup.specific-offsets' gives no offset for partition {p} of topic {topic}"
+                ))
+            })?,
+            "timestamp" => self.offset_at(probe, topic, p, self.startup_millis, high)?,
+            _ => self.committed(probe, topic, p, low, high)?,
+        };
+        Ok(at.clamp(low, high))
+    }
+
+    /// The offset partition `p` of `topic` is read up to (not included);
+    /// `None`: no end.
+    fn end(&self, probe: &BaseConsumer, topic: &str, p: i32) -> Result<Option<i64>> {
+        let (low, high) = self.watermarks(probe, topic, p)?;
+        let at = match self.bounded.as_str() {
+            "unbounded" => return Ok(None),
+            "latest-offset" => high,
+            "specific-offsets" => *self.bounded_offsets.get(&p).ok_or_else(|| {
+                self.error(&format!(
+                    "'scan.bounded.specific-offsets' gives no offset for partition {p} of topic {topic}"
+                ))
+            })?,
+            "timestamp" => self.offset_at(probe, topic, p, self.bounded_millis, high)?,
+            _ => self.committed(probe, topic, p, low, high)?,
+        };
+        Ok(Some(at.clamp(low, high)))
+    }
+
+    fn watermarks(&self, probe: &BaseConsumer, topic: &str, p: i32) -> Result<(i64, i64)> {
+        probe.fetch_watermarks(topic, p, BROKER_WAIT).map_err(|e| {
+            self.error(&format!(
+                "no offsets for partition {p} of topic {topic} from {}: {e}",
+                self.servers
+            ))
+        })
+    }
+
+    /// The first offset at or after `millis` in partition `p`; `high` when
+    /// there is none.
+    fn offset_at(
+        &self,
+        probe: &BaseConsumer,
+        topic: &str,
+        p: i32,
+        millis: Option<i64>,
+        high: i64,
+    ) -> Result<i64> {
+        let mut query = TopicPartitionList::new();
+        query
+            .add_partition_offset(topic, p, Offset::Offset(millis.unwrap_or(0)))
+            .map_err(|e| self.error(&e.to_string()))?;
+        let found = probe
+            .offsets_for_times(query, BROKER_WAIT)
+            .map_err(|e| self.error(&format!("cannot look up offsets by time in {topic}: {e}")))?;
+        Ok(match found.find_partition(topic, p).map(|e| e.offset()) {
+            Some(Offset::Offset(at)) => at,
+            _ => high,
+        })
+    }
+
+    /// The group's committed offset in partition `p`, or where
+    /// `properties.auto.offset.reset` says when it has none.
+    fn committed(
+        &self,
+        probe: &BaseConsumer,
+        topic: &str,
+        p: i32,
+        low: i64,
+        high: i64,
+    ) -> Result<i64> {
+        let mut query = TopicPartitionList::new();
+        query.add_partition(topic, p);
+        let found = probe.committed_offsets(query, BROKER_WAIT).map_err(|e| {
+            self.error(&format!(
+                "cannot read the committed offsets of group {}: {e}",
+                self.group.as_deref().unwrap_or("?")
+            ))
+        })?;
+        if let Some(Offset::Offset(at)) = found.find_partition(topic, p).map(|e| e.offset()) {
+            return Ok(at);
+        }
+        match self.client.get("auto.offset.reset").map(String::as_str) {
+            Some("earliest" | "smallest" | "beginning") => Ok(low),
+            Some("latest" | "largest" | "end") => Ok(high),
+            _ => Err(self.error(&format!(
+                "group {} has no committed offset in partition {p} of topic {topic}: set 'properties.auto.offset.reset' = 'earliest' or 'latest', or another 'scan.startup.mode'",
+                self.group.as_deref().unwrap_or("?")
+            ))),
+        }
+    }
+}
+
+/// `'partition:0,offset:42;partition:1,offset:300'`, by partition.
+fn specific_offsets(table: &TableDef, key: &str) -> Result<BTreeMap<i32, i64>> {
+    let mut offsets = BTreeMap::new();
+    let Some(text) = table.option(key) else {
+        return Ok(offsets);
+    };
+    for entry in text.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let mut partition = None;
+        let mut offset = None;
+        for field in entry.split(',') {
+            match field.trim().split_once(':') {
+                Some(("partition", v)) => partition = v.trim().parse::<i32>().ok(),
+                Some(("offset", v)) => offset = v.trim().parse::<i64>().ok(),
+                _ => {}
+            }
+        }
+        match (partition, offset) {
+            (Some(p), Some(o)) if p >= 0 && o >= 0 => {
+                offsets.insert(p, o);
+            }
+            _ => {
+                return Err(Error::Input(format!(
+                    "'{key}': '{entry}' is not 'partition:N,offset:M'"
+                )))
+            }
+        }
+    }
+    Ok(offsets)
+}
+
+fn millis(table: &TableDef, key: &str) -> Result<Option<i64>> {
+    table
+        .option(key)
+        .map(|v| {
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| Error::Input(format!("'{key}' must be epoch milliseconds, got '{v}'")))
+        })
+        .transpose()
+}
+
+/// One partition's records as a byte stream for the format's reader: each
+/// record's value is a line. Reading waits a little for the next record,
+/// then reports `WouldBlock` (nothing for now); at the end offset of a
+/// bounded read it ends. The offset of each line handed out is queued in
+/// `offsets`, so that rows and errors can be named by offset.
+struct PartitionRecords {
+    consumer: BaseConsumer,
+    /// The next offset to read, and where the read ends (bounded).
+    next: i64,
+    end: Option<i64>,
+    pending: Vec<u8>,
+    pos: usize,
+    offsets: Arc<Mutex<VecDeque<i64>>>,
+    label: String,
+}
+
+impl PartitionRecords {
+    fn open(
+        settings: &Settings,
+        topic: &str,
+        partition: i32,
+        start: i64,
+        end: Option<i64>,
+        offsets: &Arc<Mutex<VecDeque<i64>>>,
+    ) -> Result<Self> {
+        let consumer = settings.consumer()?;
+        let mut assignment = TopicPartitionList::new();
+        assignment
+            .add_partition_offset(topic, partition, Offset::Offset(start))
+            .map_err(|e| settings.error(&e.to_string()))?;
+        consumer.assign(&assignment).map_err(|e| {
+            settings.error(&format!(
+                "cannot read partition {partition} of topic {topic}: {e}"
+            ))
+        })?;
+        Ok(PartitionRecords {
+            consumer,
+            next: start,
+            end,
+            pending: Vec::new(),
+            pos: 0,
+            offsets: Arc::clone(offsets),
+            label: format!("topic {topic} partition {partition}"),
+        })
+    }
+}
+
+impl Read for PartitionRecords {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos == self.pending.len() {
+            if self.end.is_some_and(|end| self.next >= end) {
+                return Ok(0);
+            }
+            let Some(message) = self.consumer.poll(POLL) else {
+                return Err(ErrorKind::WouldBlock.into());
+            };
+            let message =
+                message.map_err(|e| std::io::Error::other(format!("{}: {e}", self.label)))?;
+            if self.end.is_some_and(|end| message.offset() >= end) {
+                self.next = message.offset();
+                continue;
+            }
+            self.next = message.offset() + 1;
+            // A record without a value (a tombstone) holds no row.
+            let Some(value) = message.payload() else {
+                continue;
+            };
+            self.pending.clear();
+            self.pos = 0;
+            self.pending.extend_from_slice(value);
+            if value.last() != Some(&b'\n') {
+                self.pending.push(b'\n');
+            }
+            self.offsets
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_back(message.offset());
+        }
+        let n = out.len().min(self.pending.len() - self.pos);
+        out[..n].copy_from_slice(&self.pending[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// A partition decoded by the table's format; rows are numbered by their
+/// offsets rather than their lines.
+struct PartitionReader {
+    decoder: Box<dyn FormatReader>,
+    name: String,
+    /// The offset of each line read and not yet numbered, in order.
+    offsets: Arc<Mutex<VecDeque<i64>>>,
+    live: bool,
+    /// Lines numbered so far.
+    read: u64,
+}
+
+impl PartitionReader {
+    /// The offset of line `line` (1-based, counting every record read).
+    fn offset_of(&self, queue: &VecDeque<i64>, line: u64) -> u64 {
+        let index = line.saturating_sub(self.read + 1) as usize;
+        queue.get(index).map_or(line, |o| *o as u64)
+    }
+}
+
+impl SplitReader for PartitionReader {
+    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
+        let batch = self.decoder.next_batch().map_err(|e| match e {
+            // "name:line: ..." names the record by its offset instead.
+            Error::Input(m) => Error::Input(self.rename(&m)),
+            other => other,
+        })?;
+        let Some(mut batch) = batch else {
+            return Ok(None);
+        };
+        let mut queue = self.offsets.lock().unwrap_or_else(|e| e.into_inner());
+        let last = batch
+            .lines
+            .iter()
+            .chain(batch.skipped.iter().map(|b| &b.line))
+            .copied()
+            .max();
+        for line in &mut batch.lines {
+            *line = self.offset_of(&queue, *line);
+        }
+        for bad in &mut batch.skipped {
+            bad.line = self.offset_of(&queue, bad.line);
+        }
+        if let Some(last) = last {
+            let done = (last.saturating_sub(self.read) as usize).min(queue.len());
+            queue.drain(..done);
+            self.read = last;
+        }
+        Ok(Some(batch))
+    }
+
+    fn may_pause(&self) -> bool {
+        self.live
+    }
+
+    fn stats(&self) -> ReadStats {
+        self.decoder.stats()
+    }
+
+    fn keep_raw(&mut self) {
+        self.decoder.keep_raw();
+    }
+
+    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
+        self.decoder.set_time_zone(tz);
+    }
+
+    fn unpositioned(&self) -> Option<&'static str> {
+        Some("a Kafka topic (checkpoints of Kafka offsets come with the live read)")
+    }
+}
+
+impl PartitionReader {
+    /// An error about line L of the partition, about its offset instead.
+    fn rename(&self, message: &str) -> String {
+        let prefix = format!("{}:", self.name);
+        let Some(rest) = message.strip_prefix(&prefix) else {
+            return message.to_string();
+        };
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let Ok(line) = rest[..digits].parse::<u64>() else {
+            return message.to_string();
+        };
+        let queue = self.offsets.lock().unwrap_or_else(|e| e.into_inner());
+        let offset = self.offset_of(&queue, line);
+        let (topic, partition) = self.name.rsplit_once('-').unwrap_or((&self.name, "?"));
+        format!(
+            "topic {topic}, partition {partition}, offset {offset}{}",
+            &rest[digits..]
+        )
+    }
+}
