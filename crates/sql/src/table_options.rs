@@ -287,9 +287,9 @@ mod tests {
                 Some("did you mean 'filesystem'?"),
             ),
             (
-                "⟨'connector' = 'kafka'".into(),
-                "connector 'kafka' is not supported",
-                Some("use 'filesystem', 'stdin', 'datagen', 'nexmark' or 'replay', or 'print' / 'blackhole' / 'jdbc' for a sink table"),
+                "⟨'connector' = 'kinesis'".into(),
+                "connector 'kinesis' is not supported",
+                Some("use 'filesystem', 'stdin', 'datagen', 'nexmark', 'replay' or 'kafka', or 'print' / 'blackhole' / 'jdbc' for a sink table"),
             ),
             (
                 "'connector' = 'print', ⟨'sink.parallelism' = '2'".into(),
