@@ -99,6 +99,19 @@ pub fn describe(catalog: &Catalog, name: &str, span: Span) -> Result<String> {
                 tidemark_sql::ColumnDef::Computed { name, expr, .. } if name.value == column => {
                     Some(format!("AS {expr}"))
                 }
+                tidemark_sql::ColumnDef::Metadata {
+                    name,
+                    key,
+                    virtual_column,
+                    ..
+                } if name.value == column => {
+                    let from = key
+                        .as_ref()
+                        .map(|(k, _)| format!(" FROM '{}'", k.replace('\'', "''")))
+                        .unwrap_or_default();
+                    let virtual_column = if *virtual_column { " VIRTUAL" } else { "" };
+                    Some(format!("METADATA{from}{virtual_column}"))
+                }
                 _ => None,
             })
         })

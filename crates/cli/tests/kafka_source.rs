@@ -42,6 +42,16 @@ fn scratch(name: &str) -> PathBuf {
 /// Makes `topic` with `partitions` partitions, and fills each with its
 /// lines, one record per request (what the test broker counts right).
 fn topic_with(servers: &str, topic: &str, partitions: &[Vec<String>]) {
+    let untimed: Vec<Vec<(String, Option<i64>)>> = partitions
+        .iter()
+        .map(|lines| lines.iter().map(|l| (l.clone(), None)).collect())
+        .collect();
+    timed_topic_with(servers, topic, &untimed);
+}
+
+/// As [`topic_with`], each record with the timestamp given (epoch
+/// milliseconds), or the producer's clock.
+fn timed_topic_with(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64>)>]) {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", servers)
         .create()
@@ -60,15 +70,14 @@ fn topic_with(servers: &str, topic: &str, partitions: &[Vec<String>]) {
         .create()
         .expect("a producer");
     for (p, lines) in partitions.iter().enumerate() {
-        for line in lines {
-            producer
-                .send(
-                    BaseRecord::<(), _>::to(topic)
-                        .payload(line)
-                        .partition(p as i32),
-                )
-                .map_err(|(e, _)| e)
-                .expect("sent");
+        for (line, timestamp) in lines {
+            let mut record = BaseRecord::<(), _>::to(topic)
+                .payload(line)
+                .partition(p as i32);
+            if let Some(ms) = timestamp {
+                record = record.timestamp(*ms);
+            }
+            producer.send(record).map_err(|(e, _)| e).expect("sent");
             producer.poll(Duration::ZERO);
         }
     }
@@ -186,6 +195,79 @@ fn a_bounded_read_of_four_partitions_gives_what_four_files_give() {
             "batch size {batch}"
         );
     }
+}
+
+#[test]
+fn metadata_columns_give_each_row_its_record() {
+    let Some(servers) = broker("metadata") else {
+        return;
+    };
+    // 2024-01-01 00:00:00 UTC.
+    let base = 1_704_067_200_000i64;
+    let topic = format!("meta-{}", std::process::id());
+    timed_topic_with(
+        &servers,
+        &topic,
+        &[
+            vec![
+                ("a,1".into(), Some(base + 1_000)),
+                ("a,2".into(), Some(base + 3_000)),
+            ],
+            vec![("b,10".into(), Some(base + 2_000))],
+        ],
+    );
+    let dir = scratch("metadata");
+    let with = kafka_with(&servers, &topic);
+    // Columns in declared order, metadata among them; the record's
+    // timestamp is the rowtime. Rows come from the partition whose
+    // watermark is lowest: a,1 (p0 to 00:00:00), then b,10 (p1, never
+    // read), then a,2 (p0 at 00:00:00 is below p1's 00:00:01).
+    let all = dir.join("all.sql");
+    std::fs::write(
+        &all,
+        format!(
+            "SET 'table.local-time-zone' = 'UTC';\n\
+             CREATE TABLE bids (k STRING, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', \
+             part INT METADATA FROM 'partition' VIRTUAL, v BIGINT, \
+             `offset` BIGINT METADATA VIRTUAL, topic STRING METADATA, \
+             kind STRING METADATA FROM 'timestamp-type', \
+             WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ({with});\n\
+             SELECT * FROM bids;\n"
+        ),
+    )
+    .unwrap();
+    let out = run(&all, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let want = [
+        format!("+I[a, 2024-01-01 00:00:01.000, 0, 1, 0, {topic}, CreateTime]"),
+        format!("+I[b, 2024-01-01 00:00:02.000, 1, 10, 0, {topic}, CreateTime]"),
+        format!("+I[a, 2024-01-01 00:00:03.000, 0, 2, 1, {topic}, CreateTime]"),
+    ];
+    assert_eq!(text(&out.stdout).lines().collect::<Vec<_>>(), want);
+    // Declared as TIMESTAMP(3), the timestamp is the wall-clock time in
+    // the session's zone, and windows are on it.
+    let zoned = dir.join("zoned.sql");
+    std::fs::write(
+        &zoned,
+        format!(
+            "SET 'table.local-time-zone' = 'Asia/Shanghai';\n\
+             CREATE TABLE bids (k STRING, v BIGINT, ts TIMESTAMP(3) METADATA FROM 'timestamp', \
+             WATERMARK FOR ts AS ts) WITH ({with});\n\
+             SELECT window_start, SUM(v) AS total \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
+             GROUP BY window_start, window_end;\n"
+        ),
+    )
+    .unwrap();
+    let out = run(&zoned, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).lines().collect::<Vec<_>>(),
+        [
+            "+I[2024-01-01 08:00:00.000, 1]",
+            "+I[2024-01-01 08:00:02.000, 12]"
+        ]
+    );
 }
 
 #[test]

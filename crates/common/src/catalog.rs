@@ -9,18 +9,31 @@ use std::path::PathBuf;
 #[derive(Clone, Debug)]
 pub struct TableDef {
     pub name: String,
-    /// All columns: physical ones first (in file order), then computed ones.
+    /// All columns in declared order: what `SELECT *` gives.
     pub schema: Schema,
-    /// How many leading columns of `schema` are physical.
-    pub physical: usize,
-    /// One expression per computed column, over the physical columns.
-    pub computed: Vec<Expr>,
+    /// What each column of `schema` is, in the same order.
+    pub kinds: Vec<ColumnKind>,
     pub watermark: Option<Watermark>,
     /// `WITH (...)` options, keys as written.
     pub options: BTreeMap<String, String>,
     /// The folder a relative `'path'` resolves against.
     pub base_dir: PathBuf,
     pub primary_key: Vec<String>,
+}
+
+/// Where a column's values come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnKind {
+    /// Decoded from the rows by the format.
+    Physical,
+    /// Given by the connector beside each row (a Kafka record's
+    /// timestamp, partition, offset), under `key`; a `VIRTUAL` one is
+    /// left out when the table is written.
+    Metadata { key: String, virtual_column: bool },
+    /// Computed over the columns read: the expression's column indices
+    /// are into [`TableDef::read_columns`], physical columns first, then
+    /// metadata ones.
+    Computed(Expr),
 }
 
 #[derive(Clone, Debug)]
@@ -32,6 +45,64 @@ pub struct Watermark {
 }
 
 impl TableDef {
+    /// A table whose columns are all physical.
+    pub fn physical_only(name: &str, schema: Schema, options: BTreeMap<String, String>) -> Self {
+        TableDef {
+            name: name.to_string(),
+            kinds: vec![ColumnKind::Physical; schema.len()],
+            schema,
+            watermark: None,
+            options,
+            base_dir: PathBuf::new(),
+            primary_key: Vec::new(),
+        }
+    }
+
+    /// The columns a read produces before anything is computed, as
+    /// indices into `schema`: the physical ones, then the metadata ones,
+    /// each in declared order.
+    pub fn read_columns(&self) -> Vec<usize> {
+        let of = |physical: bool| {
+            self.kinds
+                .iter()
+                .enumerate()
+                .filter(move |(_, k)| match k {
+                    ColumnKind::Physical => physical,
+                    ColumnKind::Metadata { .. } => !physical,
+                    ColumnKind::Computed(_) => false,
+                })
+                .map(|(i, _)| i)
+        };
+        of(true).chain(of(false)).collect()
+    }
+
+    /// The physical columns, as indices into `schema`.
+    pub fn physical_columns(&self) -> Vec<usize> {
+        (0..self.kinds.len())
+            .filter(|i| self.kinds[*i] == ColumnKind::Physical)
+            .collect()
+    }
+
+    /// The metadata columns in declared order: index into `schema` and key.
+    pub fn metadata_columns(&self) -> Vec<(usize, &str)> {
+        self.kinds
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| match k {
+                ColumnKind::Metadata { key, .. } => Some((i, key.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The expression of column `column` when it is computed.
+    pub fn computed(&self, column: usize) -> Option<&Expr> {
+        match self.kinds.get(column) {
+            Some(ColumnKind::Computed(expr)) => Some(expr),
+            _ => None,
+        }
+    }
+
     pub fn option(&self, key: &str) -> Option<&str> {
         self.options.get(key).map(String::as_str)
     }

@@ -30,6 +30,9 @@ pub enum ValueKind {
     PositiveDuration,
     /// A duration, or 0.
     Duration,
+    /// An option of Flink's that tidemark does not act on yet: refused by
+    /// name, with its doc saying why and what to write instead.
+    NotSupported,
 }
 
 /// One option of a connector or format.
@@ -60,6 +63,14 @@ impl OptionDecl {
             kind: ValueKind::Text,
             doc,
             check: None,
+        }
+    }
+
+    /// A Flink option refused by name: `why` says what to write instead.
+    pub const fn not_yet(key: &'static str, why: &'static str) -> Self {
+        OptionDecl {
+            kind: ValueKind::NotSupported,
+            ..Self::flink(key, why)
         }
     }
 
@@ -151,6 +162,54 @@ impl Capabilities {
     };
 }
 
+/// A metadata column a connector gives beside each row.
+#[derive(Clone, Debug)]
+pub struct MetadataDecl {
+    /// The key `METADATA FROM` names, e.g. `timestamp`.
+    pub key: &'static str,
+    /// The type the connector gives; a column may be declared as any type
+    /// this casts to.
+    pub ty: crate::SqlType,
+    /// Whether a written table takes it; a read-only one must be `VIRTUAL`
+    /// in a table that is written.
+    pub writable: bool,
+    pub doc: &'static str,
+    /// Set for a key Flink's connector has and tidemark does not yet: why.
+    pub not_supported: Option<&'static str>,
+}
+
+impl MetadataDecl {
+    /// A key that reads give, of type `ty`.
+    pub const fn read_only(key: &'static str, ty: crate::SqlType, doc: &'static str) -> Self {
+        MetadataDecl {
+            key,
+            ty,
+            writable: false,
+            doc,
+            not_supported: None,
+        }
+    }
+
+    /// A key that reads give and writes take.
+    pub const fn writable(self) -> Self {
+        MetadataDecl {
+            writable: true,
+            ..self
+        }
+    }
+
+    /// A key of Flink's that tidemark refuses by name, saying why.
+    pub const fn not_yet(key: &'static str, why: &'static str) -> Self {
+        MetadataDecl {
+            key,
+            ty: crate::SqlType::Null,
+            writable: false,
+            doc: why,
+            not_supported: Some(why),
+        }
+    }
+}
+
 /// A connector's declaration.
 #[derive(Debug)]
 pub struct ConnectorDecl {
@@ -163,6 +222,8 @@ pub struct ConnectorDecl {
     pub formats: &'static [&'static str],
     pub options: &'static [OptionDecl],
     pub capabilities: Capabilities,
+    /// The metadata columns its tables may declare (`METADATA FROM`).
+    pub metadata: &'static [MetadataDecl],
     /// A WITH clause to show when a required option is missing.
     pub example: &'static str,
 }

@@ -324,14 +324,20 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
                     table.name, field.name
                 );
             }
+            let from = match table.kinds.get(column) {
+                Some(tidemark_common::catalog::ColumnKind::Metadata { key, .. }) => {
+                    format!(" (metadata '{key}')")
+                }
+                _ => String::new(),
+            };
             match &table.watermark {
                 Some(w) if w.column == column => match tidemark_engine::split_kind(table) {
                     None => format!(
-                        "rowtime {}.{}; watermark: the running maximum of {}, after every row",
+                        "rowtime {}.{}{from}; watermark: the running maximum of {}, after every row",
                         table.name, field.name, w.expr
                     ),
                     Some(kind) => format!(
-                        "rowtime {}.{}; watermark: per {kind}, the running maximum of {} over its rows, after every row; the table's is the lowest of its {kind}s' (never going back), rows taken from the {kind} whose watermark is lowest",
+                        "rowtime {}.{}{from}; watermark: per {kind}, the running maximum of {} over its rows, after every row; the table's is the lowest of its {kind}s' (never going back), rows taken from the {kind} whose watermark is lowest",
                         table.name, field.name, w.expr
                     ),
                 },

@@ -27,6 +27,7 @@ static COUNTER: ConnectorDecl = ConnectorDecl {
         read: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'counter', 'to' = '10')",
 };
 

@@ -6,7 +6,7 @@ use crate::types::sql_type;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use tidemark_common::catalog::{TableDef, Watermark};
+use tidemark_common::catalog::{ColumnKind, TableDef, Watermark};
 use tidemark_common::connector::Declarations;
 use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Field, Result, Schema, Span};
@@ -113,43 +113,82 @@ impl Catalog {
                 crate::statement::span_of(create.name.span),
             ));
         }
-        let mut physical = Vec::new();
-        for col in &create.columns {
-            if let ColumnDef::Physical {
-                name,
-                data_type,
-                not_null,
-                span,
-            } = col
-            {
+        let options = options_map(&create.options);
+        // What the read gives before anything is computed: the physical
+        // columns, then the metadata ones, each in declared order.
+        let mut read_fields = Vec::new();
+        for metadata in [false, true] {
+            for col in &create.columns {
+                let (name, data_type, not_null, span) = match col {
+                    ColumnDef::Physical {
+                        name,
+                        data_type,
+                        not_null,
+                        span,
+                    } if !metadata => (name, data_type, not_null, span),
+                    ColumnDef::Metadata {
+                        name,
+                        data_type,
+                        not_null,
+                        span,
+                        ..
+                    } if metadata => (name, data_type, not_null, span),
+                    _ => continue,
+                };
                 let mut field = Field::new(name.value.clone(), sql_type(data_type, *span)?);
                 field.nullable = !not_null;
-                physical.push(field);
+                read_fields.push(field);
             }
         }
-        let physical_schema = Schema::new(physical.clone());
-        let mut fields = physical;
-        let mut computed = Vec::new();
+        let read_schema = Schema::new(read_fields.clone());
+        let physical_count = create
+            .columns
+            .iter()
+            .filter(|c| matches!(c, ColumnDef::Physical { .. }))
+            .count();
+        let mut metadata = read_fields.split_off(physical_count).into_iter();
+        let mut physical = read_fields.into_iter();
+        let mut fields = Vec::new();
+        let mut kinds = Vec::new();
         for col in &create.columns {
-            if let ColumnDef::Computed { name, expr, span } = col {
-                let bound = ExprBinder::new(&physical_schema, "a computed column").bind(expr)?;
-                let proctime = matches!(
-                    bound,
-                    Expr::Function {
-                        func: ScalarFunction::ProcTime,
-                        ..
-                    }
-                );
-                if !proctime && bound.to_string().contains("PROCTIME()") {
-                    return Err(
-                        Error::plan("PROCTIME() must be the whole computed column", *span)
-                            .with_hint(
-                                "declare `pt AS PROCTIME()` and compute from pt in the query",
-                            ),
-                    );
+            match col {
+                ColumnDef::Physical { .. } => {
+                    fields.extend(physical.next());
+                    kinds.push(ColumnKind::Physical);
                 }
-                fields.push(Field::new(name.value.clone(), bound.ty()).proctime(proctime));
-                computed.push(bound);
+                ColumnDef::Metadata {
+                    name,
+                    key,
+                    virtual_column,
+                    ..
+                } => {
+                    fields.extend(metadata.next());
+                    kinds.push(ColumnKind::Metadata {
+                        key: key
+                            .as_ref()
+                            .map_or_else(|| name.value.clone(), |(k, _)| k.clone()),
+                        virtual_column: *virtual_column,
+                    });
+                }
+                ColumnDef::Computed { name, expr, span } => {
+                    let bound = ExprBinder::new(&read_schema, "a computed column").bind(expr)?;
+                    let proctime = matches!(
+                        bound,
+                        Expr::Function {
+                            func: ScalarFunction::ProcTime,
+                            ..
+                        }
+                    );
+                    if !proctime && bound.to_string().contains("PROCTIME()") {
+                        return Err(Error::plan(
+                            "PROCTIME() must be the whole computed column",
+                            *span,
+                        )
+                        .with_hint("declare `pt AS PROCTIME()` and compute from pt in the query"));
+                    }
+                    fields.push(Field::new(name.value.clone(), bound.ty()).proctime(proctime));
+                    kinds.push(ColumnKind::Computed(bound));
+                }
             }
         }
         let mut seen = std::collections::HashSet::new();
@@ -203,8 +242,8 @@ impl Catalog {
                 Some(Watermark { column, expr })
             }
         };
-        let options = options_map(&create.options);
         crate::table_options::validate(&self.connectors, &options, create)?;
+        crate::table_options::validate_metadata(&self.connectors, &options, create, &schema)?;
         let primary_key = create.primary_key.iter().map(|i| i.value.clone()).collect();
         self.declarations
             .insert(key.clone(), Arc::new(create.clone()));
@@ -212,9 +251,8 @@ impl Catalog {
             key,
             Arc::new(TableDef {
                 name: create.name.value.clone(),
-                physical: physical_schema.len(),
                 schema,
-                computed,
+                kinds,
                 watermark,
                 options,
                 base_dir: base_dir.to_path_buf(),

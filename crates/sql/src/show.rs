@@ -36,7 +36,7 @@ impl Catalog {
         let mut items = Vec::new();
         for column in &decl.columns {
             match column {
-                ColumnDef::Physical { name, .. } => {
+                ColumnDef::Physical { name, .. } | ColumnDef::Metadata { name, .. } => {
                     let Some(field) = table.schema.fields.iter().find(|f| f.name == name.value)
                     else {
                         return Err(Error::Internal(format!(
@@ -45,11 +45,22 @@ impl Catalog {
                         )));
                     };
                     let not_null = if field.nullable { "" } else { " NOT NULL" };
-                    items.push(format!(
-                        "{} {}{not_null}",
-                        quote_ident(&field.name),
-                        field.ty
-                    ));
+                    let mut item = format!("{} {}{not_null}", quote_ident(&field.name), field.ty);
+                    if let ColumnDef::Metadata {
+                        key,
+                        virtual_column,
+                        ..
+                    } = column
+                    {
+                        item.push_str(" METADATA");
+                        if let Some((key, _)) = key {
+                            item.push_str(&format!(" FROM {}", quote_string(key)));
+                        }
+                        if *virtual_column {
+                            item.push_str(" VIRTUAL");
+                        }
+                    }
+                    items.push(item);
                 }
                 ColumnDef::Computed { name, expr, .. } => {
                     items.push(format!("{} AS {expr}", quote_ident(&name.value)));

@@ -117,12 +117,24 @@ pub enum ColumnDef {
         expr: ast::Expr,
         span: Span,
     },
+    /// `name TYPE METADATA [FROM 'key'] [VIRTUAL]`: a value the connector
+    /// gives beside each row; the key is the column's name when not given.
+    Metadata {
+        name: Ident,
+        data_type: DataType,
+        not_null: bool,
+        key: Option<(String, Span)>,
+        virtual_column: bool,
+        span: Span,
+    },
 }
 
 impl ColumnDef {
     pub fn name(&self) -> &Ident {
         match self {
-            ColumnDef::Physical { name, .. } | ColumnDef::Computed { name, .. } => name,
+            ColumnDef::Physical { name, .. }
+            | ColumnDef::Computed { name, .. }
+            | ColumnDef::Metadata { name, .. } => name,
         }
     }
 }
@@ -444,12 +456,31 @@ fn parse_create_table(parser: &mut Parser) -> Result<Statement, ParserError> {
                 if !not_null {
                     let _ = parser.parse_keyword(Keyword::NULL);
                 }
-                columns.push(ColumnDef::Physical {
-                    name,
-                    data_type,
-                    not_null,
-                    span: spanned(parser, item_start),
-                });
+                if parse_word(parser, "METADATA") {
+                    let key = if parser.parse_keyword(Keyword::FROM) {
+                        let key_start = start_span(parser);
+                        let key = parser.parse_literal_string()?;
+                        Some((key, spanned(parser, key_start)))
+                    } else {
+                        None
+                    };
+                    let virtual_column = parse_word(parser, "VIRTUAL");
+                    columns.push(ColumnDef::Metadata {
+                        name,
+                        data_type,
+                        not_null,
+                        key,
+                        virtual_column,
+                        span: spanned(parser, item_start),
+                    });
+                } else {
+                    columns.push(ColumnDef::Physical {
+                        name,
+                        data_type,
+                        not_null,
+                        span: spanned(parser, item_start),
+                    });
+                }
             }
         }
         if parser.consume_token(&Token::Comma) {

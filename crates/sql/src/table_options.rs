@@ -5,12 +5,12 @@
 //! is accepted that nothing acts on.
 
 use crate::expr_binder::nearest;
-use crate::statement::CreateTable;
+use crate::statement::{ColumnDef, CreateTable};
 use std::collections::BTreeMap;
 use tidemark_common::connector::{
     ConnectorDecl, Declarations, FormatDecl, FormatUse, OptionDecl, ValueKind,
 };
-use tidemark_common::{Error, Result, Span};
+use tidemark_common::{Error, Result, Schema, Span};
 
 /// Checks `options` (the map of `create.options`) against `declarations`.
 pub fn validate(
@@ -38,6 +38,22 @@ pub fn validate(
     let Some(connector) = declarations.connector(name) else {
         return Err(unknown_connector(declarations, name, span_of("connector")));
     };
+    // Before the format: `value.format` in place of `format` is refused
+    // by its name, not as a missing 'format'.
+    for key in options.keys() {
+        if let Some(refused) = connector
+            .option(key)
+            .filter(|o| o.kind == ValueKind::NotSupported)
+        {
+            return Err(Error::plan(
+                format!(
+                    "option '{key}' of the {} connector is not supported yet: {}",
+                    connector.name, refused.doc
+                ),
+                span_of(key),
+            ));
+        }
+    }
     let format = format_of(declarations, connector, options, &span_of)?;
     for (key, value) in options {
         if key == "connector" || (key == "format" && format.is_some()) {
@@ -67,6 +83,96 @@ pub fn validate(
     }
     if let Some(format) = format {
         (format.check)(options).map_err(|message| Error::plan(message, span_of("format")))?;
+    }
+    Ok(())
+}
+
+/// Checks the metadata columns of `create` (typed in `schema`) against
+/// what its connector gives: a key it has, once, as a type it casts to.
+pub fn validate_metadata(
+    declarations: &Declarations,
+    options: &BTreeMap<String, String>,
+    create: &CreateTable,
+    schema: &Schema,
+) -> Result<()> {
+    let connector = options
+        .get("connector")
+        .and_then(|name| declarations.connector(name));
+    let mut used: Vec<(String, &str)> = Vec::new();
+    for col in &create.columns {
+        let ColumnDef::Metadata {
+            name, key, span, ..
+        } = col
+        else {
+            continue;
+        };
+        let (key, key_span) = match key {
+            Some((k, s)) => (k.as_str(), *s),
+            None => (name.value.as_str(), *span),
+        };
+        let Some(connector) = connector else {
+            continue;
+        };
+        let known: Vec<&str> = connector
+            .metadata
+            .iter()
+            .filter(|m| m.not_supported.is_none())
+            .map(|m| m.key)
+            .collect();
+        let Some(decl) = connector.metadata.iter().find(|m| m.key == key) else {
+            let mut err = Error::plan(
+                format!(
+                    "the {} connector has no metadata key '{key}'",
+                    connector.name
+                ),
+                key_span,
+            );
+            err = match nearest(key, known.iter().copied()) {
+                Some(near) => err.with_hint(format!("did you mean '{near}'?")),
+                None if known.is_empty() => err.with_hint(format!(
+                    "the {} connector gives no metadata columns: declare '{}' as a column of the rows",
+                    connector.name, name.value
+                )),
+                None => err.with_hint(format!(
+                    "the {} connector gives {}",
+                    connector.name,
+                    known.join(", ")
+                )),
+            };
+            return Err(err);
+        };
+        if let Some(why) = decl.not_supported {
+            return Err(Error::plan(
+                format!(
+                    "metadata '{key}' of the {} connector is not supported yet: {why}",
+                    connector.name
+                ),
+                key_span,
+            ));
+        }
+        if let Some((other, _)) = used.iter().find(|(_, k)| *k == key) {
+            return Err(Error::plan(
+                format!(
+                    "columns '{other}' and '{}' both read metadata '{key}'",
+                    name.value
+                ),
+                *span,
+            )
+            .with_hint("declare one and compute the other from it"));
+        }
+        used.push((name.value.clone(), key));
+        let Some(field) = schema.index_of(&name.value).map(|i| schema.field(i)) else {
+            continue;
+        };
+        if field.ty != decl.ty && !crate::types::can_cast(&decl.ty, &field.ty) {
+            return Err(Error::plan(
+                format!(
+                    "metadata column '{}' cannot be {}: the {} connector gives '{key}' as {}, which does not cast to it",
+                    name.value, field.ty, connector.name, decl.ty
+                ),
+                *span,
+            ));
+        }
     }
     Ok(())
 }
@@ -156,7 +262,7 @@ fn unknown_option(
 /// Whether `value` is one `declared` takes: the message says why not.
 fn check_value(declared: &OptionDecl, key: &str, value: &str) -> Result<(), String> {
     match declared.kind {
-        ValueKind::Text => {}
+        ValueKind::Text | ValueKind::NotSupported => {}
         ValueKind::Bool => {
             if !value.eq_ignore_ascii_case("true") && !value.eq_ignore_ascii_case("false") {
                 return Err(format!(
@@ -215,9 +321,15 @@ mod tests {
         let head = "CREATE TABLE t (a INT) WITH (";
         let marker = with.find('⟨').expect("the case marks the error position");
         let col = (head.len() + with[..marker].chars().count() + 1) as u64;
-        let sql = format!("{head}{})", with.replace('⟨', ""));
+        declare(&format!("{head}{})", with.replace('⟨', "")), col)
+    }
+
+    /// Declares `sql`, which must fail: the message, the hint and whether
+    /// the error is at column `col`.
+    fn declare(sql: &str, col: u64) -> Result<(String, Option<String>, bool)> {
+        let with = sql;
         let mut catalog = Catalog::new(tidemark_engine::declarations());
-        let statements = parse_script(&sql)?;
+        let statements = parse_script(sql)?;
         let Some(Statement::CreateTable(create)) = statements.first() else {
             panic!("not a CREATE TABLE: {sql}");
         };
@@ -229,6 +341,58 @@ mod tests {
             }) => Ok((message, hint, span.start_col == col)),
             other => panic!("expected an error for {with}, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn bad_metadata_columns_fail_where_they_are_written() -> Result<()> {
+        let kafka = "'connector' = 'kafka', 'topic' = 'x', \
+                     'properties.bootstrap.servers' = 'h:9092', 'format' = 'csv'";
+        let fs = "'connector' = 'filesystem', 'path' = 'x.csv', 'format' = 'csv'";
+        let cases = [
+            (
+                "a INT, ts TIMESTAMP_LTZ(3) METADATA FROM ⟨'timestmp'",
+                kafka,
+                "the kafka connector has no metadata key 'timestmp'",
+                Some("did you mean 'timestamp'?"),
+            ),
+            (
+                "a INT, h STRING METADATA FROM ⟨'headers'",
+                kafka,
+                "metadata 'headers' of the kafka connector is not supported yet: it is a MAP<STRING, BYTES>, and tidemark has no MAP or BYTES type",
+                None,
+            ),
+            (
+                "a INT, ⟨p TIMESTAMP(3) METADATA FROM 'partition'",
+                kafka,
+                "metadata column 'p' cannot be TIMESTAMP(3): the kafka connector gives 'partition' as INT, which does not cast to it",
+                None,
+            ),
+            (
+                "a INT, t1 TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', ⟨`timestamp` TIMESTAMP(3) METADATA",
+                kafka,
+                "columns 't1' and 'timestamp' both read metadata 'timestamp'",
+                Some("declare one and compute the other from it"),
+            ),
+            (
+                "a INT, f STRING METADATA FROM ⟨'file.path'",
+                fs,
+                "the filesystem connector has no metadata key 'file.path'",
+                Some("the filesystem connector gives no metadata columns: declare 'f' as a column of the rows"),
+            ),
+        ];
+        for (columns, with, message, hint) in cases {
+            let head = "CREATE TABLE t (";
+            let marker = columns
+                .find('⟨')
+                .expect("the case marks the error position");
+            let col = (head.len() + columns[..marker].chars().count() + 1) as u64;
+            let sql = format!("{head}{}) WITH ({with})", columns.replace('⟨', ""));
+            let (got, got_hint, at_marker) = declare(&sql, col)?;
+            assert_eq!(got, message, "{sql}");
+            assert!(at_marker, "the caret is not at the marker: {sql}");
+            assert_eq!(got_hint.as_deref(), hint, "{sql}");
+        }
+        Ok(())
     }
 
     #[test]
@@ -290,6 +454,27 @@ mod tests {
                 "⟨'connector' = 'kinesis'".into(),
                 "connector 'kinesis' is not supported",
                 Some("use 'filesystem', 'stdin', 'datagen', 'nexmark', 'replay' or 'kafka', or 'print' / 'blackhole' / 'jdbc' for a sink table"),
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 ⟨'value.format' = 'json'"
+                    .into(),
+                "option 'value.format' of the kafka connector is not supported yet: write 'format', which is the value's format",
+                None,
+            ),
+            (
+                "'connector' = 'kafka', ⟨'topic-pattern' = 'bids-.*', 'properties.bootstrap.servers' = 'h:9092', \
+                 'format' = 'csv'"
+                    .into(),
+                "option 'topic-pattern' of the kafka connector is not supported yet: name the topics in 'topic', as 't1;t2'",
+                None,
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'format' = 'csv', ⟨'sink.partitioner' = 'fixed'"
+                    .into(),
+                "option 'sink.partitioner' of the kafka connector is not supported yet: a kafka table is read, not written, so far",
+                None,
             ),
             (
                 "'connector' = 'print', ⟨'sink.parallelism' = '2'".into(),

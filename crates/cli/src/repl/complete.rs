@@ -384,7 +384,12 @@ fn with_candidates(head: &str) -> Option<Vec<String>> {
             let Some(connector) = connector else {
                 return Some(vec!["connector".into()]);
             };
-            let mut keys: Vec<&str> = connector.options.iter().map(|o| o.key).collect();
+            let mut keys: Vec<&str> = connector
+                .options
+                .iter()
+                .filter(|o| o.kind != ValueKind::NotSupported)
+                .map(|o| o.key)
+                .collect();
             if connector.format != FormatUse::None {
                 keys.push("format");
             }

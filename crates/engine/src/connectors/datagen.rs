@@ -535,6 +535,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         unbounded: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'datagen', 'number-of-rows' = '100')",
 };
 

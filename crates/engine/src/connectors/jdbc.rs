@@ -601,6 +601,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         upsert: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'jdbc', 'url' = 'postgresql://localhost:5432/db', 'table-name' = 'totals')",
 };
 

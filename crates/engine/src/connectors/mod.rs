@@ -95,6 +95,9 @@ pub struct SourceSpec<'a> {
     pub table: &'a TableDef,
     /// The physical columns the reader makes, by name and type.
     pub columns: Vec<(String, SqlType)>,
+    /// The metadata the reader gives after them, by key, one column each
+    /// in the type the connector declares for it.
+    pub metadata: Vec<String>,
     pub batch_size: usize,
     /// How many threads may read it.
     pub parallel: ParallelRead,
@@ -251,12 +254,11 @@ fn options_reference() -> String {
                 (false, Some(d)) => format!("`{d}`"),
                 (false, None) => String::new(),
             };
-            let _ = writeln!(
-                out,
-                "| {key} | {default} | {} | {} |",
-                origin(o.origin),
-                o.doc
-            );
+            let doc = match o.kind {
+                ValueKind::NotSupported => format!("not supported yet: {}", o.doc),
+                _ => o.doc.to_string(),
+            };
+            let _ = writeln!(out, "| {key} | {default} | {} | {doc} |", origin(o.origin));
         }
         out.push('\n');
     };
@@ -290,6 +292,17 @@ fn options_reference() -> String {
             can.join(", "),
         );
         table(&mut out, connector.options);
+        if !connector.metadata.is_empty() {
+            out.push_str("| metadata key | type | meaning |\n| --- | --- | --- |\n");
+            for m in connector.metadata {
+                let ty = match m.not_supported {
+                    Some(_) => "not supported yet".to_string(),
+                    None => format!("`{}`", m.ty),
+                };
+                let _ = writeln!(out, "| `{}` | {ty} | {} |", m.key, m.doc);
+            }
+            out.push('\n');
+        }
     }
     for format in crate::formats::FORMATS {
         let _ = writeln!(

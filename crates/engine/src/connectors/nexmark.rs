@@ -397,6 +397,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         read: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'nexmark', 'stream' = 'bid')",
 };
 

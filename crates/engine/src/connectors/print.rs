@@ -28,6 +28,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         side_output: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'print')",
 };
 

@@ -52,6 +52,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         unbounded: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'replay', 'path' = 'arrivals/', 'format' = 'csv', 'replay.arrival-column' = 'arrived')",
 };
 

@@ -102,6 +102,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         unbounded: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'stdin', 'format' = 'csv')",
 };
 

@@ -194,8 +194,7 @@ mod tests {
         TableDef {
             name: "logs".into(),
             schema: Schema::new(vec![]),
-            physical: 0,
-            computed: vec![],
+            kinds: vec![],
             watermark: None,
             options: Default::default(),
             base_dir: dir.to_path_buf(),

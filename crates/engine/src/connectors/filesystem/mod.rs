@@ -53,6 +53,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         unbounded: true,
         ..Capabilities::NONE
     },
+    metadata: &[],
     example: "WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
 };
 

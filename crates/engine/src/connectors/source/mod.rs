@@ -7,6 +7,7 @@
 mod checkpoint;
 mod idle;
 mod journal;
+mod layout;
 mod rows;
 
 use super::filesystem::parallel::ParallelRead;
@@ -20,12 +21,12 @@ use crate::time::align::{Aligner, HeldWatermark, Next, PREFETCH_ROWS};
 use crate::time::clock::Clock;
 use crate::time::journal::{Decision, Seat};
 use crate::time::trace::{instant, TraceEvent, TraceLine};
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
-use tidemark_common::expr::{Expr, ScalarFunction};
+use tidemark_common::expr::Expr;
 use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
 use tidemark_common::{Error, Result};
 
@@ -86,6 +87,8 @@ pub struct Idleness {
 }
 
 pub struct TableSource {
+    /// How the table's columns are made from what is read.
+    layout: layout::Layout,
     table: Arc<TableDef>,
     /// The table's splits; split `k` is lane `k` of `aligner`.
     splits: Vec<SplitState>,
@@ -135,20 +138,16 @@ impl TableSource {
         ctx: EvalContext,
         clock: Clock,
     ) -> Result<Self> {
-        let columns: Vec<(String, tidemark_common::SqlType)> = table.schema.fields
-            [..table.physical]
-            .iter()
-            .map(|f| (f.name.clone(), f.ty.clone()))
-            .collect();
         let opened = super::opening(&table)?.open_source(SourceSpec {
             table: &table,
-            columns,
+            columns: layout::physical_columns(&table),
+            metadata: layout::metadata_keys(&table),
             batch_size,
             parallel,
             clock: clock.clone(),
         })?;
         let mut source =
-            Self::with_splits(table, opened.splits, ctx, clock, opened.ignore_parse_errors);
+            Self::with_splits(table, opened.splits, ctx, clock, opened.ignore_parse_errors)?;
         source.looked_at = source.clock.now();
         source.discovery = opened.discovery;
         Ok(source)
@@ -160,11 +159,13 @@ impl TableSource {
         ctx: EvalContext,
         clock: Clock,
         ignore_parse_errors: bool,
-    ) -> Self {
+    ) -> Result<Self> {
         for split in &mut splits {
             split.reader.set_time_zone(ctx.time_zone);
         }
-        TableSource {
+        let given = super::of_table(&table).map_or(&[][..], |c| c.declaration().metadata);
+        Ok(TableSource {
+            layout: layout::Layout::of(&table, given)?,
             schema: table.schema.to_arrow(),
             table,
             aligner: Aligner::new(splits.len()),
@@ -186,7 +187,7 @@ impl TableSource {
             rowtimes: None,
             seat: None,
             unjoined: Vec::new(),
-        }
+        })
     }
 
     /// The clock this table reads (shared with the run's other tables).

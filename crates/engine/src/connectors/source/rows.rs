@@ -5,32 +5,14 @@
 use super::*;
 
 impl TableSource {
-    /// The physical columns followed by the computed ones; `proc_times`
-    /// holds the processing time of each row, for `PROCTIME()` columns.
+    /// The table's columns from a batch read; `proc_times` holds the
+    /// processing time of each row, for `PROCTIME()` columns.
     pub(super) fn with_computed(
         &self,
-        physical: &RecordBatch,
+        read: &RecordBatch,
         proc_times: &[i64],
     ) -> Result<RecordBatch> {
-        let mut columns: Vec<ArrayRef> = physical.columns().to_vec();
-        for expr in &self.table.computed {
-            if let Expr::Function {
-                func: ScalarFunction::ProcTime,
-                ..
-            } = expr
-            {
-                let times = arrow::array::TimestampMillisecondArray::from(proc_times.to_vec())
-                    .with_timezone(tidemark_common::LTZ_ARROW_TZ);
-                columns.push(Arc::new(times));
-                continue;
-            }
-            columns.push(evaluate(expr, physical, &self.ctx)?);
-        }
-        Ok(RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &arrow::array::RecordBatchOptions::new().with_row_count(Some(physical.num_rows())),
-        )?)
+        self.layout.columns(read, proc_times, &self.ctx)
     }
 
     /// Pushes `chunk` (its rows at `lines`) with the skipped rows `bad`
@@ -162,11 +144,7 @@ impl TableSource {
                     .find(|&i| rowtime.is_null(i))
                     .unwrap_or(0);
                 let field = &self.table.schema.field(wm.column).name;
-                let why = match wm
-                        .column
-                        .checked_sub(self.table.physical)
-                        .and_then(|c| self.table.computed.get(c))
-                    {
+                let why = match self.table.computed(wm.column) {
                         Some(computed) => format!(
                             " ('{field}' is {computed}, which is NULL when its input is NULL or out of range, as an epoch in micro- or nanoseconds read as milliseconds is)"
                         ),

@@ -3,7 +3,7 @@
 use super::*;
 use crate::connectors::split::{SplitDiscovery, SplitReader};
 use crate::runtime::read::ReadBatch;
-use arrow::array::Int64Array;
+use arrow::array::{ArrayRef, Int64Array};
 use arrow::datatypes::Int64Type;
 use tidemark_common::SqlType;
 use tidemark_common::{Field, Schema};
@@ -64,8 +64,7 @@ fn source(splits: &[(&str, Vec<i64>)]) -> TableSource {
     let table = TableDef {
         name: "t".into(),
         schema: Schema::new(vec![Field::new("n", SqlType::BigInt)]),
-        physical: 1,
-        computed: vec![],
+        kinds: vec![tidemark_common::catalog::ColumnKind::Physical],
         watermark: None,
         options: Default::default(),
         base_dir: Default::default(),
@@ -88,6 +87,7 @@ fn source(splits: &[(&str, Vec<i64>)]) -> TableSource {
         Clock::System,
         false,
     )
+    .expect("a table of physical columns")
 }
 
 /// The values of the chunks `source` gives until its end.
@@ -201,8 +201,7 @@ fn followed_folder(found_on_resume: bool) -> TableSource {
     let table = TableDef {
         name: "t".into(),
         schema: Schema::new(vec![Field::new("ts", ts.clone())]),
-        physical: 1,
-        computed: vec![],
+        kinds: vec![tidemark_common::catalog::ColumnKind::Physical],
         watermark: Some(tidemark_common::catalog::Watermark {
             column: 0,
             expr: Expr::Column {
@@ -228,7 +227,8 @@ fn followed_folder(found_on_resume: bool) -> TableSource {
         EvalContext::default(),
         Clock::System,
         false,
-    );
+    )
+    .expect("a table of physical columns");
     if found_on_resume {
         t.unjoined.push(SplitState::new(split("b.csv", 2_000)));
     } else {

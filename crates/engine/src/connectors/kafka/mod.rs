@@ -11,32 +11,27 @@
 //! follows the partitions, which may pause and go idle. Errors in a record
 //! name the topic, partition and offset.
 
-use super::split::{Split, SplitReader};
+mod records;
+
+use super::split::Split;
 use super::{in_table, Connector, OpenedSource, SourceSpec, IDLE_OPTION};
-use crate::formats::{open_decoder, Ending, FormatReader};
-use crate::runtime::read::{ReadBatch, ReadStats};
+use crate::formats::{open_decoder, Ending};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::{Message, Offset, TopicPartitionList};
+use rdkafka::{Offset, TopicPartitionList};
+use records::{PartitionReader, PartitionRecords};
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{ErrorKind, Read};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::connector::{
-    Capabilities, ConnectorDecl, FormatUse, OptionDecl, Origin, ValueKind,
+    Capabilities, ConnectorDecl, FormatUse, MetadataDecl, OptionDecl, Origin, ValueKind,
 };
-use tidemark_common::{Error, Result};
+use tidemark_common::{Error, Result, SqlType};
 
 /// How long a request to the brokers may take before the job stops with
 /// an error naming them (an unreachable broker, a missing topic).
 const BROKER_WAIT: Duration = Duration::from_secs(10);
-
-/// How long one poll of a partition waits for a record before reporting
-/// "nothing for now": not at all. The client fetches in the background;
-/// when every input has nothing the run waits on its clock, so a reader
-/// that waited too would make each step wait once per partition.
-const POLL: Duration = Duration::ZERO;
 
 const STARTUP_MODES: &[&str] = &[
     "group-offsets",
@@ -92,6 +87,68 @@ static OPTIONS: &[OptionDecl] = &[
         "with 'timestamp': each partition up to its first record at or after this epoch millisecond",
     ),
     IDLE_OPTION,
+    OptionDecl::not_yet(
+        "key.format",
+        "records are read by their value; declare the value's columns and 'format'",
+    ),
+    OptionDecl::not_yet(
+        "key.fields",
+        "records are read by their value; declare the value's columns and 'format'",
+    ),
+    OptionDecl::not_yet(
+        "key.fields-prefix",
+        "records are read by their value; declare the value's columns and 'format'",
+    ),
+    OptionDecl::not_yet(
+        "value.format",
+        "write 'format', which is the value's format",
+    ),
+    OptionDecl::not_yet(
+        "value.fields-include",
+        "the value holds every physical column ('ALL')",
+    ),
+    OptionDecl::not_yet(
+        "topic-pattern",
+        "name the topics in 'topic', as 't1;t2'",
+    ),
+    OptionDecl::not_yet(
+        "scan.topic-partition-discovery.interval",
+        "the partitions are those a topic has when the job starts",
+    ),
+    OptionDecl::not_yet(
+        "scan.parallelism",
+        "partitions are read by the source threads 'parallelism.default' gives",
+    ),
+    OptionDecl::not_yet(
+        "sink.",
+        "a kafka table is read, not written, so far",
+    ),
+];
+
+static METADATA: &[MetadataDecl] = &[
+    MetadataDecl::read_only("topic", SqlType::String, "the topic the record is in"),
+    MetadataDecl::read_only("partition", SqlType::Int, "the partition the record is in"),
+    MetadataDecl::read_only(
+        "offset",
+        SqlType::BigInt,
+        "the record's offset in its partition",
+    ),
+    MetadataDecl::read_only(
+        "timestamp",
+        SqlType::TimestampLtz(3),
+        "the record's timestamp (may be the rowtime)",
+    )
+    .writable(),
+    MetadataDecl::read_only(
+        "timestamp-type",
+        SqlType::String,
+        "NoTimestampType, CreateTime or LogAppendTime",
+    ),
+    MetadataDecl::not_yet(
+        "headers",
+        "it is a MAP<STRING, BYTES>, and tidemark has no MAP or BYTES type",
+    ),
+    MetadataDecl::not_yet("leader-epoch", "the client does not report it"),
 ];
 
 static DECLARATION: ConnectorDecl = ConnectorDecl {
@@ -106,6 +163,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
         unbounded: true,
         ..Capabilities::NONE
     },
+    metadata: METADATA,
     example: "WITH ('connector' = 'kafka', 'topic' = 'bids', 'properties.bootstrap.servers' = 'localhost:9092', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv')",
 };
 
@@ -135,9 +193,9 @@ impl Connector for Kafka {
                 let start = settings.start(&probe, topic, partition)?;
                 let end = settings.end(&probe, topic, partition)?;
                 let name = format!("{topic}-{partition}");
-                let offsets = Arc::new(Mutex::new(VecDeque::new()));
+                let handed = Arc::new(Mutex::new(VecDeque::new()));
                 let records =
-                    PartitionRecords::open(&settings, topic, partition, start, end, &offsets)?;
+                    PartitionRecords::open(&settings, topic, partition, start, end, &handed)?;
                 let decoder = open_decoder(
                     &table.options,
                     Box::new(records),
@@ -151,7 +209,10 @@ impl Connector for Kafka {
                 let reader = PartitionReader {
                     decoder: decoder.reader,
                     name: name.clone(),
-                    offsets,
+                    topic: topic.clone(),
+                    partition,
+                    handed,
+                    metadata: spec.metadata.clone(),
                     live: end.is_none(),
                     read: 0,
                 };
@@ -429,182 +490,4 @@ fn millis(table: &TableDef, key: &str) -> Result<Option<i64>> {
                 .map_err(|_| Error::Input(format!("'{key}' must be epoch milliseconds, got '{v}'")))
         })
         .transpose()
-}
-
-/// One partition's records as a byte stream for the format's reader: each
-/// record's value is a line. Reading waits a little for the next record,
-/// then reports `WouldBlock` (nothing for now); at the end offset of a
-/// bounded read it ends. The offset of each line handed out is queued in
-/// `offsets`, so that rows and errors can be named by offset.
-struct PartitionRecords {
-    consumer: BaseConsumer,
-    /// The next offset to read, and where the read ends (bounded).
-    next: i64,
-    end: Option<i64>,
-    pending: Vec<u8>,
-    pos: usize,
-    offsets: Arc<Mutex<VecDeque<i64>>>,
-    label: String,
-}
-
-impl PartitionRecords {
-    fn open(
-        settings: &Settings,
-        topic: &str,
-        partition: i32,
-        start: i64,
-        end: Option<i64>,
-        offsets: &Arc<Mutex<VecDeque<i64>>>,
-    ) -> Result<Self> {
-        let consumer = settings.consumer()?;
-        let mut assignment = TopicPartitionList::new();
-        assignment
-            .add_partition_offset(topic, partition, Offset::Offset(start))
-            .map_err(|e| settings.error(&e.to_string()))?;
-        consumer.assign(&assignment).map_err(|e| {
-            settings.error(&format!(
-                "cannot read partition {partition} of topic {topic}: {e}"
-            ))
-        })?;
-        Ok(PartitionRecords {
-            consumer,
-            next: start,
-            end,
-            pending: Vec::new(),
-            pos: 0,
-            offsets: Arc::clone(offsets),
-            label: format!("topic {topic} partition {partition}"),
-        })
-    }
-}
-
-impl Read for PartitionRecords {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.pos == self.pending.len() {
-            if self.end.is_some_and(|end| self.next >= end) {
-                return Ok(0);
-            }
-            let Some(message) = self.consumer.poll(POLL) else {
-                return Err(ErrorKind::WouldBlock.into());
-            };
-            let message =
-                message.map_err(|e| std::io::Error::other(format!("{}: {e}", self.label)))?;
-            if self.end.is_some_and(|end| message.offset() >= end) {
-                self.next = message.offset();
-                continue;
-            }
-            self.next = message.offset() + 1;
-            // A record without a value (a tombstone) holds no row.
-            let Some(value) = message.payload() else {
-                continue;
-            };
-            self.pending.clear();
-            self.pos = 0;
-            self.pending.extend_from_slice(value);
-            if value.last() != Some(&b'\n') {
-                self.pending.push(b'\n');
-            }
-            self.offsets
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back(message.offset());
-        }
-        let n = out.len().min(self.pending.len() - self.pos);
-        out[..n].copy_from_slice(&self.pending[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
-    }
-}
-
-/// A partition decoded by the table's format; rows are numbered by their
-/// offsets rather than their lines.
-struct PartitionReader {
-    decoder: Box<dyn FormatReader>,
-    name: String,
-    /// The offset of each line read and not yet numbered, in order.
-    offsets: Arc<Mutex<VecDeque<i64>>>,
-    live: bool,
-    /// Lines numbered so far.
-    read: u64,
-}
-
-impl PartitionReader {
-    /// The offset of line `line` (1-based, counting every record read).
-    fn offset_of(&self, queue: &VecDeque<i64>, line: u64) -> u64 {
-        let index = line.saturating_sub(self.read + 1) as usize;
-        queue.get(index).map_or(line, |o| *o as u64)
-    }
-}
-
-impl SplitReader for PartitionReader {
-    fn next_batch(&mut self) -> Result<Option<ReadBatch>> {
-        let batch = self.decoder.next_batch().map_err(|e| match e {
-            // "name:line: ..." names the record by its offset instead.
-            Error::Input(m) => Error::Input(self.rename(&m)),
-            other => other,
-        })?;
-        let Some(mut batch) = batch else {
-            return Ok(None);
-        };
-        let mut queue = self.offsets.lock().unwrap_or_else(|e| e.into_inner());
-        let last = batch
-            .lines
-            .iter()
-            .chain(batch.skipped.iter().map(|b| &b.line))
-            .copied()
-            .max();
-        for line in &mut batch.lines {
-            *line = self.offset_of(&queue, *line);
-        }
-        for bad in &mut batch.skipped {
-            bad.line = self.offset_of(&queue, bad.line);
-        }
-        if let Some(last) = last {
-            let done = (last.saturating_sub(self.read) as usize).min(queue.len());
-            queue.drain(..done);
-            self.read = last;
-        }
-        Ok(Some(batch))
-    }
-
-    fn may_pause(&self) -> bool {
-        self.live
-    }
-
-    fn stats(&self) -> ReadStats {
-        self.decoder.stats()
-    }
-
-    fn keep_raw(&mut self) {
-        self.decoder.keep_raw();
-    }
-
-    fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
-        self.decoder.set_time_zone(tz);
-    }
-
-    fn unpositioned(&self) -> Option<&'static str> {
-        Some("a Kafka topic (checkpoints of Kafka offsets come with the live read)")
-    }
-}
-
-impl PartitionReader {
-    /// An error about line L of the partition, about its offset instead.
-    fn rename(&self, message: &str) -> String {
-        let prefix = format!("{}:", self.name);
-        let Some(rest) = message.strip_prefix(&prefix) else {
-            return message.to_string();
-        };
-        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        let Ok(line) = rest[..digits].parse::<u64>() else {
-            return message.to_string();
-        };
-        let queue = self.offsets.lock().unwrap_or_else(|e| e.into_inner());
-        let offset = self.offset_of(&queue, line);
-        let (topic, partition) = self.name.rsplit_once('-').unwrap_or((&self.name, "?"));
-        format!(
-            "topic {topic}, partition {partition}, offset {offset}{}",
-            &rest[digits..]
-        )
-    }
 }
