@@ -19,7 +19,7 @@ use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{corrupt, StateReader, StateWriter};
 use tidemark_engine::StagedRename;
 
-const MAGIC: &[u8] = b"tidemark checkpoint 1\n";
+const MAGIC: &[u8] = b"tidemark checkpoint 2\n";
 
 /// The file's name in the checkpoint folder.
 const FILE: &str = "checkpoint";

@@ -746,7 +746,7 @@ fn a_damaged_checkpoint_is_an_error_not_a_crash() {
     let staged = checkpointed.join(".out1.csv.inprogress");
     let original = std::fs::read(&checkpoint).expect("a checkpoint was taken");
     let staged_bytes = std::fs::read(&staged).expect("staged output");
-    const MAGIC: &[u8] = b"tidemark checkpoint 1\n";
+    const MAGIC: &[u8] = b"tidemark checkpoint 2\n";
     let body = &original[MAGIC.len() + 4..];
     let mut outcomes = [0u32; 2];
     for case in 0..cases {

@@ -271,6 +271,121 @@ fn metadata_columns_give_each_row_its_record() {
 }
 
 #[test]
+fn a_checkpointed_read_resumes_each_partition_where_it_stood() {
+    let Some(servers) = broker("checkpoint") else {
+        return;
+    };
+    let mut rng = Rng(common::env_number("TIDEMARK_KAFKA_SEED", 0x0c4e_c4b0));
+    let rows = partitions(&mut rng);
+    let topic = format!("resume-{}", std::process::id());
+    topic_with(&servers, &topic, &rows);
+    let group = format!("tidemark-test-{}", std::process::id());
+    let dir = scratch("resume");
+    let insert = |checkpoints: &str| {
+        format!(
+            "{checkpoints}CREATE TABLE bids (ts TIMESTAMP(3), k STRING, v BIGINT, \
+             WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) WITH ({}, \
+             'properties.group.id' = '{group}');\n\
+             CREATE TABLE totals (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT) \
+             WITH ('connector' = 'filesystem', 'path' = 'totals.csv', 'format' = 'csv');\n\
+             INSERT INTO totals {QUERY}\n",
+            kafka_with(&servers, &topic)
+        )
+    };
+    let (plain, resumed) = (dir.join("plain"), dir.join("resumed"));
+    for (folder, checkpoints) in [
+        (&plain, ""),
+        (
+            &resumed,
+            "SET 'execution.checkpointing.dir' = 'ckpt';\n\
+             SET 'execution.checkpointing.interval' = '20 rows';\n",
+        ),
+    ] {
+        std::fs::create_dir_all(folder).unwrap();
+        std::fs::write(folder.join("job.sql"), insert(checkpoints)).unwrap();
+    }
+    let reference = run(&plain.join("job.sql"), &["--batch-size", "5"]);
+    assert!(reference.status.success(), "{}", text(&reference.stderr));
+    let want = std::fs::read_to_string(plain.join("totals.csv")).unwrap();
+    assert!(want.lines().count() > 10, "{want}");
+
+    let crashed = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .args(["run", "--batch-size", "5"])
+        .arg(resumed.join("job.sql"))
+        .env("TIDEMARK_CRASH_AFTER_BATCHES", "25")
+        .output()
+        .expect("tidemark runs");
+    assert!(!crashed.status.success(), "the injected crash ends the run");
+    assert!(
+        resumed.join("ckpt/checkpoint").exists(),
+        "a checkpoint was taken"
+    );
+    // Records that came after the first start are past the bounded read's
+    // end, which the checkpoint keeps: the resumed run does not read them.
+    topic_with_more(&servers, &topic, 0, &["2024-01-01 00:00:50,k9,1000"]);
+    let again = run(&resumed.join("job.sql"), &["--batch-size", "5", "--resume"]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let got = std::fs::read_to_string(resumed.join("totals.csv")).unwrap();
+    assert_eq!(got, want);
+
+    // Each checkpoint committed where the partitions stood to the group.
+    let committed = committed_offsets(&servers, &group, &topic, 4);
+    let ends = [60, 60, 60, 15];
+    assert!(
+        committed
+            .iter()
+            .zip(ends)
+            .all(|(c, end)| (0..=end).contains(c)),
+        "{committed:?}"
+    );
+    assert!(committed.iter().sum::<i64>() >= 100, "{committed:?}");
+}
+
+/// Appends `lines` to partition `p` of `topic`.
+fn topic_with_more(servers: &str, topic: &str, p: i32, lines: &[&str]) {
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", servers)
+        .set("batch.num.messages", "1")
+        .create()
+        .expect("a producer");
+    for line in lines {
+        producer
+            .send(BaseRecord::<(), _>::to(topic).payload(*line).partition(p))
+            .map_err(|(e, _)| e)
+            .expect("sent");
+    }
+    producer
+        .flush(Duration::from_secs(20))
+        .expect("acknowledged");
+}
+
+/// The offsets `group` committed in the first `partitions` partitions of
+/// `topic` (-1 for none).
+fn committed_offsets(servers: &str, group: &str, topic: &str, partitions: i32) -> Vec<i64> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", servers)
+        .set("group.id", group)
+        .create()
+        .expect("a consumer");
+    let mut query = rdkafka::TopicPartitionList::new();
+    for p in 0..partitions {
+        query.add_partition(topic, p);
+    }
+    let found = consumer
+        .committed_offsets(query, Duration::from_secs(20))
+        .expect("the group's offsets");
+    (0..partitions)
+        .map(
+            |p| match found.find_partition(topic, p).map(|e| e.offset()) {
+                Some(rdkafka::Offset::Offset(at)) => at,
+                _ => -1,
+            },
+        )
+        .collect()
+}
+
+#[test]
 fn a_missing_topic_a_bad_record_and_an_unreachable_broker_are_clear_errors() {
     let Some(servers) = broker("errors") else {
         return;

@@ -83,6 +83,12 @@ pub trait SplitReader: Send {
         None
     }
 
+    /// The checkpoint holding [`SplitReader::position`] is durable (no
+    /// row was read since): tell the input, for those who watch it.
+    fn checkpoint_taken(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// Goes on from `at`, a position [`SplitReader::position`] gave in an
     /// earlier run: checks that the input is still the one read then.
     fn resume(&mut self, _at: &ReadPosition) -> Result<()> {

@@ -186,6 +186,17 @@ impl PipelineSource {
         }
     }
 
+    /// The checkpoint just written is durable: inputs may say so
+    /// upstream (a Kafka group's committed offsets).
+    fn checkpoint_taken(&mut self) -> Result<()> {
+        match self {
+            PipelineSource::Table(t) => t.checkpoint_taken(),
+            PipelineSource::Union(u) => u
+                .branches_mut()
+                .try_for_each(|b| b.source.checkpoint_taken()),
+        }
+    }
+
     fn at_checkpoint_point(&self) -> bool {
         match self {
             _ if self.replaying() => false,
@@ -450,7 +461,7 @@ impl Pipeline {
     /// Takes a checkpoint: the state, handed to the sink to write with its
     /// own.
     fn checkpoint(
-        &self,
+        &mut self,
         rows_read: u64,
         rows_emitted: u64,
         final_watermark: i64,
@@ -460,7 +471,8 @@ impl Pipeline {
         sink(RunOutput::Checkpoint {
             state: &state,
             rows_read,
-        })
+        })?;
+        self.source.checkpoint_taken()
     }
 
     /// Rows read and the input's watermark.

@@ -20,6 +20,10 @@ pub struct ReadPosition {
     /// CRC-32 of the bytes before `offset`: a resumed run checks that the
     /// file it reads on from is the one the checkpoint read.
     pub prefix_crc: u32,
+    /// Where a bounded read of an input that grows ends (a Kafka
+    /// partition's end offset, fixed when the job started): a resumed run
+    /// ends there too.
+    pub end: Option<u64>,
 }
 
 impl Persist for ReadPosition {
@@ -27,6 +31,7 @@ impl Persist for ReadPosition {
         w.put(&self.offset);
         w.put(&self.line);
         w.put(&self.prefix_crc);
+        w.put(&self.end);
         for n in [
             self.stats.rows_read,
             self.stats.fields_nulled,
@@ -42,6 +47,7 @@ impl Persist for ReadPosition {
             offset: r.get()?,
             line: r.get()?,
             prefix_crc: r.get()?,
+            end: r.get()?,
             stats: ReadStats {
                 rows_read: r.get()?,
                 fields_nulled: r.get()?,

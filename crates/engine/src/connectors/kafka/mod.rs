@@ -20,8 +20,8 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 use records::{PartitionReader, PartitionRecords};
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::connector::{
@@ -160,6 +160,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     options: OPTIONS,
     capabilities: Capabilities {
         read: true,
+        checkpoint_read: true,
         unbounded: true,
         ..Capabilities::NONE
     },
@@ -184,7 +185,7 @@ impl Connector for Kafka {
 
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
         let table = spec.table;
-        let settings = Settings::of(table).map_err(in_table(&table.name))?;
+        let settings = Arc::new(Settings::of(table).map_err(in_table(&table.name))?);
         let probe = settings.consumer()?;
         let mut splits = Vec::new();
         let mut ignore_parse_errors = false;
@@ -193,9 +194,8 @@ impl Connector for Kafka {
                 let start = settings.start(&probe, topic, partition)?;
                 let end = settings.end(&probe, topic, partition)?;
                 let name = format!("{topic}-{partition}");
-                let handed = Arc::new(Mutex::new(VecDeque::new()));
-                let records =
-                    PartitionRecords::open(&settings, topic, partition, start, end, &handed)?;
+                let (records, handed, consumer) =
+                    PartitionRecords::open(&settings, topic, partition, start, end)?;
                 let decoder = open_decoder(
                     &table.options,
                     Box::new(records),
@@ -208,6 +208,9 @@ impl Connector for Kafka {
                 ignore_parse_errors = decoder.ignore_parse_errors;
                 let reader = PartitionReader {
                     decoder: decoder.reader,
+                    settings: Arc::clone(&settings),
+                    consumer,
+                    end,
                     name: name.clone(),
                     topic: topic.clone(),
                     partition,
@@ -235,6 +238,9 @@ struct Settings {
     /// The client's properties: `properties.*` and ours.
     client: BTreeMap<String, String>,
     group: Option<String>,
+    /// Whether checkpoints commit offsets to the group
+    /// (`properties.commit.offsets.on.checkpoint`, true unless false).
+    commit_on_checkpoint: bool,
     startup: String,
     startup_offsets: BTreeMap<i32, i64>,
     startup_millis: Option<i64>,
@@ -263,6 +269,17 @@ impl Settings {
             }
         }
         let group = client.get("group.id").cloned();
+        // Flink's own property, not the client's.
+        let commit_on_checkpoint = match client.remove("commit.offsets.on.checkpoint") {
+            None => true,
+            Some(v) if v.eq_ignore_ascii_case("true") => true,
+            Some(v) if v.eq_ignore_ascii_case("false") => false,
+            Some(v) => {
+                return Err(Error::Input(format!(
+                    "'properties.commit.offsets.on.checkpoint' must be 'true' or 'false', not '{v}'"
+                )))
+            }
+        };
         let startup = get("scan.startup.mode").unwrap_or_else(|| "group-offsets".into());
         let bounded = get("scan.bounded.mode").unwrap_or_else(|| "unbounded".into());
         let needs = |mode: &str, which: &str, key: &str| -> Result<()> {
@@ -295,6 +312,7 @@ impl Settings {
             topics,
             client,
             group,
+            commit_on_checkpoint,
             startup_offsets: specific_offsets(table, "scan.startup.specific-offsets")?,
             startup_millis: millis(table, "scan.startup.timestamp-millis")?,
             startup,
@@ -319,6 +337,11 @@ impl Settings {
         config
             .create()
             .map_err(|e| self.error(&format!("cannot make a client for {}: {e}", self.servers)))
+    }
+
+    /// The group checkpoints commit offsets to, if they do.
+    fn commit_group(&self) -> Option<&str> {
+        self.group.as_deref().filter(|_| self.commit_on_checkpoint)
     }
 
     fn error(&self, what: &str) -> Error {
@@ -385,6 +408,12 @@ impl Settings {
             _ => self.committed(probe, topic, p, low, high)?,
         };
         Ok(Some(at.clamp(low, high)))
+    }
+
+    /// The first and the next offset of partition `p` of `topic`, asked
+    /// of a new client.
+    fn offsets_of(&self, topic: &str, p: i32) -> Result<(i64, i64)> {
+        self.watermarks(&self.consumer()?, topic, p)
     }
 
     fn watermarks(&self, probe: &BaseConsumer, topic: &str, p: i32) -> Result<(i64, i64)> {

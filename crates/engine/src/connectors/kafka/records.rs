@@ -6,13 +6,13 @@
 use super::Settings;
 use crate::connectors::split::SplitReader;
 use crate::formats::FormatReader;
-use crate::runtime::read::{ReadBatch, ReadStats};
+use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
 use arrow::array::{
     ArrayRef, Int32Array, Int64Array, RecordBatch, RecordBatchOptions, StringArray,
     TimestampMillisecondArray,
 };
 use arrow::datatypes::{Field, Schema};
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::message::Timestamp;
 use rdkafka::{Message, Offset, TopicPartitionList};
 use std::collections::VecDeque;
@@ -37,8 +37,20 @@ pub(super) struct RecordMeta {
     timestamp_type: &'static str,
 }
 
-/// The records handed to the format and not yet numbered, in order.
-pub(super) type Handed = Arc<Mutex<VecDeque<RecordMeta>>>;
+/// What a partition's records have handed to the format: the records not
+/// yet numbered, in order, and the offset the client reads next.
+#[derive(Debug, Default)]
+pub(super) struct Fetched {
+    records: VecDeque<RecordMeta>,
+    next: i64,
+}
+
+pub(super) type Handed = Arc<Mutex<Fetched>>;
+
+/// What has been handed, whoever held the lock when a thread panicked.
+fn lock(handed: &Handed) -> std::sync::MutexGuard<'_, Fetched> {
+    handed.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// One partition's records as a byte stream for the format's reader: each
 /// record's value is a line. Reading reports `WouldBlock` when no record
@@ -46,9 +58,8 @@ pub(super) type Handed = Arc<Mutex<VecDeque<RecordMeta>>>;
 /// each line handed out came from is queued in `handed`, so that rows and
 /// errors can be named by offset and given their metadata.
 pub(super) struct PartitionRecords {
-    consumer: BaseConsumer,
-    /// The next offset to read, and where the read ends (bounded).
-    next: i64,
+    consumer: Arc<BaseConsumer>,
+    /// Where the read ends (bounded).
     end: Option<i64>,
     pending: Vec<u8>,
     pos: usize,
@@ -57,15 +68,16 @@ pub(super) struct PartitionRecords {
 }
 
 impl PartitionRecords {
+    /// Reads `partition` of `topic` from offset `start` to `end`; what it
+    /// hands out is told in a new `handed`.
     pub(super) fn open(
         settings: &Settings,
         topic: &str,
         partition: i32,
         start: i64,
         end: Option<i64>,
-        handed: &Handed,
-    ) -> Result<Self> {
-        let consumer = settings.consumer()?;
+    ) -> Result<(Self, Handed, Arc<BaseConsumer>)> {
+        let consumer = Arc::new(settings.consumer()?);
         let mut assignment = TopicPartitionList::new();
         assignment
             .add_partition_offset(topic, partition, Offset::Offset(start))
@@ -75,22 +87,26 @@ impl PartitionRecords {
                 "cannot read partition {partition} of topic {topic}: {e}"
             ))
         })?;
-        Ok(PartitionRecords {
-            consumer,
+        let handed = Arc::new(Mutex::new(Fetched {
+            records: VecDeque::new(),
             next: start,
+        }));
+        let records = PartitionRecords {
+            consumer: Arc::clone(&consumer),
             end,
             pending: Vec::new(),
             pos: 0,
-            handed: Arc::clone(handed),
+            handed: Arc::clone(&handed),
             label: format!("topic {topic} partition {partition}"),
-        })
+        };
+        Ok((records, handed, consumer))
     }
 }
 
 impl Read for PartitionRecords {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         while self.pos == self.pending.len() {
-            if self.end.is_some_and(|end| self.next >= end) {
+            if self.end.is_some_and(|end| lock(&self.handed).next >= end) {
                 return Ok(0);
             }
             let Some(message) = self.consumer.poll(POLL) else {
@@ -98,11 +114,12 @@ impl Read for PartitionRecords {
             };
             let message =
                 message.map_err(|e| std::io::Error::other(format!("{}: {e}", self.label)))?;
+            let mut handed = lock(&self.handed);
             if self.end.is_some_and(|end| message.offset() >= end) {
-                self.next = message.offset();
+                handed.next = message.offset();
                 continue;
             }
-            self.next = message.offset() + 1;
+            handed.next = message.offset() + 1;
             // A record without a value (a tombstone) holds no row.
             let Some(value) = message.payload() else {
                 continue;
@@ -118,14 +135,11 @@ impl Read for PartitionRecords {
                 Timestamp::CreateTime(t) => (t, "CreateTime"),
                 Timestamp::LogAppendTime(t) => (t, "LogAppendTime"),
             };
-            self.handed
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back(RecordMeta {
-                    offset: message.offset(),
-                    timestamp,
-                    timestamp_type,
-                });
+            handed.records.push_back(RecordMeta {
+                offset: message.offset(),
+                timestamp,
+                timestamp_type,
+            });
         }
         let n = out.len().min(self.pending.len() - self.pos);
         out[..n].copy_from_slice(&self.pending[self.pos..self.pos + n]);
@@ -139,6 +153,12 @@ impl Read for PartitionRecords {
 /// follow the decoded ones.
 pub(super) struct PartitionReader {
     pub(super) decoder: Box<dyn FormatReader>,
+    /// What reads the partition again from a checkpoint's offset.
+    pub(super) settings: Arc<Settings>,
+    /// The client reading it, which commits the group's offsets.
+    pub(super) consumer: Arc<BaseConsumer>,
+    /// Where a bounded read ends.
+    pub(super) end: Option<i64>,
     /// `topic-partition`, the split's name.
     pub(super) name: String,
     pub(super) topic: String,
@@ -153,12 +173,14 @@ pub(super) struct PartitionReader {
 
 impl PartitionReader {
     /// The record of line `line` (1-based, counting every record read).
-    fn record_of<'q>(&self, queue: &'q VecDeque<RecordMeta>, line: u64) -> Option<&'q RecordMeta> {
-        queue.get(line.saturating_sub(self.read + 1) as usize)
+    fn record_of<'q>(&self, fetched: &'q Fetched, line: u64) -> Option<&'q RecordMeta> {
+        fetched
+            .records
+            .get(line.checked_sub(self.read + 1)? as usize)
     }
 
-    fn offset_of(&self, queue: &VecDeque<RecordMeta>, line: u64) -> u64 {
-        self.record_of(queue, line)
+    fn offset_of(&self, fetched: &Fetched, line: u64) -> u64 {
+        self.record_of(fetched, line)
             .map_or(line, |r| r.offset as u64)
     }
 
@@ -225,8 +247,7 @@ impl PartitionReader {
         let Ok(line) = rest[..digits].parse::<u64>() else {
             return message.to_string();
         };
-        let queue = self.handed.lock().unwrap_or_else(|e| e.into_inner());
-        let offset = self.offset_of(&queue, line);
+        let offset = self.offset_of(&lock(&self.handed), line);
         format!(
             "topic {}, partition {}, offset {offset}{}",
             self.topic,
@@ -246,7 +267,8 @@ impl SplitReader for PartitionReader {
         let Some(mut batch) = batch else {
             return Ok(None);
         };
-        let mut queue = self.handed.lock().unwrap_or_else(|e| e.into_inner());
+        let handed = Arc::clone(&self.handed);
+        let mut queue = lock(&handed);
         let last = batch
             .lines
             .iter()
@@ -272,8 +294,8 @@ impl SplitReader for PartitionReader {
             bad.line = self.offset_of(&queue, bad.line);
         }
         if let Some(last) = last {
-            let done = (last.saturating_sub(self.read) as usize).min(queue.len());
-            queue.drain(..done);
+            let done = (last.saturating_sub(self.read) as usize).min(queue.records.len());
+            queue.records.drain(..done);
             self.read = last;
         }
         Ok(Some(batch))
@@ -296,6 +318,96 @@ impl SplitReader for PartitionReader {
     }
 
     fn unpositioned(&self) -> Option<&'static str> {
-        Some("a Kafka topic (checkpoints of Kafka offsets come with the live read)")
+        None
+    }
+
+    fn track_position(&mut self) {
+        self.decoder.hash_prefix();
+    }
+
+    fn between_batches(&self) -> bool {
+        self.decoder.between_batches()
+    }
+
+    /// The offset of the next record to make rows of: the first record
+    /// the format holds unread, or the one the client reads next; the
+    /// counts so far; and the end of a bounded read.
+    fn position(&self) -> Option<ReadPosition> {
+        let at = self.decoder.position()?;
+        let fetched = lock(&self.handed);
+        let next = self
+            .record_of(&fetched, at.line)
+            .map_or(fetched.next, |r| r.offset);
+        Some(ReadPosition {
+            offset: u64::try_from(next).ok()?,
+            line: at.line,
+            stats: at.stats,
+            prefix_crc: 0,
+            end: self.end.and_then(|e| u64::try_from(e).ok()),
+        })
+    }
+
+    /// Commits the offset of the checkpoint to the table's consumer
+    /// group, as Flink does, for those who watch the group's lag; a
+    /// resumed run reads its offsets from the checkpoint, not the group.
+    fn checkpoint_taken(&mut self) -> Result<()> {
+        let Some(group) = self.settings.commit_group() else {
+            return Ok(());
+        };
+        let Some(at) = self.position() else {
+            return Ok(());
+        };
+        let mut offsets = TopicPartitionList::new();
+        let commit = offsets
+            .add_partition_offset(
+                &self.topic,
+                self.partition,
+                Offset::Offset(at.offset as i64),
+            )
+            .and_then(|()| self.consumer.commit(&offsets, CommitMode::Sync));
+        commit.map_err(|e| {
+            self.settings.error(&format!(
+                "cannot commit offset {} of partition {} of topic {} to group {group}: {e} \
+                 (set 'properties.commit.offsets.on.checkpoint' = 'false' not to commit)",
+                at.offset, self.partition, self.topic
+            ))
+        })
+    }
+
+    /// Reads on from the checkpoint's offset to its end, which must both
+    /// still be in the partition.
+    fn resume(&mut self, at: &ReadPosition) -> Result<()> {
+        let offset = i64::try_from(at.offset)
+            .map_err(|_| Error::Input(format!("{}: a damaged checkpoint offset", self.name)))?;
+        let end = at.end.and_then(|e| i64::try_from(e).ok());
+        let (low, high) = self.settings.offsets_of(&self.topic, self.partition)?;
+        if offset < low || offset > high {
+            return Err(self.settings.error(&format!(
+                "the checkpoint goes on in partition {} of topic {} at offset {offset}, but the partition now holds offsets {low} to {high}: {}",
+                self.partition,
+                self.topic,
+                if offset < low {
+                    "the records after the checkpoint were deleted"
+                } else {
+                    "it is not the topic the checkpoint read"
+                }
+            )));
+        }
+        let (records, handed, consumer) =
+            PartitionRecords::open(&self.settings, &self.topic, self.partition, offset, end)?;
+        self.consumer = consumer;
+        self.end = end;
+        self.handed = handed;
+        self.read = at.line.saturating_sub(1);
+        self.decoder.resume(
+            Box::new(records),
+            &ReadPosition {
+                offset: 0,
+                end: None,
+                prefix_crc: 0,
+                ..at.clone()
+            },
+        );
+        Ok(())
     }
 }

@@ -5,7 +5,8 @@ use super::*;
 
 impl TableSource {
     /// Why this table cannot be checkpointed, if it cannot: only files
-    /// read on one thread can be read again from a position.
+    /// read on one thread and Kafka partitions can be read again from a
+    /// position.
     pub fn checkpoint_blocker(&self) -> Option<Error> {
         let what = self
             .splits
@@ -14,7 +15,7 @@ impl TableSource {
         Some(
             Error::plan(
                 format!(
-                    "checkpointing covers tables read from files: table {} reads {what}",
+                    "checkpointing covers tables read from files and Kafka topics: table {} reads {what}",
                     self.table.name
                 ),
                 tidemark_common::Span::default(),
@@ -30,6 +31,15 @@ impl TableSource {
         for s in &mut self.splits {
             s.split.reader.track_position();
         }
+    }
+
+    /// The checkpoint that [`TableSource::save_state`] wrote is durable:
+    /// each split may tell its input where it stands.
+    pub fn checkpoint_taken(&mut self) -> Result<()> {
+        for s in &mut self.splits {
+            s.split.reader.checkpoint_taken()?;
+        }
+        Ok(())
     }
 
     /// Whether the source stands between two batches with nothing waiting

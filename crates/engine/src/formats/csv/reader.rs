@@ -211,6 +211,7 @@ impl CsvSource {
             line: input.line,
             stats: self.stats.clone(),
             prefix_crc: prefix.finalize(),
+            end: None,
         })
     }
 

@@ -168,6 +168,7 @@ impl JsonSource {
             line: self.line + 1,
             stats: self.stats.clone(),
             prefix_crc: prefix.finalize(),
+            end: None,
         })
     }
 
