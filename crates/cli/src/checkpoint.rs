@@ -177,9 +177,11 @@ fn in_file(e: Error, path: &Path) -> Error {
 /// resumed by the statement that wrote it.
 pub fn fingerprint(plan_text: &str, options: &tidemark_common::SessionOptions) -> u32 {
     // Options that never change results (or only say where and how often
-    // to checkpoint) may differ between the run and its resumption.
-    const FREE: [&str; 5] = [
+    // to checkpoint, or whether time is traced) may differ between the run
+    // and its resumption.
+    const FREE: [&str; 6] = [
         "tidemark.batch-size",
+        "tidemark.trace",
         "parallelism.default",
         "tidemark.parallel.piece-bytes",
         "tidemark.parallel.split-by-key",

@@ -53,20 +53,24 @@ fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result
     Ok(places.join(", "))
 }
 
-/// How a scan is read at parallelism `threads`; nothing for other nodes,
-/// or at parallelism 1.
+/// Where a scan's reading starts and ends, and how it is read at
+/// parallelism `threads` (> 1); nothing for other nodes.
 fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
     let LogicalPlan::Scan { table, .. } = node else {
         return Vec::new();
     };
-    if threads < 2 {
+    let Some(connector) = tidemark_engine::of_table(table) else {
         return Vec::new();
-    }
-    let how = match tidemark_engine::of_table(table) {
-        Some(connector) => connector.explain_read(table, threads),
-        None => return Vec::new(),
     };
-    vec![format!("read: {how}")]
+    let mut details: Vec<String> = connector
+        .explain_source(table)
+        .map(|what| format!("source: {what}"))
+        .into_iter()
+        .collect();
+    if threads >= 2 {
+        details.push(format!("read: {}", connector.explain_read(table, threads)));
+    }
+    details
 }
 
 /// The idle rule in force for a scan of a table that may pause (spec

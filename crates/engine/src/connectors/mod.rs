@@ -57,6 +57,12 @@ pub trait Connector: Sync {
         None
     }
 
+    /// Where a read of `table` starts and ends, when there is more to say
+    /// than the connector's name (a Kafka topic's modes).
+    fn explain_source(&self, _table: &TableDef) -> Option<String> {
+        None
+    }
+
     /// How a read of `table` goes at parallelism `threads` (> 1).
     fn explain_read(&self, _table: &TableDef, _threads: usize) -> String {
         ON_ONE_THREAD.into()

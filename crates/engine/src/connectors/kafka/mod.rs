@@ -179,6 +179,40 @@ impl Connector for Kafka {
         table.option("scan.bounded.mode").unwrap_or("unbounded") == "unbounded"
     }
 
+    fn explain_source(&self, table: &TableDef) -> Option<String> {
+        let settings = Settings::of(table).ok()?;
+        let from = match settings.startup.as_str() {
+            "timestamp" => format!(
+                "the first record at or after {} ms",
+                settings.startup_millis.unwrap_or(0)
+            ),
+            "group-offsets" => format!(
+                "the committed offsets of group {}",
+                settings.group.as_deref().unwrap_or("?")
+            ),
+            mode => mode.to_string(),
+        };
+        let to = match settings.bounded.as_str() {
+            "unbounded" => "no end (followed as it grows)".to_string(),
+            "latest-offset" => "the end offsets when the job starts".to_string(),
+            "timestamp" => format!(
+                "the first record at or after {} ms",
+                settings.bounded_millis.unwrap_or(0)
+            ),
+            "group-offsets" => "the group's committed offsets when the job starts".to_string(),
+            mode => mode.to_string(),
+        };
+        let commits = match settings.commit_group() {
+            Some(group) => format!("; checkpoints commit offsets to group {group}"),
+            None => String::new(),
+        };
+        Some(format!(
+            "topic {}: a split per partition (as the brokers {} have them when the job starts), read_committed, from {from} to {to}{commits}",
+            settings.topics.join(", "),
+            settings.servers
+        ))
+    }
+
     fn split_kind(&self, _table: &TableDef) -> Option<&'static str> {
         Some("partition")
     }
