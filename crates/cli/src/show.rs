@@ -107,7 +107,7 @@ pub fn describe(catalog: &Catalog, name: &str, span: Span) -> Result<String> {
                 } if name.value == column => {
                     let from = key
                         .as_ref()
-                        .map(|(k, _)| format!(" FROM '{}'", k.replace('\'', "''")))
+                        .map(|(k, _)| format!(" FROM {}", tidemark_sql::quote_string(k)))
                         .unwrap_or_default();
                     let virtual_column = if *virtual_column { " VIRTUAL" } else { "" };
                     Some(format!("METADATA{from}{virtual_column}"))

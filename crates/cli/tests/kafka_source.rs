@@ -63,6 +63,11 @@ fn timed_topic_with(servers: &str, topic: &str, partitions: &[Vec<(String, Optio
     {
         result.expect("the topic is new");
     }
+    produce(servers, topic, partitions);
+}
+
+/// Sends each partition its lines, one record per request.
+fn produce(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64>)>]) {
     let producer: BaseProducer = ClientConfig::new()
         .set("bootstrap.servers", servers)
         .set("batch.num.messages", "1")
@@ -427,21 +432,10 @@ fn a_live_read_crashed_and_resumed_reads_every_record_once() {
 }
 
 /// Appends `lines` to partition `p` of `topic`.
-fn topic_with_more(servers: &str, topic: &str, p: i32, lines: &[&str]) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", servers)
-        .set("batch.num.messages", "1")
-        .create()
-        .expect("a producer");
-    for line in lines {
-        producer
-            .send(BaseRecord::<(), _>::to(topic).payload(*line).partition(p))
-            .map_err(|(e, _)| e)
-            .expect("sent");
-    }
-    producer
-        .flush(Duration::from_secs(20))
-        .expect("acknowledged");
+fn topic_with_more(servers: &str, topic: &str, p: usize, lines: &[&str]) {
+    let mut partitions = vec![Vec::new(); p + 1];
+    partitions[p] = lines.iter().map(|l| (l.to_string(), None)).collect();
+    produce(servers, topic, &partitions);
 }
 
 /// The offsets `group` committed in the first `partitions` partitions of

@@ -95,9 +95,12 @@ pub fn validate_metadata(
     create: &CreateTable,
     schema: &Schema,
 ) -> Result<()> {
-    let connector = options
+    let Some(connector) = options
         .get("connector")
-        .and_then(|name| declarations.connector(name));
+        .and_then(|name| declarations.connector(name))
+    else {
+        return Ok(());
+    };
     let mut used: Vec<(String, &str)> = Vec::new();
     for col in &create.columns {
         let ColumnDef::Metadata {
@@ -109,9 +112,6 @@ pub fn validate_metadata(
         let (key, key_span) = match key {
             Some((k, s)) => (k.as_str(), *s),
             None => (name.value.as_str(), *span),
-        };
-        let Some(connector) = connector else {
-            continue;
         };
         let known: Vec<&str> = connector
             .metadata

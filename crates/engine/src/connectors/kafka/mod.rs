@@ -49,6 +49,9 @@ const BOUNDED_MODES: &[&str] = &[
     "specific-offsets",
 ];
 
+/// Why the options of a record's key are refused.
+const BY_VALUE: &str = "records are read by their value; declare the value's columns and 'format'";
+
 static OPTIONS: &[OptionDecl] = &[
     OptionDecl::flink("topic", "the topic read; several as 't1;t2'").required(),
     OptionDecl::flink(
@@ -87,18 +90,9 @@ static OPTIONS: &[OptionDecl] = &[
         "with 'timestamp': each partition up to its first record at or after this epoch millisecond",
     ),
     IDLE_OPTION,
-    OptionDecl::not_yet(
-        "key.format",
-        "records are read by their value; declare the value's columns and 'format'",
-    ),
-    OptionDecl::not_yet(
-        "key.fields",
-        "records are read by their value; declare the value's columns and 'format'",
-    ),
-    OptionDecl::not_yet(
-        "key.fields-prefix",
-        "records are read by their value; declare the value's columns and 'format'",
-    ),
+    OptionDecl::not_yet("key.format", BY_VALUE),
+    OptionDecl::not_yet("key.fields", BY_VALUE),
+    OptionDecl::not_yet("key.fields-prefix", BY_VALUE),
     OptionDecl::not_yet(
         "value.format",
         "write 'format', which is the value's format",
