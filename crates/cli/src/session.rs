@@ -791,11 +791,50 @@ impl InsertTarget {
                 span,
             ));
         };
+        // A persisted metadata column is written: its key must take it.
+        for (i, key) in sink.metadata_columns() {
+            let persisted = matches!(
+                &sink.kinds[i],
+                tidemark_common::catalog::ColumnKind::Metadata {
+                    virtual_column: false,
+                    ..
+                }
+            );
+            let writable = connector
+                .metadata
+                .iter()
+                .any(|m| m.key == key && m.writable);
+            if persisted && !writable {
+                return Err(Error::plan(
+                    format!(
+                        "INSERT INTO {}: column '{}' is metadata '{key}', which {} tables give but do not take",
+                        sink.name, sink.schema.fields[i].name, connector.name
+                    ),
+                    span,
+                )
+                .with_hint(format!(
+                    "declare it METADATA FROM '{key}' VIRTUAL: a virtual column is read and never written"
+                )));
+            }
+        }
+        let written = sink.written_schema();
         let key: Vec<usize> = sink
             .primary_key
             .iter()
-            .filter_map(|k| sink.schema.index_of(k))
+            .filter_map(|k| written.index_of(k))
             .collect();
+        if updating && connector.name == "kafka" {
+            return Err(Error::plan(
+                format!(
+                    "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and a kafka topic is appended to",
+                    sink.name
+                ),
+                span,
+            )
+            .with_hint(
+                "write to an 'upsert-kafka' table with a PRIMARY KEY: a key's latest record is its row, and a deleted row is a tombstone",
+            ));
+        }
         if updating && !connector.capabilities.changelog && key.is_empty() {
             return Err(Error::plan(
                 format!(
@@ -821,7 +860,7 @@ impl InsertTarget {
         Ok(InsertTarget {
             name: sink.name.clone(),
             sink: opened,
-            types: sink.schema.fields.iter().map(|f| f.ty.clone()).collect(),
+            types: written.fields.iter().map(|f| f.ty.clone()).collect(),
         })
     }
 }

@@ -4,32 +4,21 @@
 //! split with its own watermark), at every batch size; a missing topic, a
 //! bad record and an unreachable broker are clear errors.
 //!
-//! The broker is named by `TIDEMARK_TEST_KAFKA` (host:port); `.ci/kafka
-//! start` runs a throwaway one and prints it. Without it these tests say
-//! so and pass: `.ci/run` always sets it.
+//! The broker is named by `TIDEMARK_TEST_KAFKA` (see [`common::kafka`]).
+//! Without it these tests say so and pass: `.ci/run` always sets it.
 
 mod common;
 
+use common::kafka::{create_topic, produce};
 use common::Rng;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-/// The broker's servers, or None (the test is then skipped, saying so).
+/// The broker, or None (the test is then skipped, saying so).
 fn broker(test: &str) -> Option<String> {
-    let Ok(servers) = std::env::var("TIDEMARK_TEST_KAFKA") else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "kafka_source: {test}: skipped, TIDEMARK_TEST_KAFKA is not set (see .ci/kafka)"
-        );
-        return None;
-    };
-    Some(servers)
+    common::kafka::broker("kafka_source", test)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -40,7 +29,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Makes `topic` with `partitions` partitions, and fills each with its
-/// lines, one record per request (what the test broker counts right).
+/// lines.
 fn topic_with(servers: &str, topic: &str, partitions: &[Vec<String>]) {
     let untimed: Vec<Vec<(String, Option<i64>)>> = partitions
         .iter()
@@ -52,43 +41,8 @@ fn topic_with(servers: &str, topic: &str, partitions: &[Vec<String>]) {
 /// As [`topic_with`], each record with the timestamp given (epoch
 /// milliseconds), or the producer's clock.
 fn timed_topic_with(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64>)>]) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", servers)
-        .create()
-        .expect("an admin client");
-    let new = NewTopic::new(topic, partitions.len() as i32, TopicReplication::Fixed(1));
-    let options = AdminOptions::new().operation_timeout(Some(Duration::from_secs(20)));
-    for result in
-        futures_executor::block_on(admin.create_topics([&new], &options)).expect("topics created")
-    {
-        result.expect("the topic is new");
-    }
+    create_topic(servers, topic, partitions.len() as i32);
     produce(servers, topic, partitions);
-}
-
-/// Sends each partition its lines, one record per request.
-fn produce(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64>)>]) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", servers)
-        .set("batch.num.messages", "1")
-        .set("linger.ms", "0")
-        .create()
-        .expect("a producer");
-    for (p, lines) in partitions.iter().enumerate() {
-        for (line, timestamp) in lines {
-            let mut record = BaseRecord::<(), _>::to(topic)
-                .payload(line)
-                .partition(p as i32);
-            if let Some(ms) = timestamp {
-                record = record.timestamp(*ms);
-            }
-            producer.send(record).map_err(|(e, _)| e).expect("sent");
-            producer.poll(Duration::ZERO);
-        }
-    }
-    producer
-        .flush(Duration::from_secs(20))
-        .expect("acknowledged");
 }
 
 /// Seeded bids for each of four partitions: out of order within a few

@@ -83,6 +83,30 @@ impl TableDef {
             .collect()
     }
 
+    /// The columns an INSERT INTO writes, as indices into `schema` in
+    /// declared order: the physical ones and the metadata ones that are
+    /// not `VIRTUAL` (Flink's persisted columns); computed ones are not
+    /// written.
+    pub fn written_columns(&self) -> Vec<usize> {
+        (0..self.kinds.len())
+            .filter(|i| match &self.kinds[*i] {
+                ColumnKind::Physical => true,
+                ColumnKind::Metadata { virtual_column, .. } => !virtual_column,
+                ColumnKind::Computed(_) => false,
+            })
+            .collect()
+    }
+
+    /// The schema of [`TableDef::written_columns`]: the rows a sink takes.
+    pub fn written_schema(&self) -> crate::Schema {
+        crate::Schema::new(
+            self.written_columns()
+                .into_iter()
+                .map(|i| self.schema.fields[i].clone())
+                .collect(),
+        )
+    }
+
     /// The metadata columns in declared order: index into `schema` and key.
     pub fn metadata_columns(&self) -> Vec<(usize, &str)> {
         self.kinds

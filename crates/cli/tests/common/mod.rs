@@ -1,7 +1,10 @@
-//! What several integration tests share: a small seeded generator and
-//! environment-variable knobs for longer runs.
+//! What several integration tests share: a small seeded generator,
+//! environment-variable knobs for longer runs, and the test broker
+//! ([`kafka`]).
 
 #![allow(dead_code)]
+
+pub mod kafka;
 
 /// splitmix64: a seeded stream of numbers, the same on every machine.
 pub struct Rng(pub u64);

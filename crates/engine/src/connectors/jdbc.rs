@@ -86,10 +86,12 @@ impl PgSink {
                 ))
             })?,
         };
+        // The rows a sink takes: computed columns are not written.
+        let written = table.written_schema();
         let key: Vec<usize> = table
             .primary_key
             .iter()
-            .filter_map(|k| table.schema.index_of(k))
+            .filter_map(|k| written.index_of(k))
             .collect();
         let mut client = config.connect(NoTls).map_err(|e| {
             Error::Execution(format!(
@@ -111,8 +113,8 @@ impl PgSink {
                 table.name
             )));
         }
-        let mut casts = Vec::with_capacity(table.schema.fields.len());
-        for field in &table.schema.fields {
+        let mut casts = Vec::with_capacity(written.fields.len());
+        for field in &written.fields {
             let Some(db_type) = columns.get(&field.name.to_ascii_lowercase()) else {
                 return Err(plan_error(format!(
                     "table {}: '{name}' in {server} has no column {}",
@@ -127,8 +129,7 @@ impl PgSink {
             }
             casts.push(db_type.clone());
         }
-        let names: Vec<String> = table
-            .schema
+        let names: Vec<String> = written
             .fields
             .iter()
             .map(|f| quote_ident(&f.name))
@@ -136,7 +137,7 @@ impl PgSink {
         if !key.is_empty() {
             let key_names: Vec<String> = key
                 .iter()
-                .map(|k| table.schema.fields[*k].name.to_ascii_lowercase())
+                .map(|k| written.fields[*k].name.to_ascii_lowercase())
                 .collect();
             let unique = has_unique_key(&mut client, name, &key_names).map_err(|e| {
                 Error::Execution(format!(

@@ -152,6 +152,7 @@ pub static CONNECTORS: &[&dyn Connector] = &[
     &nexmark::Nexmark,
     &replay::Replay,
     &kafka::Kafka,
+    &kafka::UpsertKafka,
     &print::Print,
     &blackhole::Blackhole,
     &jdbc::Jdbc,

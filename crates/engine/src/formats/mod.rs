@@ -1,6 +1,6 @@
 //! How rows are written as text and read from it: the csv and json
 //! formats that decode bytes for any connector carrying them ([`csv`],
-//! [`json`]), the Arrow columns both fill from text ([`column`]), the
+//! [`json`]), how a row is written as a line of either ([`encode`]), the Arrow columns both fill from text ([`column`]), the
 //! rules by which text becomes a value, which CAST and the connectors
 //! share ([`text`]), what reading any table's options shares
 //! ([`options`]), Flink's print format of changelog rows ([`print`]), and
@@ -8,6 +8,7 @@
 
 mod column;
 pub mod csv;
+pub mod encode;
 pub mod excerpt;
 pub mod json;
 pub(crate) mod options;

@@ -52,24 +52,40 @@ pub(super) fn union_all(left: LogicalPlan, right: LogicalPlan, span: Span) -> Re
 }
 
 /// A query's rows as rows of the sink table `sink` (INSERT INTO): the same
-/// number of columns, each of the sink's type or one that widens to it (as
-/// Flink casts implicitly).
+/// number of columns as the table writes (computed and `VIRTUAL` metadata
+/// columns are not written, as in Flink), each of the column's type or
+/// one that widens to it (as Flink casts implicitly).
 pub fn insert_plan(
     plan: LogicalPlan,
     sink: &tidemark_common::catalog::TableDef,
     span: Span,
 ) -> Result<LogicalPlan> {
-    let (got, want) = (plan.schema(), &sink.schema);
+    let written = sink.written_schema();
+    let (got, want) = (plan.schema(), &written);
     if got.fields.len() != want.fields.len() {
-        return Err(Error::plan(
+        let err = Error::plan(
             format!(
-                "INSERT INTO {}: the query gives {} columns and the table has {}",
+                "INSERT INTO {}: the query gives {} columns and the table takes {}",
                 sink.name,
                 got.fields.len(),
                 want.fields.len()
             ),
             span,
-        ));
+        );
+        let not_written: Vec<String> = (0..sink.schema.fields.len())
+            .filter(|i| !sink.written_columns().contains(i))
+            .map(|i| sink.schema.fields[i].name.clone())
+            .collect();
+        return Err(if not_written.is_empty() {
+            err
+        } else {
+            err.with_hint(format!(
+                "computed and VIRTUAL columns are not written: {} takes {}, not {}",
+                sink.name,
+                want.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
+                not_written.join(", ")
+            ))
+        });
     }
     for (g, w) in got.fields.iter().zip(&want.fields) {
         let widens = crate::types::common_type(&g.ty, &w.ty).as_ref() == Some(&w.ty);

@@ -12,10 +12,11 @@ use super::sink::SinkWriter;
 use super::split::Split;
 use super::{in_table, Connector, OpenedSource, SourceSpec};
 use crate::formats::csv::CsvOptions;
+use crate::formats::encode::LineFormat;
 use crate::formats::json::JsonOptions;
 use crate::formats::{open_decoder, Ending};
 use parallel::{ParallelFile, PieceFormat};
-use sink::{CsvFileSink, LineFormat};
+use sink::CsvFileSink;
 use std::path::PathBuf;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::connector::{
@@ -132,18 +133,11 @@ impl Connector for Filesystem {
             .option("path")
             .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?;
         let path = resolve(table, path);
-        let delimiter = table.option("csv.field-delimiter").unwrap_or(",");
-        let delimiter = match delimiter.as_bytes() {
-            [b] => *b as char,
-            _ => ',',
-        };
-        let format = match table.option("format") {
-            Some("json") => {
-                LineFormat::Json(table.schema.fields.iter().map(|f| f.name.clone()).collect())
-            }
-            _ => LineFormat::Csv(delimiter),
-        };
-        Ok(Box::new(CsvFileSink::create(&path, format, staged)?))
+        let written = table.written_schema();
+        let names = written.fields.iter().map(|f| f.name.clone()).collect();
+        let format = LineFormat::of(&table.options, "format", "", names);
+        let width = written.fields.len();
+        Ok(Box::new(CsvFileSink::create(&path, format, width, staged)?))
     }
 
     fn may_pause(&self, table: &TableDef) -> bool {

@@ -12,6 +12,7 @@
 //! long-running job's output appears as it goes.
 
 use crate::connectors::sink::{PrintLines, SinkWriter};
+use crate::formats::encode::{LineEncoder, LineFormat};
 use crate::formats::print::format_value;
 use crate::runtime::snapshot::{corrupt, Persist, StateReader, StateWriter};
 use arrow::array::{Array, RecordBatch};
@@ -52,22 +53,6 @@ impl Persist for StagedRename {
     }
 }
 
-/// How a file sink writes a row: CSV with a delimiter, or a JSON object
-/// per line with these field names.
-pub enum LineFormat {
-    Csv(char),
-    Json(Vec<String>),
-}
-
-impl LineFormat {
-    fn extension(&self) -> &'static str {
-        match self {
-            LineFormat::Csv(_) => "csv",
-            LineFormat::Json(_) => "json",
-        }
-    }
-}
-
 /// A CSV or JSON-lines file written under a hidden name and renamed into
 /// place at the end. Dropped unfinished, it removes the hidden file,
 /// unless a checkpointed run staged it.
@@ -77,7 +62,7 @@ pub struct CsvFileSink {
     /// Where it is staged meanwhile.
     hidden: PathBuf,
     file: Option<std::io::BufWriter<std::fs::File>>,
-    format: LineFormat,
+    encoder: LineEncoder,
     line: String,
     /// With a key: the last line per key, written at the end.
     upsert: Option<Upsert>,
@@ -135,7 +120,12 @@ impl CsvFileSink {
     /// `staged`: for a checkpointed run, whether it resumes (the staged
     /// file is then opened by [`CsvFileSink::load_state`]) or starts
     /// afresh; `None` for a run without checkpoints.
-    pub(crate) fn create(target: &Path, format: LineFormat, staged: Option<bool>) -> Result<Self> {
+    pub(crate) fn create(
+        target: &Path,
+        format: LineFormat,
+        width: usize,
+        staged: Option<bool>,
+    ) -> Result<Self> {
         // A folder (as Flink's filesystem sink takes): part files in it.
         let folder = target.is_dir() || target.to_string_lossy().ends_with('/');
         let parts = if folder {
@@ -181,7 +171,7 @@ impl CsvFileSink {
             target,
             hidden,
             file: file.map(std::io::BufWriter::new),
-            format,
+            encoder: LineEncoder::new(format, (0..width).collect()),
             line: String::new(),
             upsert: None,
             staging,
@@ -379,50 +369,7 @@ impl CsvFileSink {
                 ));
             }
             self.line.clear();
-            match &self.format {
-                LineFormat::Csv(delimiter) => {
-                    for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
-                        if i > 0 {
-                            self.line.push(*delimiter);
-                        }
-                        if column.is_null(row) {
-                            continue;
-                        }
-                        value.clear();
-                        format_value(column.as_ref(), ty, row, tz, &mut value)?;
-                        push_csv_field(&mut self.line, &value, *delimiter);
-                    }
-                }
-                LineFormat::Json(names) => {
-                    self.line.push('{');
-                    for (i, ((column, ty), name)) in
-                        batch.columns().iter().zip(types).zip(names).enumerate()
-                    {
-                        if i > 0 {
-                            self.line.push(',');
-                        }
-                        push_json_string(&mut self.line, name);
-                        self.line.push(':');
-                        if column.is_null(row) {
-                            self.line.push_str("null");
-                            continue;
-                        }
-                        value.clear();
-                        format_value(column.as_ref(), ty, row, tz, &mut value)?;
-                        match ty {
-                            SqlType::Int | SqlType::BigInt | SqlType::Decimal(..) => {
-                                self.line.push_str(&value)
-                            }
-                            SqlType::Double if value.parse::<f64>().is_ok_and(f64::is_finite) => {
-                                self.line.push_str(&value)
-                            }
-                            SqlType::Boolean => self.line.push_str(&value.to_ascii_lowercase()),
-                            _ => push_json_string(&mut self.line, &value),
-                        }
-                    }
-                    self.line.push('}');
-                }
-            }
+            self.encoder.encode(batch, types, row, tz, &mut self.line)?;
             self.line.push('\n');
             match &mut self.upsert {
                 None => file
@@ -540,34 +487,6 @@ fn remove_later_parts(parts: &Parts) -> Result<()> {
     Ok(())
 }
 
-/// A JSON string literal.
-fn push_json_string(out: &mut String, value: &str) {
-    out.push('"');
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// A CSV field, quoted when it holds the delimiter, a quote or a line break.
-fn push_csv_field(out: &mut String, value: &str, delimiter: char) {
-    if value.contains([delimiter, '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&value.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(value);
-    }
-}
-
 fn io_error(path: &Path, source: std::io::Error) -> Error {
     Error::Io {
         context: format!("writing {}", path.display()),
@@ -580,15 +499,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn csv_fields_are_quoted_only_when_needed() {
-        let mut line = String::new();
-        push_csv_field(&mut line, "plain", ',');
-        line.push(',');
-        push_csv_field(&mut line, "a,b \"c\"", ',');
-        assert_eq!(line, "plain,\"a,b \"\"c\"\"\"");
-    }
-
-    #[test]
     fn a_csv_file_appears_only_when_finished() -> Result<()> {
         let dir = std::env::temp_dir().join(format!("tidemark-sink-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
@@ -598,7 +508,7 @@ mod tests {
             std::sync::Arc::new(arrow::array::Int32Array::from(vec![Some(1), None])) as _,
         )])?;
         let kinds = [RowKind::Insert; 2];
-        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), None)?;
+        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), 1, None)?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         assert!(
             !target.exists(),
@@ -606,7 +516,7 @@ mod tests {
         );
         drop(sink);
         assert!(!target.exists(), "an unfinished sink leaves no file");
-        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), None)?;
+        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), 1, None)?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         sink.finish()?;
         let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;

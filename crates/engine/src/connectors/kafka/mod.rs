@@ -1,7 +1,9 @@
-//! The `kafka` connector's source: each partition of a topic is a split
-//! with its own watermark (spec §8, §9), read by its own client from the
-//! offset the startup mode gives to the one the bounded mode gives, and
-//! decoded by the table's format (csv or json), one record a line.
+//! The `kafka` and `upsert-kafka` connectors. A kafka table is read with
+//! each partition of a topic a split with its own watermark (spec §8, §9),
+//! read by its own client from the offset the startup mode gives to the
+//! one the bounded mode gives, and decoded by the table's format (csv or
+//! json), one record a line; it is written a record per row, and an
+//! upsert-kafka table a record per key ([`sink`]).
 //!
 //! Partitions are assigned explicitly, never through a consumer group's
 //! rebalancing, and read with `isolation.level = read_committed`. A
@@ -12,7 +14,9 @@
 //! name the topic, partition and offset.
 
 mod records;
+mod sink;
 
+use super::sink::SinkWriter;
 use super::split::Split;
 use super::{in_table, Connector, OpenedSource, SourceSpec, IDLE_OPTION};
 use crate::formats::{open_decoder, Ending};
@@ -20,6 +24,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 use records::{PartitionReader, PartitionRecords};
+use sink::{KafkaSink, SinkSettings};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,24 +54,85 @@ const BOUNDED_MODES: &[&str] = &[
     "specific-offsets",
 ];
 
-/// Why the options of a record's key are refused.
-const BY_VALUE: &str = "records are read by their value; declare the value's columns and 'format'";
+/// A record key's or value's format: csv or json; Flink's raw is refused
+/// by name.
+fn line_format(value: &str) -> std::result::Result<(), String> {
+    match value {
+        "csv" | "json" => Ok(()),
+        "raw" => Err("the 'raw' format is not supported yet: write 'csv', which for one column is its text (quoted only where it must be)".into()),
+        other => Err(format!("the format must be 'csv' or 'json', not '{other}'")),
+    }
+}
+
+fn delivery_guarantee(value: &str) -> std::result::Result<(), String> {
+    match value {
+        "exactly-once" => Err("'exactly-once' delivery is not supported yet: 'at-least-once' (the default) acknowledges every record at each checkpoint, and an upsert-kafka table written again after a resume keeps the same latest row per key".into()),
+        _ => Ok(()),
+    }
+}
+
+fn partitioner(value: &str) -> std::result::Result<(), String> {
+    match value {
+        "default" | "fixed" | "round-robin" => Ok(()),
+        other => Err(format!("'sink.partitioner' must be 'default', 'fixed' or 'round-robin', not '{other}': tidemark cannot load a Java partitioner class")),
+    }
+}
+
+// The options kafka and upsert-kafka share.
+const TOPIC: OptionDecl = OptionDecl::flink(
+    "topic",
+    "the topic read (several as 't1;t2'), or the one written",
+)
+.required();
+const SERVERS: OptionDecl = OptionDecl::flink(
+    "properties.bootstrap.servers",
+    "the brokers, host:port[,host:port...]",
+)
+.required();
+const PROPERTIES: OptionDecl = OptionDecl::flink(
+    "properties.",
+    "any other client property (e.g. properties.security.protocol), passed to the client",
+);
+const DELIVERY: OptionDecl = OptionDecl::flink(
+    "sink.delivery-guarantee",
+    "'at-least-once': every record acknowledged at each checkpoint; 'none': only at the end ('exactly-once' is not supported yet)",
+)
+.default_value("at-least-once")
+.kind(ValueKind::OneOf(&["at-least-once", "exactly-once", "none"]))
+.checked(delivery_guarantee);
+const TRANSACTIONAL_ID: OptionDecl = OptionDecl::not_yet(
+    "sink.transactional-id-prefix",
+    "it goes with 'exactly-once' delivery, which is not supported yet",
+);
+const SINK_PARALLELISM: OptionDecl = OptionDecl::not_yet(
+    "sink.parallelism",
+    "a table is written by one writer, in the query's order",
+);
+const VALUE_FIELDS: OptionDecl = OptionDecl::flink(
+    "value.fields-include",
+    "'ALL': a written value holds every physical column; 'EXCEPT_KEY': all but the key's",
+)
+.default_value("ALL")
+.kind(ValueKind::OneOf(&["ALL", "EXCEPT_KEY"]));
+const KEY_PREFIX: OptionDecl = OptionDecl::not_yet(
+    "key.fields-prefix",
+    "name the key's columns as they are in the table",
+);
+const KEY_CSV: OptionDecl =
+    OptionDecl::not_yet("key.csv.", "a csv key's fields are separated by ','");
+const KEY_JSON: OptionDecl = OptionDecl::not_yet(
+    "key.json.",
+    "a json key is written with the json format's defaults",
+);
 
 static OPTIONS: &[OptionDecl] = &[
-    OptionDecl::flink("topic", "the topic read; several as 't1;t2'").required(),
-    OptionDecl::flink(
-        "properties.bootstrap.servers",
-        "the brokers, host:port[,host:port...]",
-    )
-    .required(),
+    TOPIC,
+    SERVERS,
     OptionDecl::flink(
         "properties.group.id",
         "the consumer group whose committed offsets 'group-offsets' reads",
     ),
-    OptionDecl::flink(
-        "properties.",
-        "any other client property (e.g. properties.security.protocol), passed to the client",
-    ),
+    PROPERTIES,
     OptionDecl::flink("scan.startup.mode", "where each partition is read from")
         .default_value("group-offsets")
         .kind(ValueKind::OneOf(STARTUP_MODES)),
@@ -90,16 +156,28 @@ static OPTIONS: &[OptionDecl] = &[
         "with 'timestamp': each partition up to its first record at or after this epoch millisecond",
     ),
     IDLE_OPTION,
-    OptionDecl::not_yet("key.format", BY_VALUE),
-    OptionDecl::not_yet("key.fields", BY_VALUE),
-    OptionDecl::not_yet("key.fields-prefix", BY_VALUE),
+    OptionDecl::flink("key.format", "the format a written record's key is in")
+        .checked(line_format),
+    OptionDecl::flink(
+        "key.fields",
+        "the physical columns a written record's key holds, 'a;b' (a read takes every column from the value)",
+    ),
+    KEY_PREFIX,
+    KEY_CSV,
+    KEY_JSON,
+    VALUE_FIELDS,
+    OptionDecl::flink(
+        "sink.partitioner",
+        "'default': a keyed record by its key's murmur2 hash (as Flink), others round-robin; 'fixed': partition 0; 'round-robin'",
+    )
+    .default_value("default")
+    .checked(partitioner),
+    DELIVERY,
+    TRANSACTIONAL_ID,
+    SINK_PARALLELISM,
     OptionDecl::not_yet(
         "value.format",
         "write 'format', which is the value's format",
-    ),
-    OptionDecl::not_yet(
-        "value.fields-include",
-        "the value holds every physical column ('ALL')",
     ),
     OptionDecl::not_yet(
         "topic-pattern",
@@ -113,9 +191,40 @@ static OPTIONS: &[OptionDecl] = &[
         "scan.parallelism",
         "partitions are read by the source threads 'parallelism.default' gives",
     ),
+];
+
+static UPSERT_OPTIONS: &[OptionDecl] = &[
+    OptionDecl::flink("topic", "the topic written").required(),
+    SERVERS,
+    PROPERTIES,
+    OptionDecl::flink(
+        "key.format",
+        "the format of a record's key: the PRIMARY KEY's columns",
+    )
+    .required()
+    .checked(line_format),
+    OptionDecl::flink("value.format", "the format of a record's value")
+        .required()
+        .checked(line_format),
+    KEY_PREFIX,
+    KEY_CSV,
+    KEY_JSON,
+    OptionDecl::not_yet("value.csv.", "a csv value's fields are separated by ','"),
     OptionDecl::not_yet(
-        "sink.",
-        "a kafka table is read, not written, so far",
+        "value.json.",
+        "a json value is written with the json format's defaults",
+    ),
+    VALUE_FIELDS,
+    DELIVERY,
+    TRANSACTIONAL_ID,
+    SINK_PARALLELISM,
+    OptionDecl::not_yet(
+        "sink.buffer-flush.max-rows",
+        "every change is sent as it comes; the client batches them",
+    ),
+    OptionDecl::not_yet(
+        "sink.buffer-flush.interval",
+        "every change is sent as it comes; the client batches them",
     ),
 ];
 
@@ -145,6 +254,14 @@ static METADATA: &[MetadataDecl] = &[
     MetadataDecl::not_yet("leader-epoch", "the client does not report it"),
 ];
 
+/// What a written record takes beside its key and value.
+static UPSERT_METADATA: &[MetadataDecl] = &[MetadataDecl::read_only(
+    "timestamp",
+    SqlType::TimestampLtz(3),
+    "the record's timestamp, written from the column",
+)
+.writable()];
+
 static DECLARATION: ConnectorDecl = ConnectorDecl {
     name: "kafka",
     origin: Origin::Flink,
@@ -154,6 +271,8 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     options: OPTIONS,
     capabilities: Capabilities {
         read: true,
+        write: true,
+        side_output: true,
         checkpoint_read: true,
         unbounded: true,
         ..Capabilities::NONE
@@ -161,6 +280,45 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     metadata: METADATA,
     example: "WITH ('connector' = 'kafka', 'topic' = 'bids', 'properties.bootstrap.servers' = 'localhost:9092', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv')",
 };
+
+static UPSERT_DECLARATION: ConnectorDecl = ConnectorDecl {
+    name: "upsert-kafka",
+    origin: Origin::Flink,
+    doc: "a Kafka topic written as the latest row per PRIMARY KEY, a deletion as a tombstone",
+    format: FormatUse::None,
+    formats: &[],
+    options: UPSERT_OPTIONS,
+    capabilities: Capabilities {
+        write: true,
+        upsert: true,
+        ..Capabilities::NONE
+    },
+    metadata: UPSERT_METADATA,
+    example: "WITH ('connector' = 'upsert-kafka', 'topic' = 'totals', 'properties.bootstrap.servers' = 'localhost:9092', 'key.format' = 'json', 'value.format' = 'json')",
+};
+
+/// The `upsert-kafka` connector: written only, so far.
+pub struct UpsertKafka;
+
+impl Connector for UpsertKafka {
+    fn declaration(&self) -> &'static ConnectorDecl {
+        &UPSERT_DECLARATION
+    }
+
+    fn explain_write(&self, table: &TableDef) -> Option<String> {
+        Some(SinkSettings::of(table, true).ok()?.explain())
+    }
+
+    fn open_sink(&self, table: &TableDef, _staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
+        if table.primary_key.is_empty() {
+            return Err(Error::Input(format!(
+                "table {}: an upsert-kafka table needs a PRIMARY KEY (...) NOT ENFORCED: its columns are each record's key",
+                table.name
+            )));
+        }
+        Ok(Box::new(KafkaSink::open(table, true)?))
+    }
+}
 
 pub struct Kafka;
 
@@ -211,8 +369,22 @@ impl Connector for Kafka {
         Some("partition")
     }
 
+    fn explain_write(&self, table: &TableDef) -> Option<String> {
+        Some(SinkSettings::of(table, false).ok()?.explain())
+    }
+
+    fn open_sink(&self, table: &TableDef, _staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
+        Ok(Box::new(KafkaSink::open(table, false)?))
+    }
+
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
         let table = spec.table;
+        if table.option("value.fields-include") == Some("EXCEPT_KEY") {
+            return Err(Error::Input(format!(
+                "table {}: reading a record's key is not supported yet, and with 'value.fields-include' = 'EXCEPT_KEY' the value lacks the key's columns: read a topic whose values hold every column ('ALL')",
+                table.name
+            )));
+        }
         let settings = Arc::new(Settings::of(table).map_err(in_table(&table.name))?);
         let probe = settings.consumer()?;
         let mut splits = Vec::new();
@@ -290,12 +462,7 @@ impl Settings {
         if topics.is_empty() {
             return Err(Error::Input("'topic' names no topic".into()));
         }
-        let mut client = BTreeMap::new();
-        for (key, value) in &table.options {
-            if let Some(property) = key.strip_prefix("properties.") {
-                client.insert(property.to_string(), value.clone());
-            }
-        }
+        let mut client = client_properties(table);
         let group = client.get("group.id").cloned();
         // Flink's own property, not the client's.
         let commit_on_checkpoint = match client.remove("commit.offsets.on.checkpoint") {
@@ -506,6 +673,18 @@ impl Settings {
             ))),
         }
     }
+}
+
+/// The client properties a table gives (`properties.*`, without the
+/// prefix).
+fn client_properties(table: &TableDef) -> BTreeMap<String, String> {
+    table
+        .options
+        .iter()
+        .filter_map(|(key, value)| {
+            Some((key.strip_prefix("properties.")?.to_string(), value.clone()))
+        })
+        .collect()
 }
 
 /// `'partition:0,offset:42;partition:1,offset:300'`, by partition.

@@ -1,0 +1,366 @@
+//! The kafka and upsert-kafka sinks against a real Kafka-compatible broker:
+//! keyed records land in the partitions Flink's Java client gives them
+//! (murmur2 of the key), values and timestamps are the rows written, late
+//! rows may go to a topic, an upsert-kafka topic keeps each key's latest
+//! row with tombstones for deletions, and what cannot be written is a
+//! clear error.
+//!
+//! The broker is named by `TIDEMARK_TEST_KAFKA` (see [`common::kafka`]).
+//! Without it these tests say so and pass: `.ci/run` always sets it.
+
+mod common;
+
+use common::kafka::{create_topic, read_topic, Record};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn broker(test: &str) -> Option<String> {
+    common::kafka::broker("kafka_sink", test)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("tidemark-kafka-sink-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+fn run(dir: &Path, name: &str, sql: &str) -> Output {
+    let job = dir.join(format!("{name}.sql"));
+    std::fs::write(&job, sql).expect("the job");
+    Command::new(env!("CARGO_BIN_EXE_tidemark"))
+        .arg("run")
+        .arg(&job)
+        .output()
+        .expect("tidemark runs")
+}
+
+/// Written records go one per request: the test broker keeps only the
+/// first record of a request holding several (a real Kafka takes the
+/// client's batches; the bench and the source tests' producer do the same).
+const ONE_PER_REQUEST: &str = "'properties.batch.num.messages' = '1'";
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The murmur2 hashes Kafka's Java client gives these keys (its own test
+/// values), and so the partition it places each in among `n`:
+/// `(hash & 0x7fffffff) % n`.
+const JAVA_HASHES: [(&str, i32); 5] = [
+    ("1", -1993445489),
+    ("12", 126087238),
+    ("123", -267702483),
+    ("1234", -1614185708),
+    ("12345", -1188365604),
+];
+
+fn java_partition(key: &str, n: i32) -> i32 {
+    let (_, hash) = JAVA_HASHES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .expect("a key with a known hash");
+    (hash & 0x7fff_ffff) % n
+}
+
+/// Bids over 40 s with the five keys, in order but for two rows 15 s
+/// behind (late for a 2 s watermark delay).
+fn bids() -> String {
+    let mut lines = String::new();
+    for i in 0..40u32 {
+        let (key, _) = JAVA_HASHES[(i as usize * 3) % 5];
+        lines.push_str(&format!("2024-01-01 00:00:{i:02}.000,{key},{i}\n"));
+        if i == 30 || i == 35 {
+            lines.push_str(&format!("2024-01-01 00:00:{:02}.500,{key},1000\n", i - 15));
+        }
+    }
+    lines
+}
+
+const SOURCE: &str = "CREATE TABLE bids (ts TIMESTAMP(3), k STRING, v BIGINT, \
+     WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) \
+     WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n";
+
+const WINDOWS: &str = "SELECT window_start, k, COUNT(*) AS n, SUM(v) AS total, window_end \
+     FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) \
+     GROUP BY window_start, window_end, k";
+
+#[test]
+fn keyed_records_land_where_flinks_client_puts_them() {
+    let Some(servers) = broker("keyed records") else {
+        return;
+    };
+    let dir = scratch("keyed");
+    std::fs::write(dir.join("bids.csv"), bids()).unwrap();
+    let topic = format!("totals-{}", std::process::id());
+    let late_topic = format!("late-{}", std::process::id());
+    create_topic(&servers, &topic, 4);
+    create_topic(&servers, &late_topic, 1);
+    let kafka = |topic: &str, extra: &str| {
+        format!(
+            "'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', \
+             'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', {ONE_PER_REQUEST}{extra}"
+        )
+    };
+    // The record's timestamp is the window's end, written from a column.
+    let sql = format!(
+        "{SOURCE}SET 'table.exec.late-records.sink' = 'late';\n\
+         CREATE TABLE late (ts TIMESTAMP(3), k STRING, v BIGINT) WITH ({});\n\
+         CREATE TABLE totals (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, \
+         ts TIMESTAMP(3) METADATA FROM 'timestamp') WITH ({});\n\
+         INSERT INTO totals {WINDOWS};\n",
+        kafka(&late_topic, ", 'format' = 'csv'"),
+        kafka(
+            &topic,
+            ", 'format' = 'json', 'key.format' = 'csv', 'key.fields' = 'k'"
+        )
+    );
+    let written = run(&dir, "write", &sql);
+    let stderr = text(&written.stderr);
+    assert!(written.status.success(), "{stderr}");
+    // The same windows written to a file, for the rows to expect.
+    let file_sql = format!(
+        "{SOURCE}CREATE TABLE totals (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, \
+         window_end TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'totals.json', 'format' = 'json');\n\
+         INSERT INTO totals {WINDOWS};\n"
+    );
+    let file = run(&dir, "file", &file_sql);
+    assert!(file.status.success(), "{}", text(&file.stderr));
+    let lines = std::fs::read_to_string(dir.join("totals.json")).unwrap();
+    let expected: Vec<&str> = lines.lines().collect();
+    assert_eq!(expected.len(), 20, "{lines}");
+
+    let partitions = read_topic(&servers, &topic, 4);
+    let mut seen = 0;
+    let mut per_key: BTreeMap<String, Vec<&Record>> = BTreeMap::new();
+    for (p, records) in partitions.iter().enumerate() {
+        for record in records {
+            let key = record.key.clone().expect("a keyed record");
+            assert_eq!(java_partition(&key, 4), p as i32, "key {key}");
+            per_key.entry(key).or_default().push(record);
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, expected.len());
+    assert!(
+        partitions.iter().filter(|p| !p.is_empty()).count() >= 3,
+        "the five keys spread over partitions 0, 1, 2 and 3"
+    );
+    // Each key's records in the order the query emitted them: the value
+    // is the physical columns, the timestamp the window's end.
+    for (key, records) in &per_key {
+        let wanted: Vec<&&str> = expected
+            .iter()
+            .filter(|l| l.contains(&format!("\"k\":\"{key}\"")))
+            .collect();
+        assert_eq!(records.len(), wanted.len(), "key {key}");
+        for (record, line) in records.iter().zip(wanted) {
+            let (value, end) = line.split_once(",\"window_end\":").unwrap();
+            assert_eq!(record.value.as_deref(), Some(format!("{value}}}").as_str()));
+            let end = end.trim_end_matches('}').trim_matches('"');
+            let end_ms = chrono::NaiveDateTime::parse_from_str(end, "%Y-%m-%d %H:%M:%S%.3f")
+                .unwrap()
+                .and_utc()
+                .timestamp_millis();
+            assert_eq!(record.timestamp, Some(end_ms), "{line}");
+        }
+    }
+    assert!(
+        stderr.contains(&format!("sink totals: 20 records sent to topic {topic}")),
+        "{stderr}"
+    );
+    // The two late rows went to the late topic, as the summary says.
+    let late = read_topic(&servers, &late_topic, 1);
+    let late_values: Vec<_> = late[0].iter().filter_map(|r| r.value.clone()).collect();
+    assert_eq!(
+        late_values,
+        [
+            "2024-01-01 00:00:15.500,1,1000",
+            "2024-01-01 00:00:20.500,1,1000"
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("2 late rows routed to table late"),
+        "{stderr}"
+    );
+
+    // tidemark reads its own topic back: the same rows as the file.
+    let read_back = format!(
+        "CREATE TABLE totals (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, \
+         window_end TIMESTAMP(3) METADATA FROM 'timestamp') WITH ({});\n\
+         CREATE TABLE again (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, \
+         window_end TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'again.json', 'format' = 'json');\n\
+         INSERT INTO again SELECT * FROM totals;\n",
+        kafka(&topic, ", 'format' = 'json'")
+    );
+    let again = run(&dir, "read_back", &read_back);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let mut back: Vec<String> = std::fs::read_to_string(dir.join("again.json"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut want: Vec<String> = expected.iter().map(|l| l.to_string()).collect();
+    back.sort();
+    want.sort();
+    assert_eq!(back, want);
+}
+
+#[test]
+fn an_upsert_topic_keeps_each_keys_latest_row_and_tombstones_deletions() {
+    let Some(servers) = broker("upsert") else {
+        return;
+    };
+    let dir = scratch("upsert");
+    // Sessions that merge under allowed lateness: updates and deletions
+    // (the golden file session/lateness_merge reasons them out).
+    let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../sql-tests/session/data/lateness_merge.csv");
+    std::fs::copy(&data, dir.join("t.csv")).expect("the golden file's data");
+    let topic = format!("sessions-{}", std::process::id());
+    create_topic(&servers, &topic, 3);
+    let query = "SET 'table.exec.emit.allow-lateness' = '20 s';\n\
+         CREATE TABLE t (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
+         WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');\n";
+    let select = "SELECT k, window_start, window_end, COUNT(*) AS n, SUM(v) AS total \
+         FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) \
+         GROUP BY window_start, window_end, k";
+    let columns = "k STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3), n BIGINT, \
+         total BIGINT, PRIMARY KEY (k, window_start, window_end) NOT ENFORCED";
+    let sql = format!(
+        "{query}CREATE TABLE s ({columns}) WITH ('connector' = 'upsert-kafka', 'topic' = '{topic}', \
+         'properties.bootstrap.servers' = '{servers}', 'key.format' = 'json', 'value.format' = 'csv', \
+         'value.fields-include' = 'EXCEPT_KEY', {ONE_PER_REQUEST});\nINSERT INTO s {select};\n"
+    );
+    let written = run(&dir, "upsert", &sql);
+    let stderr = text(&written.stderr);
+    assert!(written.status.success(), "{stderr}");
+    // 9 +I and 1 +U are values, the 6 -D tombstones, the -U is left out.
+    assert!(
+        stderr.contains(&format!(
+            "sink s: 16 records sent to topic {topic} (6 tombstones)"
+        )),
+        "{stderr}"
+    );
+    let printed = run(&dir, "print", &format!("{query}{select};\n"));
+    let changes = text(&printed.stdout);
+    assert_eq!(changes.lines().filter(|l| l.starts_with("-U")).count(), 1);
+
+    // A key's partition is fixed by its key; the latest record per key
+    // (the topic compacted) is what an upsert file keeps.
+    let mut latest: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut partition_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (p, records) in read_topic(&servers, &topic, 3).iter().enumerate() {
+        for record in records {
+            let key = record.key.clone().expect("a keyed record");
+            assert!(key.starts_with("{\"k\":"), "{key}");
+            assert_eq!(*partition_of.entry(key.clone()).or_insert(p), p, "{key}");
+            latest.insert(key, record.value.clone());
+        }
+    }
+    let live: Vec<String> = latest
+        .iter()
+        .filter_map(|(key, value)| Some(format!("{key} {}", value.as_ref()?)))
+        .collect();
+    assert_eq!(latest.len(), 9, "{latest:?}");
+    let file_sql = format!(
+        "{query}CREATE TABLE s ({columns}) WITH ('connector' = 'filesystem', 'path' = 's.csv', 'format' = 'csv');\n\
+         INSERT INTO s {select};\n"
+    );
+    let file = run(&dir, "file", &file_sql);
+    assert!(file.status.success(), "{}", text(&file.stderr));
+    let kept = std::fs::read_to_string(dir.join("s.csv")).unwrap();
+    let mut from_file: Vec<String> = kept
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!(
+                "{{\"k\":\"{}\",\"window_start\":\"{}\",\"window_end\":\"{}\"}} {},{}",
+                f[0], f[1], f[2], f[3], f[4]
+            )
+        })
+        .collect();
+    from_file.sort();
+    assert_eq!(live, from_file, "{kept}");
+    assert_eq!(live.len(), 3);
+}
+
+#[test]
+fn what_a_topic_cannot_take_is_a_clear_error() {
+    let Some(servers) = broker("errors") else {
+        return;
+    };
+    let dir = scratch("errors");
+    std::fs::write(dir.join("bids.csv"), bids()).unwrap();
+    let topic = format!("errors-{}", std::process::id());
+    create_topic(&servers, &topic, 1);
+    let with = |topic: &str, extra: &str| {
+        format!(
+            "'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', 'format' = 'csv'{extra}"
+        )
+    };
+    let cases = [
+        (
+            // Updates into an appended topic.
+            format!(
+                "SET 'table.exec.emit.allow-lateness' = '1 min';\n{SOURCE}\
+                 CREATE TABLE o (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, window_end TIMESTAMP(3)) WITH ({});\n\
+                 INSERT INTO o {WINDOWS};\n",
+                with(&topic, "")
+            ),
+            "the query emits updates (allowed lateness or early firing), and a kafka topic is appended to",
+        ),
+        (
+            format!(
+                "{SOURCE}CREATE TABLE o (ts TIMESTAMP(3), k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ({});\n\
+                 INSERT INTO o SELECT * FROM bids;\n",
+                with(&topic, "")
+            ),
+            "a kafka table appends records and cannot keep a PRIMARY KEY: write to an 'upsert-kafka' table",
+        ),
+        (
+            format!(
+                "{SOURCE}CREATE TABLE o (ts TIMESTAMP(3), k STRING, v BIGINT) WITH ('connector' = 'upsert-kafka', \
+                 'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', 'key.format' = 'csv', 'value.format' = 'csv');\n\
+                 INSERT INTO o SELECT * FROM bids;\n"
+            ),
+            "an upsert-kafka table needs a PRIMARY KEY (...) NOT ENFORCED",
+        ),
+        (
+            format!(
+                "{SOURCE}CREATE TABLE o (ts TIMESTAMP(3), k STRING, v BIGINT, o BIGINT METADATA FROM 'offset') WITH ({});\n\
+                 INSERT INTO o SELECT ts, k, v, v FROM bids;\n",
+                with(&topic, "")
+            ),
+            "column 'o' is metadata 'offset', which kafka tables give but do not take",
+        ),
+        (
+            format!(
+                "{SOURCE}CREATE TABLE o (ts TIMESTAMP(3), k STRING, v BIGINT) WITH ({});\n\
+                 INSERT INTO o SELECT * FROM bids;\n",
+                with(&topic, ", 'key.fields' = 'k'")
+            ),
+            "'key.fields' needs a 'key.format'",
+        ),
+        (
+            format!(
+                "{SOURCE}CREATE TABLE o (ts TIMESTAMP(3), k STRING, v BIGINT) WITH ({});\n\
+                 INSERT INTO o SELECT * FROM bids;\n",
+                with(&topic, ", 'key.format' = 'csv', 'key.fields' = 'kk'")
+            ),
+            "key field 'kk' is not a physical column of the table",
+        ),
+    ];
+    for (i, (sql, wanted)) in cases.iter().enumerate() {
+        let out = run(&dir, &format!("case{i}"), sql);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "case {i} ran: {stderr}");
+        assert!(stderr.contains(wanted), "case {i}: {stderr}");
+        assert!(!stderr.contains("panicked"), "case {i}: {stderr}");
+    }
+    // Nothing was written by the refused jobs.
+    assert!(read_topic(&servers, &topic, 1)[0].is_empty());
+}

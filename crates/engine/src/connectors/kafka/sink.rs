@@ -1,0 +1,537 @@
+//! Writing a table to a Kafka topic: the `kafka` connector appends a
+//! record per row, the `upsert-kafka` connector keeps a record per key
+//! (`+I`/`+U` are the key's new value, `-D` a tombstone, `-U` left out).
+//!
+//! A record's value is the row's physical columns in the table's format
+//! (without the key's with `'value.fields-include' = 'EXCEPT_KEY'`), its
+//! key the `key.fields` (the PRIMARY KEY for upsert-kafka) in `key.format`,
+//! its timestamp a persisted `METADATA FROM 'timestamp'` column if the
+//! table has one. Partitions are chosen as Flink's sink chooses them:
+//! `'default'` places a keyed record by the murmur2 hash of its key, as the
+//! Java client does (the client's `murmur2_random` partitioner), and an
+//! unkeyed one round-robin, so that the same rows always land in the same
+//! partitions (the Java client's sticky choice depends on timing);
+//! `'fixed'` writes everything to partition 0 (tidemark's sink is one
+//! writer, Flink's subtask 0); `'round-robin'` cycles through them.
+//!
+//! Delivery: `'at-least-once'` (Flink's default) waits at every
+//! checkpoint, and at the end, until the brokers have acknowledged every
+//! record sent; a failed delivery stops the job with the broker's reason.
+//! A resumed run sends again what followed its checkpoint, so an appended
+//! topic may hold those records twice, and an upserted one the same
+//! latest value per key. `'none'` waits only at the end.
+
+use super::{client_properties, BROKER_WAIT};
+use crate::connectors::sink::{PrintLines, SinkWriter};
+use crate::formats::encode::{LineEncoder, LineFormat};
+use crate::runtime::snapshot::StateWriter;
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::TimestampMillisecondType;
+use rdkafka::config::ClientConfig;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::DeliveryResult;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
+use rdkafka::{ClientContext, Message};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+use tidemark_common::catalog::{ColumnKind, TableDef};
+use tidemark_common::{Error, Result, RowKind, SqlType};
+
+/// How long a flush may wait for the brokers' acknowledgements.
+const FLUSH_WAIT: Duration = Duration::from_secs(60);
+
+/// Which partition a record goes to (`sink.partitioner`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Partitioner {
+    Default,
+    Fixed,
+    RoundRobin,
+}
+
+/// `sink.delivery-guarantee`, as far as tidemark acts on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Guarantee {
+    AtLeastOnce,
+    None,
+}
+
+/// What a kafka or upsert-kafka table writes, read from its options.
+pub(super) struct SinkSettings {
+    pub(super) topic: String,
+    pub(super) servers: String,
+    pub(super) client: BTreeMap<String, String>,
+    /// Written columns (positions in the rows a sink takes) of the key,
+    /// and the key's format; none for an unkeyed kafka table.
+    pub(super) key: Option<(Vec<usize>, LineFormat)>,
+    /// The key's column names, as declared.
+    pub(super) key_fields: Vec<String>,
+    pub(super) value: (Vec<usize>, LineFormat),
+    /// The column written as the record's timestamp.
+    pub(super) timestamp: Option<usize>,
+    pub(super) partitioner: Partitioner,
+    pub(super) guarantee: Guarantee,
+    /// upsert-kafka: rows are a changelog per key.
+    pub(super) upsert: bool,
+}
+
+impl SinkSettings {
+    /// The settings of `table`; `upsert` for an upsert-kafka table.
+    pub(super) fn of(table: &TableDef, upsert: bool) -> Result<Self> {
+        let error = |what: String| Error::Input(format!("table {}: {what}", table.name));
+        let topic = table.option("topic").unwrap_or_default().trim().to_string();
+        if topic.is_empty() || topic.contains(';') {
+            return Err(error(format!(
+                "a table that is written names one topic in 'topic', not '{topic}'"
+            )));
+        }
+        let written = table.written_columns();
+        let names: Vec<&str> = written
+            .iter()
+            .map(|i| table.schema.fields[*i].name.as_str())
+            .collect();
+        let position = |name: &str| {
+            names
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(name.trim()))
+        };
+        let physical: Vec<usize> = written
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| table.kinds[**i] == ColumnKind::Physical)
+            .map(|(at, _)| at)
+            .collect();
+        let key_names: Vec<String> = if upsert {
+            table.primary_key.clone()
+        } else {
+            table
+                .option("key.fields")
+                .map(|f| {
+                    f.split(';')
+                        .map(|k| k.trim().to_string())
+                        .filter(|k| !k.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut key_columns = Vec::new();
+        for name in &key_names {
+            match position(name) {
+                Some(at) if physical.contains(&at) => key_columns.push(at),
+                _ => {
+                    return Err(error(format!(
+                        "key field '{name}' is not a physical column of the table"
+                    )))
+                }
+            }
+        }
+        let column_names = |columns: &[usize]| -> Vec<String> {
+            columns.iter().map(|c| names[*c].to_string()).collect()
+        };
+        let key = match (table.option("key.format"), key_columns.is_empty()) {
+            (Some(_), false) => Some((
+                key_columns.clone(),
+                LineFormat::of(
+                    &table.options,
+                    "key.format",
+                    "key.",
+                    column_names(&key_columns),
+                ),
+            )),
+            (None, true) => None,
+            (Some(_), true) => {
+                return Err(error(
+                    "'key.format' needs the key's columns in 'key.fields' ('a;b')".into(),
+                ))
+            }
+            (None, false) => return Err(error("'key.fields' needs a 'key.format'".into())),
+        };
+        let except_key = match table.option("value.fields-include").unwrap_or("ALL") {
+            "ALL" => false,
+            "EXCEPT_KEY" => true,
+            other => {
+                return Err(error(format!(
+                    "'value.fields-include' must be 'ALL' or 'EXCEPT_KEY', not '{other}'"
+                )))
+            }
+        };
+        let value_columns: Vec<usize> = physical
+            .iter()
+            .copied()
+            .filter(|c| !(except_key && key_columns.contains(c)))
+            .collect();
+        let format_key = if upsert { "value.format" } else { "format" };
+        let prefix = if upsert { "value." } else { "" };
+        let value = LineFormat::of(
+            &table.options,
+            format_key,
+            prefix,
+            column_names(&value_columns),
+        );
+        let timestamp = written.iter().position(
+            |i| matches!(&table.kinds[*i], ColumnKind::Metadata { key, .. } if key == "timestamp"),
+        );
+        let partitioner = match table.option("sink.partitioner").unwrap_or("default") {
+            "default" => Partitioner::Default,
+            "fixed" => Partitioner::Fixed,
+            "round-robin" => Partitioner::RoundRobin,
+            other => {
+                return Err(error(format!(
+                    "'sink.partitioner' = '{other}': tidemark places records by 'default', 'fixed' or 'round-robin' and cannot load a Java partitioner class"
+                )))
+            }
+        };
+        if partitioner == Partitioner::RoundRobin && key.is_some() {
+            return Err(error(
+                "'sink.partitioner' = 'round-robin' places records without a key: drop 'key.fields' or use 'default'".into(),
+            ));
+        }
+        let guarantee = match table
+            .option("sink.delivery-guarantee")
+            .unwrap_or("at-least-once")
+        {
+            "none" => Guarantee::None,
+            _ => Guarantee::AtLeastOnce,
+        };
+        Ok(SinkSettings {
+            topic,
+            servers: table
+                .option("properties.bootstrap.servers")
+                .unwrap_or_default()
+                .to_string(),
+            client: {
+                // The consumer's properties (and Flink's own) are not the
+                // producer's.
+                let mut client = client_properties(table);
+                for consumer_only in [
+                    "group.id",
+                    "auto.offset.reset",
+                    "commit.offsets.on.checkpoint",
+                    "isolation.level",
+                ] {
+                    client.remove(consumer_only);
+                }
+                client
+            },
+            key_fields: column_names(&key_columns),
+            key,
+            value: (value_columns, value),
+            timestamp,
+            partitioner,
+            guarantee,
+            upsert,
+        })
+    }
+
+    /// What EXPLAIN says of the writes.
+    pub(super) fn explain(&self) -> String {
+        let format = |f: &LineFormat| f.extension();
+        let key = match &self.key {
+            None => "no key".to_string(),
+            Some((_, f)) => format!("key ({}) as {}", self.key_fields.join(", "), format(f)),
+        };
+        let placed = match (self.partitioner, self.key.is_some()) {
+            (Partitioner::Default, true) => "placed by the key's murmur2 hash (Kafka's default)",
+            (Partitioner::Default, false) => "placed round-robin",
+            (Partitioner::Fixed, _) => "all in partition 0",
+            (Partitioner::RoundRobin, _) => "placed round-robin",
+        };
+        let guarantee = match self.guarantee {
+            Guarantee::AtLeastOnce => "at-least-once (acknowledged at each checkpoint)",
+            Guarantee::None => "no delivery guarantee (acknowledged at the end)",
+        };
+        let kind = if self.upsert {
+            "upserts (a key's latest row, tombstones for deletions)"
+        } else {
+            "appends"
+        };
+        format!(
+            "{kind} to topic {} on {}: {key}, value as {}, {placed}, {guarantee}",
+            self.topic,
+            self.servers,
+            format(&self.value.1)
+        )
+    }
+}
+
+/// The first delivery the brokers refused, kept by the client's callback.
+#[derive(Default)]
+struct Deliveries {
+    failed: Mutex<Option<String>>,
+}
+
+impl ClientContext for Deliveries {}
+
+impl ProducerContext for Deliveries {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Err((error, message)) = result {
+            if let Ok(mut failed) = self.failed.lock() {
+                failed.get_or_insert_with(|| {
+                    format!(
+                        "a record for partition {} was not delivered: {error}",
+                        message.partition()
+                    )
+                });
+            }
+        }
+    }
+}
+
+/// An open kafka or upsert-kafka table.
+pub(super) struct KafkaSink {
+    table: String,
+    settings: SinkSettings,
+    producer: BaseProducer<Deliveries>,
+    partitions: i32,
+    key: Option<LineEncoder>,
+    value: LineEncoder,
+    /// The next partition of round-robin placement.
+    next_partition: i64,
+    key_text: String,
+    value_text: String,
+    records: u64,
+    tombstones: u64,
+}
+
+impl KafkaSink {
+    pub(super) fn open(table: &TableDef, upsert: bool) -> Result<Self> {
+        let settings = SinkSettings::of(table, upsert)?;
+        let error = |what: String| Error::Input(format!("table {}: {what}", table.name));
+        if !upsert && !table.primary_key.is_empty() {
+            return Err(error(
+                "a kafka table appends records and cannot keep a PRIMARY KEY: write to an 'upsert-kafka' table to keep a record per key".into(),
+            ));
+        }
+        let mut config = ClientConfig::new();
+        for (key, value) in &settings.client {
+            config.set(key, value);
+        }
+        config
+            .set("bootstrap.servers", &settings.servers)
+            // Java's placement of keyed records; unkeyed ones are placed here.
+            .set("partitioner", "murmur2_random")
+            .set("enable.idempotence", "true");
+        let producer: BaseProducer<Deliveries> = config
+            .create_with_context(Deliveries::default())
+            .map_err(|e| {
+                error(format!(
+                    "cannot make a client for {}: {e}",
+                    settings.servers
+                ))
+            })?;
+        let metadata = producer
+            .client()
+            .fetch_metadata(Some(&settings.topic), BROKER_WAIT)
+            .map_err(|e| {
+                error(format!(
+                    "no answer from the brokers {} within {} s: {e}",
+                    settings.servers,
+                    BROKER_WAIT.as_secs()
+                ))
+            })?;
+        let partitions = metadata
+            .topics()
+            .iter()
+            .find(|t| t.name() == settings.topic && t.error().is_none())
+            .map(|t| t.partitions().len() as i32)
+            .unwrap_or(0);
+        if partitions == 0 {
+            return Err(error(format!(
+                "topic {} does not exist on the brokers {}: create it first, with the partitions it should have",
+                settings.topic, settings.servers
+            )));
+        }
+        let key = settings
+            .key
+            .as_ref()
+            .map(|(columns, format)| LineEncoder::new(format.clone(), columns.clone()));
+        let value = LineEncoder::new(settings.value.1.clone(), settings.value.0.clone());
+        Ok(KafkaSink {
+            table: table.name.clone(),
+            settings,
+            producer,
+            partitions,
+            key,
+            value,
+            next_partition: 0,
+            key_text: String::new(),
+            value_text: String::new(),
+            records: 0,
+            tombstones: 0,
+        })
+    }
+
+    fn error(&self, what: &str) -> Error {
+        Error::Execution(format!(
+            "table {}: topic {}: {what}",
+            self.table, self.settings.topic
+        ))
+    }
+
+    /// The first refused delivery, as the job's error.
+    fn check_deliveries(&self) -> Result<()> {
+        let failed = self
+            .producer
+            .context()
+            .failed
+            .lock()
+            .map_err(|_| self.error("the delivery report was lost"))?
+            .clone();
+        match failed {
+            Some(why) => Err(self.error(&why)),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until the brokers have acknowledged every record sent.
+    fn flush(&mut self) -> Result<()> {
+        self.producer.flush(FLUSH_WAIT).map_err(|e| {
+            self.error(&format!(
+                "the brokers {} did not acknowledge the records within {} s: {e}",
+                self.settings.servers,
+                FLUSH_WAIT.as_secs()
+            ))
+        })?;
+        self.check_deliveries()
+    }
+
+    /// The partition of the next record, if tidemark chooses it.
+    fn partition(&mut self) -> Option<i32> {
+        match (self.settings.partitioner, self.key.is_some()) {
+            (Partitioner::Default, true) => None,
+            (Partitioner::Fixed, _) => Some(0),
+            _ => {
+                let p = (self.next_partition % i64::from(self.partitions)) as i32;
+                self.next_partition += 1;
+                Some(p)
+            }
+        }
+    }
+
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<()> {
+        self.check_deliveries()?;
+        let stamps = self.settings.timestamp.map(|c| {
+            let wall = matches!(types[c], SqlType::Timestamp(_));
+            (
+                batch.column(c).as_primitive::<TimestampMillisecondType>(),
+                wall,
+            )
+        });
+        for row in 0..batch.num_rows() {
+            let kind = kinds.get(row).copied().unwrap_or(RowKind::Insert);
+            let tombstone = match kind {
+                RowKind::Insert => false,
+                RowKind::UpdateAfter | RowKind::UpdateBefore | RowKind::Delete
+                    if !self.settings.upsert =>
+                {
+                    return Err(Error::Internal(
+                        "an update written to an appended topic".into(),
+                    ))
+                }
+                RowKind::UpdateBefore => continue,
+                RowKind::UpdateAfter => false,
+                RowKind::Delete => true,
+            };
+            self.key_text.clear();
+            if let Some(key) = self.key.as_mut() {
+                key.encode(batch, types, row, tz, &mut self.key_text)?;
+            }
+            self.value_text.clear();
+            if !tombstone {
+                self.value
+                    .encode(batch, types, row, tz, &mut self.value_text)?;
+            }
+            let timestamp = match &stamps {
+                Some((column, wall)) if column.is_valid(row) => {
+                    let ms = column.value(row);
+                    match wall {
+                        true => crate::time::zone::local_to_instant(ms, tz),
+                        false => Some(ms),
+                    }
+                }
+                _ => None,
+            };
+            let partition = self.partition();
+            let mut record: BaseRecord<'_, str, str> = BaseRecord::to(&self.settings.topic);
+            if self.key.is_some() {
+                record = record.key(self.key_text.as_str());
+            }
+            if !tombstone {
+                record = record.payload(self.value_text.as_str());
+            }
+            if let Some(p) = partition {
+                record = record.partition(p);
+            }
+            if let Some(ms) = timestamp {
+                record = record.timestamp(ms);
+            }
+            loop {
+                match self.producer.send(record) {
+                    Ok(()) => break,
+                    Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                        // The client's queue is full: serve acknowledgements.
+                        record = back;
+                        self.producer.poll(Duration::from_millis(50));
+                    }
+                    Err((e, _)) => {
+                        return Err(Error::Execution(format!(
+                            "table {}: topic {}: cannot send a record: {e}",
+                            self.table, self.settings.topic
+                        )))
+                    }
+                }
+            }
+            self.records += 1;
+            self.tombstones += u64::from(tombstone);
+        }
+        self.producer.poll(Duration::ZERO);
+        Ok(())
+    }
+}
+
+impl SinkWriter for KafkaSink {
+    fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<PrintLines> {
+        KafkaSink::write(self, batch, types, kinds, tz)?;
+        Ok(String::new())
+    }
+
+    fn note(&self) -> Option<String> {
+        let tombstones = match (self.settings.upsert, self.tombstones) {
+            (false, _) => String::new(),
+            (true, 1) => " (1 tombstone)".to_string(),
+            (true, n) => format!(" ({n} tombstones)"),
+        };
+        Some(format!(
+            "sink {}: {} record{} sent to topic {}{tombstones}",
+            self.table,
+            self.records,
+            if self.records == 1 { "" } else { "s" },
+            self.settings.topic
+        ))
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        self.flush()
+    }
+
+    fn save_state(&mut self, _w: &mut StateWriter) -> Result<()> {
+        match self.settings.guarantee {
+            Guarantee::AtLeastOnce => self.flush(),
+            Guarantee::None => self.check_deliveries(),
+        }
+    }
+}
