@@ -24,21 +24,54 @@ pub struct KafkaCheckArgs {
     records: i64,
 }
 
+#[derive(clap::Args)]
+pub struct KafkaTopicArgs {
+    /// The broker's bootstrap servers (default: $TIDEMARK_TEST_KAFKA).
+    #[arg(long)]
+    brokers: Option<String>,
+    /// The topic's name.
+    topic: String,
+    /// Its partitions.
+    partitions: i32,
+}
+
 /// How long the check waits on the broker for any one step.
 const WAIT: Duration = Duration::from_secs(20);
 
 const PARTITIONS: i32 = 2;
 
-pub fn check(args: &KafkaCheckArgs) -> Result<ExitCode> {
-    let Some(brokers) = args
-        .brokers
+/// The brokers named by `--brokers` or `$TIDEMARK_TEST_KAFKA`.
+fn brokers(given: &Option<String>) -> Result<String> {
+    match given
         .clone()
         .or_else(|| std::env::var("TIDEMARK_TEST_KAFKA").ok())
-    else {
-        bail!("no broker: pass --brokers or set TIDEMARK_TEST_KAFKA (`.ci/kafka start` prints it)");
-    };
+    {
+        Some(brokers) => Ok(brokers),
+        None => bail!(
+            "no broker: pass --brokers or set TIDEMARK_TEST_KAFKA (`.ci/kafka start` prints it)"
+        ),
+    }
+}
+
+pub fn topic(args: &KafkaTopicArgs) -> Result<ExitCode> {
+    let brokers = brokers(&args.brokers)?;
+    if args.partitions < 1 {
+        bail!("a topic needs at least one partition, not {}", args.partitions);
+    }
+    create_topic(&brokers, &args.topic, args.partitions)?;
+    println!(
+        "topic {} on {brokers}: {} partition{}",
+        args.topic,
+        args.partitions,
+        if args.partitions == 1 { "" } else { "s" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn check(args: &KafkaCheckArgs) -> Result<ExitCode> {
+    let brokers = brokers(&args.brokers)?;
     let topic = format!("tidemark-check-{}", std::process::id());
-    create_topic(&brokers, &topic)?;
+    create_topic(&brokers, &topic, PARTITIONS)?;
     let sent = produce(&brokers, &topic, args.records)?;
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", &brokers)
@@ -68,12 +101,12 @@ pub fn check(args: &KafkaCheckArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn create_topic(brokers: &str, topic: &str) -> Result<()> {
+fn create_topic(brokers: &str, topic: &str, partitions: i32) -> Result<()> {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", brokers)
         .create()
         .context("cannot make an admin client")?;
-    let new = NewTopic::new(topic, PARTITIONS, TopicReplication::Fixed(1));
+    let new = NewTopic::new(topic, partitions, TopicReplication::Fixed(1));
     let options = AdminOptions::new().operation_timeout(Some(WAIT));
     let results = futures_executor::block_on(admin.create_topics([&new], &options))
         .with_context(|| format!("cannot create topic {topic} on {brokers}"))?;

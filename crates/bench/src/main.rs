@@ -104,6 +104,9 @@ enum Command {
     /// two partitions, records produced one per request, end offsets equal
     /// to the records sent, every record read back in order.
     KafkaCheck(kafka::KafkaCheckArgs),
+    /// Makes a topic with a number of partitions on a Kafka-compatible
+    /// broker (`.ci/kafka topic NAME PARTITIONS` for the test broker).
+    KafkaTopic(kafka::KafkaTopicArgs),
     /// Runs a command with stdout on /dev/null and reports its wall time
     /// and peak resident memory on stdout.
     #[command(hide = true)]
@@ -132,6 +135,7 @@ fn main() -> ExitCode {
         Command::Soak(args) => soak::soak(&args),
         Command::Postgres(args) => postgres::postgres(&args),
         Command::KafkaCheck(args) => kafka::check(&args),
+        Command::KafkaTopic(args) => kafka::topic(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };
