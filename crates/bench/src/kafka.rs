@@ -56,7 +56,10 @@ fn brokers(given: &Option<String>) -> Result<String> {
 pub fn topic(args: &KafkaTopicArgs) -> Result<ExitCode> {
     let brokers = brokers(&args.brokers)?;
     if args.partitions < 1 {
-        bail!("a topic needs at least one partition, not {}", args.partitions);
+        bail!(
+            "a topic needs at least one partition, not {}",
+            args.partitions
+        );
     }
     create_topic(&brokers, &args.topic, args.partitions)?;
     println!(

@@ -364,3 +364,92 @@ fn what_a_topic_cannot_take_is_a_clear_error() {
     // Nothing was written by the refused jobs.
     assert!(read_topic(&servers, &topic, 1)[0].is_empty());
 }
+
+/// The latest value per key of a topic's records, as a topic compacted by
+/// key keeps them (a tombstone removes its key).
+fn compacted(partitions: &[Vec<Record>]) -> BTreeMap<String, String> {
+    let mut latest = BTreeMap::new();
+    for record in partitions.iter().flatten() {
+        let key = record.key.clone().expect("a keyed record");
+        match &record.value {
+            Some(value) => latest.insert(key, value.clone()),
+            None => latest.remove(&key),
+        };
+    }
+    latest
+}
+
+#[test]
+fn a_crashed_and_resumed_upsert_job_leaves_the_same_latest_rows() {
+    let Some(servers) = broker("crash and resume") else {
+        return;
+    };
+    let dir = scratch("resume");
+    let job = |topic: &str, checkpoints: &str| {
+        format!(
+            "{checkpoints}SET 'table.exec.emit.allow-lateness' = '20 s';\n{SOURCE}\
+             CREATE TABLE totals (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, \
+             PRIMARY KEY (window_start, k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', \
+             'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', {ONE_PER_REQUEST}, \
+             'key.format' = 'json', 'value.format' = 'json');\n\
+             INSERT INTO totals SELECT window_start, k, COUNT(*), SUM(v) \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) \
+             GROUP BY window_start, window_end, k;\n"
+        )
+    };
+    let (plain_topic, resumed_topic) = (
+        format!("plain-{}", std::process::id()),
+        format!("resumed-{}", std::process::id()),
+    );
+    create_topic(&servers, &plain_topic, 2);
+    create_topic(&servers, &resumed_topic, 2);
+    let (plain, resumed) = (dir.join("plain"), dir.join("resumed"));
+    for (folder, sql) in [
+        (&plain, job(&plain_topic, "")),
+        (
+            &resumed,
+            job(
+                &resumed_topic,
+                "SET 'execution.checkpointing.dir' = 'ckpt';\n\
+                 SET 'execution.checkpointing.interval' = '6 rows';\n",
+            ),
+        ),
+    ] {
+        std::fs::create_dir_all(folder).unwrap();
+        std::fs::write(folder.join("bids.csv"), bids()).unwrap();
+        std::fs::write(folder.join("job.sql"), sql).unwrap();
+    }
+    let tidemark = |folder: &Path, args: &[&str], crash: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tidemark"));
+        command
+            .args(["run", "--batch-size", "2"])
+            .args(args)
+            .arg(folder.join("job.sql"));
+        if let Some(batches) = crash {
+            command.env("TIDEMARK_CRASH_AFTER_BATCHES", batches);
+        }
+        command.output().expect("tidemark runs")
+    };
+    let reference = tidemark(&plain, &[], None);
+    assert!(reference.status.success(), "{}", text(&reference.stderr));
+    let want = compacted(&read_topic(&servers, &plain_topic, 2));
+    assert_eq!(want.len(), 20, "{want:?}");
+
+    // Crashed after 13 batches (26 rows, past the checkpoint at 24 rows),
+    // then resumed from that checkpoint.
+    let crashed = tidemark(&resumed, &[], Some("13"));
+    assert!(!crashed.status.success(), "the injected crash ends the run");
+    let before = read_topic(&servers, &resumed_topic, 2);
+    let again = tidemark(&resumed, &["--resume"], None);
+    let stderr = text(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert!(stderr.contains("resuming from checkpoint 4"), "{stderr}");
+    let after = read_topic(&servers, &resumed_topic, 2);
+    // What the first run had sent stays (at-least-once): the resumed run
+    // appends to it, and the latest row per key is the uninterrupted run's.
+    for (old, new) in before.iter().zip(&after) {
+        assert_eq!(&new[..old.len()], &old[..]);
+    }
+    assert!(before.iter().map(Vec::len).sum::<usize>() > 0, "{before:?}");
+    assert_eq!(compacted(&after), want);
+}

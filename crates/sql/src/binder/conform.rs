@@ -82,7 +82,11 @@ pub fn insert_plan(
             err.with_hint(format!(
                 "computed and VIRTUAL columns are not written: {} takes {}, not {}",
                 sink.name,
-                want.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", "),
+                want.fields
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 not_written.join(", ")
             ))
         });
