@@ -453,3 +453,160 @@ fn a_crashed_and_resumed_upsert_job_leaves_the_same_latest_rows() {
     assert!(before.iter().map(Vec::len).sum::<usize>() > 0, "{before:?}");
     assert_eq!(compacted(&after), want);
 }
+
+/// Seeded bids for the seed job: four partitions over six minutes, out of
+/// order by up to 4 s, partition 3 quiet after its first minute, and one
+/// row in 25 from 10 to 70 s behind (some within 30 s of allowed
+/// lateness, some past it).
+fn seed_partitions() -> Vec<Vec<String>> {
+    let mut rng = common::Rng(common::env_number("TIDEMARK_KAFKA_SEED", 0x5eed_f00d));
+    (0..4u64)
+        .map(|p| {
+            let rows = if p == 3 { 30 } else { 180 };
+            (0..rows)
+                .map(|i| {
+                    let mut ms = (i * 2_000 + rng.below(4_000) + p * 300) as i64;
+                    if rng.below(25) == 0 {
+                        ms -= 10_000 + rng.below(60_000) as i64;
+                    }
+                    let ms = ms.max(0);
+                    format!(
+                        "2024-01-01 00:{:02}:{:02}.{:03},k{},{}",
+                        ms / 60_000,
+                        (ms / 1_000) % 60,
+                        ms % 1_000,
+                        rng.below(5),
+                        rng.below(100)
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_seed_job_from_kafka_gives_what_it_gives_from_files() {
+    let Some(servers) = broker("seed job") else {
+        return;
+    };
+    let Ok(url) = std::env::var("TIDEMARK_TEST_POSTGRES") else {
+        eprintln!(
+            "kafka_sink: seed job: skipped, TIDEMARK_TEST_POSTGRES is not set (see .ci/postgres)"
+        );
+        return;
+    };
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("the test server");
+    let id = std::process::id();
+    for side in ["kafka", "files"] {
+        db.batch_execute(&format!(
+            "DROP TABLE IF EXISTS seed_{side}_{id};
+             CREATE TABLE seed_{side}_{id} (window_start timestamp, k text, n bigint, total bigint,
+                 PRIMARY KEY (window_start, k));"
+        ))
+        .expect("the totals table");
+    }
+    let rows = seed_partitions();
+    let bids = format!("seed-bids-{id}");
+    create_topic(&servers, &bids, 4);
+    let timed: Vec<Vec<(String, Option<i64>)>> = rows
+        .iter()
+        .map(|lines| lines.iter().map(|l| (l.clone(), None)).collect())
+        .collect();
+    common::kafka::produce(&servers, &bids, &timed);
+    let dir = scratch("seed");
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    for (p, lines) in rows.iter().enumerate() {
+        std::fs::write(dir.join(format!("parts/p{p}.csv")), lines.join("\n") + "\n").unwrap();
+    }
+    let job = |side: &str, source: &str| {
+        let late = format!("seed-late-{side}-{id}");
+        create_topic(&servers, &late, 1);
+        format!(
+            "SET 'table.exec.emit.allow-lateness' = '30 s';\n\
+             SET 'table.exec.source.idle-timeout' = '30 s';\n\
+             SET 'table.exec.late-records.sink' = 'late';\n\
+             CREATE TABLE bids (ts TIMESTAMP(3), k STRING, v BIGINT, \
+             WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ({source});\n\
+             CREATE TABLE late (ts TIMESTAMP(3), k STRING, v BIGINT, late_reason STRING) WITH ('connector' = 'kafka', \
+             'topic' = '{late}', 'properties.bootstrap.servers' = '{servers}', {ONE_PER_REQUEST}, 'format' = 'csv');\n\
+             CREATE TABLE totals (window_start TIMESTAMP(3), k STRING, n BIGINT, total BIGINT, \
+             PRIMARY KEY (window_start, k) NOT ENFORCED) WITH ('connector' = 'jdbc', 'url' = '{url}', \
+             'table-name' = 'seed_{side}_{id}');\n\
+             INSERT INTO totals SELECT window_start, k, COUNT(*), SUM(v) \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) \
+             GROUP BY window_start, window_end, k;\n"
+        )
+    };
+    let from_kafka = run(
+        &dir,
+        "kafka",
+        &job(
+            "kafka",
+            &format!(
+                "'connector' = 'kafka', 'topic' = '{bids}', 'properties.bootstrap.servers' = '{servers}', \
+                 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'csv'"
+            ),
+        ),
+    );
+    let kafka_err = text(&from_kafka.stderr);
+    assert!(from_kafka.status.success(), "{kafka_err}");
+    let from_files = run(
+        &dir,
+        "files",
+        &job(
+            "files",
+            "'connector' = 'filesystem', 'path' = 'parts/', 'format' = 'csv'",
+        ),
+    );
+    let files_err = text(&from_files.stderr);
+    assert!(from_files.status.success(), "{files_err}");
+    let table = |db: &mut postgres::Client, side: &str| -> Vec<String> {
+        db.query(
+            &format!(
+                "SELECT window_start::text || ',' || k || ',' || n || ',' || total \
+                 FROM seed_{side}_{id} ORDER BY window_start, k"
+            ),
+            &[],
+        )
+        .expect("the totals")
+        .iter()
+        .map(|r| r.get::<_, String>(0))
+        .collect()
+    };
+    let (kafka_rows, file_rows) = (table(&mut db, "kafka"), table(&mut db, "files"));
+    assert!(kafka_rows.len() >= 25, "{kafka_rows:?}");
+    assert_eq!(kafka_rows, file_rows);
+    // The same late rows, in the same order, to each side's late topic,
+    // and the summary's operator line alike.
+    let late = |side: &str| -> Vec<String> {
+        read_topic(&servers, &format!("seed-late-{side}-{id}"), 1)[0]
+            .iter()
+            .filter_map(|r| r.value.clone())
+            .collect()
+    };
+    let late_rows = late("kafka");
+    assert!(!late_rows.is_empty(), "{kafka_err}");
+    assert_eq!(late_rows, late("files"));
+    let operator = |stderr: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with("operator WindowAggregate"))
+            .map(str::to_string)
+    };
+    assert_eq!(operator(&kafka_err), operator(&files_err), "{kafka_err}");
+    assert!(
+        kafka_err.contains(&format!(
+            "{} late rows routed to table late",
+            late_rows.len()
+        )),
+        "{kafka_err}"
+    );
+    assert!(
+        kafka_err.contains("late rows added within the allowed lateness"),
+        "{kafka_err}"
+    );
+    for side in ["kafka", "files"] {
+        db.batch_execute(&format!("DROP TABLE seed_{side}_{id};"))
+            .expect("dropped");
+    }
+}
