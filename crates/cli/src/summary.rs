@@ -74,6 +74,16 @@ pub fn render_summary(s: &RunSummary, timing: bool) -> String {
             out.push_str(&format!(" ({})", notes.join(", ")));
         }
         out.push('\n');
+        for split in &src.splits {
+            out.push_str(&format!(
+                "  split {}: {} read, watermark {}{}, {}\n",
+                split.name,
+                count(split.rows_read, "row", "rows"),
+                show_instant(split.watermark),
+                if split.idle { " (idle)" } else { "" },
+                split.report
+            ));
+        }
     }
     for (name, m) in &s.operators {
         if m.late_rows > 0 || m.windows_fired > 0 || m.partially_late_rows > 0 || m.keys_expired > 0

@@ -146,6 +146,17 @@ fn a_bounded_read_of_four_partitions_gives_what_four_files_give() {
         "{}",
         text(&kafka.stderr)
     );
+    // Each partition's rows, watermark, offsets and lag in the summary.
+    for (p, rows) in [(0, 60), (3, 15)] {
+        let line = format!("  split {topic}-{p}: {rows} rows read, watermark 2024-01-01 00:");
+        let tail = format!(", next offset {rows}, end offset {rows}, lag 0\n");
+        let stderr = text(&kafka.stderr);
+        let found = stderr.lines().find(|l| l.starts_with(&line));
+        assert!(
+            found.is_some_and(|l| format!("{l}\n").ends_with(&tail)),
+            "{stderr}"
+        );
+    }
     for batch in ["1", "7"] {
         let again = run(&kafka_job, &["--batch-size", batch]);
         assert_eq!(

@@ -57,6 +57,13 @@ pub trait SplitReader: Send {
     /// What was read, skipped and repaired so far.
     fn stats(&self) -> ReadStats;
 
+    /// Where the split stands, for the run summary, when there is more to
+    /// say than its rows (a Kafka partition's offset and lag). Asked once,
+    /// at the end of a run: it may ask the input.
+    fn report(&self) -> Option<String> {
+        None
+    }
+
     /// Keeps each malformed record's text, for a bad-record sink.
     /// Generated rows are never malformed.
     fn keep_raw(&mut self) {}

@@ -157,6 +157,14 @@ impl UnionSource {
         self.branches.iter().map(|b| b.source.metrics()).collect()
     }
 
+    /// [`UnionSource::metrics`] with each split's report, at the end.
+    pub fn metrics_at_end(&self) -> Vec<SourceMetrics> {
+        self.branches
+            .iter()
+            .map(|b| b.source.metrics_at_end())
+            .collect()
+    }
+
     /// Why the union cannot be checkpointed, if it cannot.
     pub fn checkpoint_blocker(&self) -> Option<Error> {
         self.branches.iter().find_map(|b| {

@@ -123,6 +123,14 @@ impl PipelineSource {
         }
     }
 
+    /// The metrics with each split's report, for the run summary.
+    fn metrics_at_end(&self) -> Vec<SourceMetrics> {
+        match self {
+            PipelineSource::Table(t) => vec![t.metrics_at_end()],
+            PipelineSource::Union(u) => u.metrics_at_end(),
+        }
+    }
+
     /// Ends the input at this point, as if it had no more rows.
     /// Waits while every input has nothing for now, on the inputs'
     /// clock: until the next instant something is known to happen.
@@ -434,7 +442,7 @@ impl Pipeline {
             report(&self.progress(rows_emitted, started));
         }
         Ok(RunSummary {
-            sources: self.source.metrics(),
+            sources: self.source.metrics_at_end(),
             operators: self
                 .operators
                 .iter()

@@ -16,6 +16,9 @@ use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::message::Timestamp;
 use rdkafka::{Message, Offset, TopicPartitionList};
 use std::collections::VecDeque;
+
+/// How long the run summary waits for a partition's end offset.
+const REPORT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 use std::io::{ErrorKind, Read};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -307,6 +310,34 @@ impl SplitReader for PartitionReader {
 
     fn stats(&self) -> ReadStats {
         self.decoder.stats()
+    }
+
+    /// The offset of the next record to make rows of, the partition's end
+    /// offset now and the lag between them (what a consumer group's lag
+    /// shows); a bounded read's end too.
+    fn report(&self) -> Option<String> {
+        let next = match self.position() {
+            Some(at) => i64::try_from(at.offset).ok()?,
+            None => lock(&self.handed).next,
+        };
+        Some(
+            match self
+                .consumer
+                .fetch_watermarks(&self.topic, self.partition, REPORT_WAIT)
+            {
+                Ok((_, high)) => {
+                    let bounded = match self.end {
+                        Some(end) if end != high => format!(" (the read ends at {end})"),
+                        _ => String::new(),
+                    };
+                    format!(
+                        "next offset {next}, end offset {high}, lag {}{bounded}",
+                        (high - next).max(0)
+                    )
+                }
+                Err(_) => format!("next offset {next}, lag unknown (no answer from the brokers)"),
+            },
+        )
     }
 
     fn keep_raw(&mut self) {

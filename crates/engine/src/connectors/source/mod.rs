@@ -46,6 +46,22 @@ pub struct SourceMetrics {
     /// How often a split went idle, and came back (spec §8).
     pub went_idle: u64,
     pub came_back: u64,
+    /// Each split, where its reader has something to report (a Kafka
+    /// partition); filled at the end of a run only.
+    pub splits: Vec<SplitMetrics>,
+}
+
+/// One split of a source, as the run summary shows it.
+#[derive(Clone, Debug, Default)]
+pub struct SplitMetrics {
+    pub name: String,
+    pub rows_read: u64,
+    /// The split's own watermark.
+    pub watermark: i64,
+    /// Left out of the table's watermark as idle when the run ended.
+    pub idle: bool,
+    /// What its reader says of where it stands.
+    pub report: String,
 }
 
 /// A split of the table and what the source knows of it.
@@ -219,7 +235,28 @@ impl TableSource {
                 .and_then(|w| watermark_delay(&w.expr, w.column)),
             went_idle: self.went_idle,
             came_back: self.came_back,
+            splits: Vec::new(),
         }
+    }
+
+    /// [`TableSource::metrics`] with each split's report, for the run
+    /// summary: only at the end, as a report may ask the input.
+    pub fn metrics_at_end(&self) -> SourceMetrics {
+        let mut metrics = self.metrics();
+        metrics.splits = self
+            .splits
+            .iter()
+            .filter_map(|s| {
+                Some(SplitMetrics {
+                    name: s.split.name.clone(),
+                    rows_read: s.split.reader.stats().rows_read,
+                    watermark: s.watermark,
+                    idle: s.idle_since.is_some(),
+                    report: s.split.reader.report()?,
+                })
+            })
+            .collect();
+        metrics
     }
 
     /// The next items: a chunk and the watermark after it; at the end the
