@@ -145,10 +145,11 @@ pub fn describe(catalog: &Catalog, name: &str, span: Span) -> Result<String> {
             .options
             .iter()
             .map(|(k, v, _)| {
+                let shown = tidemark_common::connector::shown_option_value(k, v);
                 format!(
                     "  {} = {}",
                     tidemark_sql::quote_string(k),
-                    tidemark_sql::quote_string(v)
+                    tidemark_sql::quote_string(&shown)
                 )
             })
             .collect(),

@@ -317,3 +317,83 @@ mod tests {
         assert!(!path.matches("paths"));
     }
 }
+
+/// What a secret option's value is shown as.
+pub const HIDDEN: &str = "******";
+
+/// Whether a table option's value is a secret (a password, a client
+/// secret, a login configuration with credentials in it): it is never
+/// shown, not by SHOW CREATE TABLE, DESCRIBE or EXPLAIN nor in an error.
+pub fn is_secret_option(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.contains("password")
+        || key.contains("secret")
+        || key.ends_with("jaas.config")
+        || key.ends_with("sasl.oauthbearer.config")
+        || key.ends_with("ssl.key.pem")
+}
+
+/// An option's value as it may be shown: a secret hidden, and the
+/// password of a URL's `user:password@` too.
+pub fn shown_option_value<'a>(key: &str, value: &'a str) -> std::borrow::Cow<'a, str> {
+    if is_secret_option(key) {
+        return HIDDEN.into();
+    }
+    if let Some((scheme, rest)) = value.split_once("://") {
+        let authority = rest.split('/').next().unwrap_or(rest);
+        if let Some((user_info, _)) = authority.rsplit_once('@') {
+            if let Some((user, _)) = user_info.split_once(':') {
+                let after = &rest[user_info.len()..];
+                return format!("{scheme}://{user}:{HIDDEN}{after}").into();
+            }
+        }
+    }
+    value.into()
+}
+
+/// `message` with every secret value among `options` hidden: for errors
+/// a client library words with the values it was given.
+pub fn hide_secrets<'a>(
+    message: &str,
+    options: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> String {
+    let mut out = message.to_string();
+    for (key, value) in options {
+        if is_secret_option(key) && !value.is_empty() {
+            out = out.replace(value.as_str(), HIDDEN);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_never_shown() {
+        assert_eq!(shown_option_value("properties.sasl.password", "pw"), HIDDEN);
+        assert_eq!(
+            shown_option_value("properties.sasl.jaas.config", "x required password=\"pw\";"),
+            HIDDEN
+        );
+        assert_eq!(shown_option_value("password", "pw"), HIDDEN);
+        assert_eq!(
+            shown_option_value("url", "postgresql://ann:pw@db:5432/x"),
+            "postgresql://ann:******@db:5432/x"
+        );
+        assert_eq!(
+            shown_option_value("url", "postgresql://db:5432/x"),
+            "postgresql://db:5432/x"
+        );
+        assert_eq!(shown_option_value("topic", "bids"), "bids");
+        let options = [(
+            "properties.sasl.password".to_string(),
+            "hunter2".to_string(),
+        )];
+        assert_eq!(
+            hide_secrets("login hunter2 refused", options.iter().map(|(k, v)| (k, v))),
+            "login ****** refused"
+        );
+    }
+}

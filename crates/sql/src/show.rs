@@ -94,7 +94,10 @@ impl Catalog {
         let options: Vec<_> = decl
             .options
             .iter()
-            .map(|(k, v, _)| format!("  {} = {}", quote_string(k), quote_string(v)))
+            .map(|(k, v, _)| {
+                let shown = tidemark_common::connector::shown_option_value(k, v);
+                format!("  {} = {}", quote_string(k), quote_string(&shown))
+            })
             .collect();
         out.push_str(&options.join(",\n"));
         out.push_str("\n)\n");

@@ -14,6 +14,7 @@
 //! name the topic, partition and offset.
 
 mod records;
+mod security;
 mod sink;
 
 use super::sink::SinkWriter;
@@ -24,6 +25,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 use records::{PartitionReader, PartitionRecords};
+use security::client_properties;
 use sink::{KafkaSink, SinkSettings};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -462,7 +464,7 @@ impl Settings {
         if topics.is_empty() {
             return Err(Error::Input("'topic' names no topic".into()));
         }
-        let mut client = client_properties(table);
+        let mut client = client_properties(table)?;
         let group = client.get("group.id").cloned();
         // Flink's own property, not the client's.
         let commit_on_checkpoint = match client.remove("commit.offsets.on.checkpoint") {
@@ -529,9 +531,10 @@ impl Settings {
             .set("enable.auto.commit", "false")
             .set("isolation.level", "read_committed")
             .set("enable.partition.eof", "false");
-        config
-            .create()
-            .map_err(|e| self.error(&format!("cannot make a client for {}: {e}", self.servers)))
+        config.create().map_err(|e| {
+            let why = tidemark_common::connector::hide_secrets(&e.to_string(), &self.client);
+            self.error(&format!("cannot make a client for {}: {why}", self.servers))
+        })
     }
 
     /// The group checkpoints commit offsets to, if they do.
@@ -673,18 +676,6 @@ impl Settings {
             ))),
         }
     }
-}
-
-/// The client properties a table gives (`properties.*`, without the
-/// prefix).
-fn client_properties(table: &TableDef) -> BTreeMap<String, String> {
-    table
-        .options
-        .iter()
-        .filter_map(|(key, value)| {
-            Some((key.strip_prefix("properties.")?.to_string(), value.clone()))
-        })
-        .collect()
 }
 
 /// `'partition:0,offset:42;partition:1,offset:300'`, by partition.

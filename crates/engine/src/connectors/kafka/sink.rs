@@ -21,7 +21,8 @@
 //! topic may hold those records twice, and an upserted one the same
 //! latest value per key. `'none'` waits only at the end.
 
-use super::{client_properties, BROKER_WAIT};
+use super::security::client_properties;
+use super::BROKER_WAIT;
 use crate::connectors::sink::{PrintLines, SinkWriter};
 use crate::formats::encode::{LineEncoder, LineFormat};
 use crate::runtime::snapshot::StateWriter;
@@ -202,7 +203,7 @@ impl SinkSettings {
             client: {
                 // The consumer's properties (and Flink's own) are not the
                 // producer's.
-                let mut client = client_properties(table);
+                let mut client = client_properties(table)?;
                 for consumer_only in [
                     "group.id",
                     "auto.offset.reset",
@@ -316,8 +317,10 @@ impl KafkaSink {
         let producer: BaseProducer<Deliveries> = config
             .create_with_context(Deliveries::default())
             .map_err(|e| {
+                let why =
+                    tidemark_common::connector::hide_secrets(&e.to_string(), &settings.client);
                 error(format!(
-                    "cannot make a client for {}: {e}",
+                    "cannot make a client for {}: {why}",
                     settings.servers
                 ))
             })?;
