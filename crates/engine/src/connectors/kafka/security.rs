@@ -113,6 +113,23 @@ mod tests {
     }
 
     #[test]
+    fn the_client_speaks_tls() {
+        // Built with OpenSSL (compiled in): SSL and SASL_SSL are accepted,
+        // where a client without it refuses them as it is made.
+        for protocol in ["SSL", "SASL_SSL"] {
+            let made: std::result::Result<rdkafka::consumer::BaseConsumer, _> =
+                rdkafka::config::ClientConfig::new()
+                    .set("bootstrap.servers", "127.0.0.1:1")
+                    .set("security.protocol", protocol)
+                    .set("sasl.mechanism", "SCRAM-SHA-512")
+                    .set("sasl.username", "ann")
+                    .set("sasl.password", "pw")
+                    .create();
+            assert!(made.is_ok(), "{protocol}: {:?}", made.err());
+        }
+    }
+
+    #[test]
     fn java_logins_become_the_clients_user_and_password() -> Result<()> {
         let client = client_properties(&table(&[
             ("properties.security.protocol", "SASL_SSL"),
