@@ -104,7 +104,7 @@ pub fn check(args: &KafkaCheckArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn create_topic(brokers: &str, topic: &str, partitions: i32) -> Result<()> {
+pub fn create_topic(brokers: &str, topic: &str, partitions: i32) -> Result<()> {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", brokers)
         .create()

@@ -5,6 +5,7 @@ mod baseline;
 mod data;
 mod driver;
 mod kafka;
+mod kafka_read;
 mod measure;
 mod numbers;
 mod postgres;
@@ -107,6 +108,11 @@ enum Command {
     /// Makes a topic with a number of partitions on a Kafka-compatible
     /// broker (`.ci/kafka topic NAME PARTITIONS` for the test broker).
     KafkaTopic(kafka::KafkaTopicArgs),
+    /// The TUMBLE benchmark's rows from a topic of four partitions on a
+    /// Kafka-compatible broker, against the same rows from CSV and a plain
+    /// client that only reads them. Needs a broker: --brokers, or
+    /// TIDEMARK_TEST_KAFKA (`.ci/kafka start` makes one).
+    Kafka(kafka_read::KafkaBenchArgs),
     /// Runs a command with stdout on /dev/null and reports its wall time
     /// and peak resident memory on stdout.
     #[command(hide = true)]
@@ -136,6 +142,7 @@ fn main() -> ExitCode {
         Command::Postgres(args) => postgres::postgres(&args),
         Command::KafkaCheck(args) => kafka::check(&args),
         Command::KafkaTopic(args) => kafka::topic(&args),
+        Command::Kafka(args) => kafka_read::kafka(&args),
         Command::Baseline { csv } => baseline::run(&csv),
         Command::Measure { command } => measure::run_measured(&command),
     };

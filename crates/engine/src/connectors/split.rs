@@ -47,6 +47,13 @@ pub trait SplitReader: Send {
         None
     }
 
+    /// Whether rows are on their way though none is there yet (a Kafka
+    /// partition whose client is fetching): the run then waits a moment
+    /// for them, not a whole step of its clock.
+    fn rows_on_the_way(&self) -> bool {
+        false
+    }
+
     /// When the split's last row read arrived, when it knows (a replay:
     /// its arrival column); otherwise the clock's time when it was read.
     /// A split's idle timeout counts from it.

@@ -46,7 +46,14 @@ pub(super) struct RecordMeta {
 pub(super) struct Fetched {
     records: VecDeque<RecordMeta>,
     next: i64,
+    /// When the client last handed a record over.
+    last_record: Option<std::time::Instant>,
 }
+
+/// How long after its last record a live partition is taken to have more
+/// on the way (the client is fetching), so that the run waits briefly for
+/// it rather than a full step of its clock.
+const FLOWING: Duration = Duration::from_millis(200);
 
 pub(super) type Handed = Arc<Mutex<Fetched>>;
 
@@ -93,6 +100,7 @@ impl PartitionRecords {
         let handed = Arc::new(Mutex::new(Fetched {
             records: VecDeque::new(),
             next: start,
+            last_record: None,
         }));
         let records = PartitionRecords {
             consumer: Arc::clone(&consumer),
@@ -106,18 +114,21 @@ impl PartitionRecords {
     }
 }
 
-impl Read for PartitionRecords {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.pos == self.pending.len() {
+impl PartitionRecords {
+    /// Takes the next record the client holds into `pending`; false when
+    /// it holds none for now or the read is at its end.
+    fn take_record(&mut self) -> std::io::Result<bool> {
+        loop {
             if self.end.is_some_and(|end| lock(&self.handed).next >= end) {
-                return Ok(0);
+                return Ok(false);
             }
             let Some(message) = self.consumer.poll(POLL) else {
-                return Err(ErrorKind::WouldBlock.into());
+                return Ok(false);
             };
             let message =
                 message.map_err(|e| std::io::Error::other(format!("{}: {e}", self.label)))?;
             let mut handed = lock(&self.handed);
+            handed.last_record = Some(std::time::Instant::now());
             if self.end.is_some_and(|end| message.offset() >= end) {
                 handed.next = message.offset();
                 continue;
@@ -127,8 +138,6 @@ impl Read for PartitionRecords {
             let Some(value) = message.payload() else {
                 continue;
             };
-            self.pending.clear();
-            self.pos = 0;
             self.pending.extend_from_slice(value);
             if value.last() != Some(&b'\n') {
                 self.pending.push(b'\n');
@@ -143,6 +152,30 @@ impl Read for PartitionRecords {
                 timestamp,
                 timestamp_type,
             });
+            return Ok(true);
+        }
+    }
+}
+
+impl Read for PartitionRecords {
+    /// Hands out as many whole records as the client holds and `out`
+    /// takes (a record's remainder first), so that the format makes full
+    /// batches of what is there rather than a batch per record.
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        // What was handed out goes, so that `pending` never outgrows `out`
+        // and a record.
+        self.pending.drain(..self.pos);
+        self.pos = 0;
+        while self.pending.len() < out.len() {
+            if !self.take_record()? {
+                break;
+            }
+        }
+        if self.pos == self.pending.len() {
+            if self.end.is_some_and(|end| lock(&self.handed).next >= end) {
+                return Ok(0);
+            }
+            return Err(ErrorKind::WouldBlock.into());
         }
         let n = out.len().min(self.pending.len() - self.pos);
         out[..n].copy_from_slice(&self.pending[self.pos..self.pos + n]);
@@ -306,6 +339,16 @@ impl SplitReader for PartitionReader {
 
     fn may_pause(&self) -> bool {
         self.live
+    }
+
+    /// A bounded read short of its end has records to fetch; a live one
+    /// is taken to while records keep coming.
+    fn rows_on_the_way(&self) -> bool {
+        let fetched = lock(&self.handed);
+        match self.end {
+            Some(end) => fetched.next < end,
+            None => fetched.last_record.is_some_and(|t| t.elapsed() < FLOWING),
+        }
     }
 
     fn stats(&self) -> ReadStats {

@@ -65,7 +65,14 @@ impl TableSource {
             .discovery
             .as_ref()
             .map(|d| self.looked_at.saturating_add(d.interval_ms()));
-        arrivals.chain(deadlines).chain(look).min()
+        // Rows a client is fetching come within moments.
+        let soon = self
+            .splits
+            .iter()
+            .zip(self.aligner.lanes())
+            .any(|(s, l)| !l.ended() && s.split.reader.rows_on_the_way())
+            .then(|| self.clock().now().saturating_add(1));
+        arrivals.chain(deadlines).chain(look).chain(soon).min()
     }
 
     /// Whether a split of the table may pause (see
