@@ -412,14 +412,16 @@ impl KafkaSink {
             }
         }
     }
+}
 
+impl SinkWriter for KafkaSink {
     fn write(
         &mut self,
         batch: &RecordBatch,
         types: &[SqlType],
         kinds: &[RowKind],
         tz: chrono_tz::Tz,
-    ) -> Result<()> {
+    ) -> Result<PrintLines> {
         self.check_deliveries()?;
         let stamps = self.settings.timestamp.map(|c| {
             let wall = matches!(types[c], SqlType::Timestamp(_));
@@ -496,19 +498,6 @@ impl KafkaSink {
             self.tombstones += u64::from(tombstone);
         }
         self.producer.poll(Duration::ZERO);
-        Ok(())
-    }
-}
-
-impl SinkWriter for KafkaSink {
-    fn write(
-        &mut self,
-        batch: &RecordBatch,
-        types: &[SqlType],
-        kinds: &[RowKind],
-        tz: chrono_tz::Tz,
-    ) -> Result<PrintLines> {
-        KafkaSink::write(self, batch, types, kinds, tz)?;
         Ok(String::new())
     }
 
