@@ -121,15 +121,22 @@ pub fn create_topic(brokers: &str, topic: &str, partitions: i32) -> Result<()> {
     Ok(())
 }
 
-/// Sends `records` records into each partition, one per request (the
-/// broker is only trusted with those); the payloads, per partition.
-fn produce(brokers: &str, topic: &str, records: i64) -> Result<Vec<Vec<String>>> {
-    let producer: BaseProducer = ClientConfig::new()
+/// A producer that sends one record per request, the most the test
+/// broker is trusted with (see `.ci/kafka`).
+pub fn one_record_per_request(brokers: &str) -> Result<BaseProducer> {
+    ClientConfig::new()
         .set("bootstrap.servers", brokers)
         .set("batch.num.messages", "1")
         .set("linger.ms", "0")
+        .set("queue.buffering.max.messages", "1000000")
         .create()
-        .context("cannot make a producer")?;
+        .context("cannot make a producer")
+}
+
+/// Sends `records` records into each partition, one per request (the
+/// broker is only trusted with those); the payloads, per partition.
+fn produce(brokers: &str, topic: &str, records: i64) -> Result<Vec<Vec<String>>> {
+    let producer = one_record_per_request(brokers)?;
     let mut sent = vec![Vec::new(); PARTITIONS as usize];
     for i in 0..records {
         for (p, payloads) in sent.iter_mut().enumerate() {

@@ -15,7 +15,7 @@ use anyhow::{bail, Context, Result};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::producer::{BaseRecord, Producer};
 use rdkafka::{Message, Offset, TopicPartitionList};
 use std::ffi::OsStr;
 use std::io::BufRead;
@@ -176,13 +176,7 @@ fn fill(brokers: &str, topic: &str, csv: &std::path::Path, rows: u64) -> Result<
         None => {}
     }
     crate::kafka::create_topic(brokers, topic, PARTITIONS)?;
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", brokers)
-        .set("batch.num.messages", "1")
-        .set("linger.ms", "0")
-        .set("queue.buffering.max.messages", "1000000")
-        .create()
-        .context("cannot make a producer")?;
+    let producer = crate::kafka::one_record_per_request(brokers)?;
     let started = Instant::now();
     let file =
         std::fs::File::open(csv).with_context(|| format!("cannot open {}", csv.display()))?;

@@ -823,17 +823,27 @@ impl InsertTarget {
             .iter()
             .filter_map(|k| written.index_of(k))
             .collect();
-        if updating && connector.name == "kafka" {
+        // A connector that neither shows a changelog nor keeps a row per
+        // key only appends: updates cannot be written to it at all.
+        let capabilities = connector.capabilities;
+        if updating && !capabilities.changelog && !capabilities.upsert {
+            let upserting: Vec<String> = tidemark_engine::declarations()
+                .connectors
+                .iter()
+                .filter(|c| c.capabilities.upsert)
+                .map(|c| format!("'{}'", c.name))
+                .collect();
             return Err(Error::plan(
                 format!(
-                    "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and a kafka topic is appended to",
-                    sink.name
+                    "INSERT INTO {}: the query emits updates (allowed lateness or early firing), and a {} table is only appended to",
+                    sink.name, connector.name
                 ),
                 span,
             )
-            .with_hint(
-                "write to an 'upsert-kafka' table with a PRIMARY KEY: a key's latest record is its row, and a deleted row is a tombstone",
-            ));
+            .with_hint(format!(
+                "write to a table with a PRIMARY KEY whose connector keeps each key's latest row ({}), or to a print table",
+                upserting.join(", ")
+            )));
         }
         if updating && !connector.capabilities.changelog && key.is_empty() {
             return Err(Error::plan(

@@ -311,7 +311,7 @@ fn what_a_topic_cannot_take_is_a_clear_error() {
                  INSERT INTO o {WINDOWS};\n",
                 with(&topic, "")
             ),
-            "the query emits updates (allowed lateness or early firing), and a kafka topic is appended to",
+            "the query emits updates (allowed lateness or early firing), and a kafka table is only appended to",
         ),
         (
             format!(

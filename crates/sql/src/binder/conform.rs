@@ -72,8 +72,9 @@ pub fn insert_plan(
             ),
             span,
         );
+        let written_columns = sink.written_columns();
         let not_written: Vec<String> = (0..sink.schema.fields.len())
-            .filter(|i| !sink.written_columns().contains(i))
+            .filter(|i| !written_columns.contains(i))
             .map(|i| sink.schema.fields[i].name.clone())
             .collect();
         return Err(if not_written.is_empty() {
