@@ -12,6 +12,13 @@
 //! that put the staged files in place and that the statement finished;
 //! only then are the renames made. A run resumed after a crash between
 //! the two makes them again (they are idempotent).
+//!
+//! A statement that writes a transactional sink (Kafka `'exactly-once'`)
+//! writes each checkpoint twice: first as *pending*, holding the
+//! checkpoint before it too, then — once the sink has committed the epoch
+//! the checkpoint closes — confirmed. A run resumed from a pending
+//! checkpoint asks the sink whether the epoch was committed and goes on
+//! from the pending checkpoint or the one before (spec §9).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,13 +26,13 @@ use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{corrupt, StateReader, StateWriter};
 use tidemark_engine::StagedRename;
 
-const MAGIC: &[u8] = b"tidemark checkpoint 2\n";
+const MAGIC: &[u8] = b"tidemark checkpoint 3\n";
 
 /// The file's name in the checkpoint folder.
 const FILE: &str = "checkpoint";
 
 /// What a checkpoint holds.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Checkpoint {
     /// The running statement the state belongs to, counting the script's
     /// queries and INSERTs from 0; the statements before it finished.
@@ -41,10 +48,34 @@ pub struct Checkpoint {
     pub state: Option<(Vec<u8>, Vec<u8>)>,
     /// Renames that commit the finished statements' output.
     pub commits: Vec<StagedRename>,
+    /// The job's identity: numbers its transactions' epochs apart from
+    /// those of an earlier run of the same script from the beginning.
+    pub job: u64,
+    /// Set while the checkpoint is pending: the last confirmed one, which
+    /// a resumed run goes on from if the epoch this one closes was not
+    /// committed.
+    pub previous: Option<Box<Checkpoint>>,
 }
 
 impl Checkpoint {
+    /// The epoch a pending checkpoint closes: the one after its previous.
+    pub fn pending_epoch(&self) -> Option<tidemark_engine::Epoch> {
+        self.previous.as_ref().map(|p| tidemark_engine::Epoch {
+            job: p.job,
+            statement: p.statement,
+            number: p.number + 1,
+        })
+    }
+
     fn encode(&self) -> Vec<u8> {
+        let body = self.body();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        bytes.extend_from_slice(&body);
+        bytes
+    }
+
+    fn body(&self) -> Vec<u8> {
         let mut w = StateWriter::new();
         w.put(&self.statement);
         w.put(&self.fingerprint);
@@ -59,11 +90,15 @@ impl Checkpoint {
             }
         }
         w.put(&self.commits);
-        let body = w.into_bytes();
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-        bytes.extend_from_slice(&body);
-        bytes
+        w.put(&self.job);
+        match &self.previous {
+            None => w.put(&false),
+            Some(previous) => {
+                w.put(&true);
+                w.bytes(&previous.body());
+            }
+        }
+        w.into_bytes()
     }
 
     fn decode(bytes: &[u8]) -> Result<Self> {
@@ -77,6 +112,10 @@ impl Checkpoint {
         if crc32fast::hash(body).to_le_bytes() != crc {
             return Err(corrupt("its checksum does not match: the file is damaged"));
         }
+        Self::from_body(body)
+    }
+
+    fn from_body(body: &[u8]) -> Result<Self> {
         let mut r = StateReader::new(body);
         let checkpoint = Checkpoint {
             statement: r.get()?,
@@ -89,6 +128,12 @@ impl Checkpoint {
                 None
             },
             commits: r.get()?,
+            job: r.get()?,
+            previous: if r.get::<bool>()? {
+                Some(Box::new(Self::from_body(r.bytes()?)?))
+            } else {
+                None
+            },
         };
         r.finish()?;
         Ok(checkpoint)
@@ -209,6 +254,8 @@ mod tests {
                 staged: ".out.csv.inprogress".into(),
                 target: "out.csv".into(),
             }],
+            job: 0x1234,
+            previous: None,
         }
     }
 
@@ -219,6 +266,23 @@ mod tests {
         assert_eq!(store.read()?, None);
         store.write(&sample())?;
         assert_eq!(store.read()?, Some(sample()));
+        let pending = Checkpoint {
+            number: 4,
+            previous: Some(Box::new(sample())),
+            ..sample()
+        };
+        store.write(&pending)?;
+        let read = store.read()?.expect("a checkpoint");
+        assert_eq!(read, pending);
+        assert_eq!(
+            read.pending_epoch(),
+            Some(tidemark_engine::Epoch {
+                job: 0x1234,
+                statement: 1,
+                number: 4
+            })
+        );
+        store.write(&sample())?;
         let mut bytes = std::fs::read(store.path()).map_err(|e| Error::io("read", e))?;
         let last = bytes.len() - 1;
         bytes[last] ^= 1;

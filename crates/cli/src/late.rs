@@ -38,7 +38,21 @@ impl LateRouting {
         span: Span,
         staged: Option<bool>,
     ) -> Result<Self> {
-        let open = |sink: &tidemark_common::catalog::TableDef| open_sink(sink, staged);
+        let open = |sink: &tidemark_common::catalog::TableDef| {
+            let opened = open_sink(sink, staged)?;
+            // One transaction per checkpoint is the INSERT's table's.
+            if opened.transactional() {
+                return Err(Error::plan(
+                    format!(
+                        "table {} takes late or skipped rows, and cannot be written 'exactly-once': a run commits the transactions of its INSERT's table only",
+                        sink.name
+                    ),
+                    span,
+                )
+                .with_hint("write it 'at-least-once' (the default)"));
+            }
+            Ok(opened)
+        };
         let display = options.flag("tidemark.display.late-records")?;
         let bad = match options.get("table.exec.bad-records.sink") {
             None => None,

@@ -49,6 +49,9 @@ pub struct Session {
     /// The checkpoint folder the script used, removed when the script
     /// completes.
     checkpoint_store: Option<PathBuf>,
+    /// The identity of the job's checkpoints: new when the script starts
+    /// from the beginning, the checkpoint's when it is resumed.
+    job: Option<u64>,
 }
 
 /// How a statement runs with regard to checkpoints.
@@ -56,7 +59,7 @@ enum Checkpointing {
     Off,
     /// It finished before the run was resumed: it is not run again.
     Finished,
-    On(CheckpointedRun),
+    On(Box<CheckpointedRun>),
 }
 
 /// A statement run with checkpoints.
@@ -68,6 +71,56 @@ struct CheckpointedRun {
     resume_from: Option<Checkpoint>,
     /// The number of the last checkpoint taken (or resumed from).
     taken: u64,
+    job: u64,
+    /// The last checkpoint confirmed (at first the one resumed from, or
+    /// the statement's start): a pending checkpoint holds it.
+    last: Checkpoint,
+}
+
+/// `TIDEMARK_CRASH_AT_EPOCH=N:pending` (or `N:committed`): a run that
+/// writes a transactional sink aborts the process (no cleanup, as a crash
+/// would) once the checkpoint closing epoch N is written as pending (or
+/// once the epoch is committed), so that tests resume from either side of
+/// the commit.
+const CRASH_AT_EPOCH: &str = "TIDEMARK_CRASH_AT_EPOCH";
+
+fn crash_point(epoch: u64, step: &str) {
+    if std::env::var(CRASH_AT_EPOCH).is_ok_and(|at| at.trim() == format!("{epoch}:{step}")) {
+        std::process::abort();
+    }
+}
+
+/// For a statement that writes a transactional sink: writes `checkpoint`
+/// as pending, holding the last confirmed one, and commits the epoch it
+/// closes; the caller then confirms it.
+fn commit_epoch(
+    run: &CheckpointedRun,
+    target: &mut Option<InsertTarget>,
+    checkpoint: &Checkpoint,
+) -> Result<()> {
+    let Some(target) = target.as_mut().filter(|t| t.sink.transactional()) else {
+        return Ok(());
+    };
+    let pending = Checkpoint {
+        previous: Some(Box::new(run.last.clone())),
+        ..checkpoint.clone()
+    };
+    let epoch = pending
+        .pending_epoch()
+        .ok_or_else(|| Error::Internal("a pending checkpoint without an epoch".into()))?;
+    run.store.write(&pending)?;
+    crash_point(epoch.number, "pending");
+    target.sink.commit_epoch(&epoch)?;
+    crash_point(epoch.number, "committed");
+    Ok(())
+}
+
+/// A new job's identity: unlike the last one's, without being secret.
+fn new_job_id() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 40)
 }
 
 /// Where a script's output goes.
@@ -94,6 +147,7 @@ impl Session {
             resume: false,
             statements_run: 0,
             checkpoint_store: None,
+            job: None,
         }
     }
 
@@ -277,7 +331,7 @@ impl Session {
                 let (sink, plan) = self.bind_insert(table, query, *span)?;
                 let updating = plan.has_window_aggregate()
                     && (self.options.allow_lateness()? > 0 || self.options.early_fire()?.is_some());
-                let checkpointing = self.checkpointing(&plan, *span, out)?;
+                let checkpointing = self.checkpointing(&plan, *span, Some(&sink), out)?;
                 let staged = match &checkpointing {
                     Checkpointing::Off => None,
                     Checkpointing::On(run) => Some(run.resume_from.is_some()),
@@ -293,6 +347,16 @@ impl Session {
                 };
                 let target = InsertTarget::open(&sink, updating, *span, staged)
                     .map_err(|e| e.or_span(*span))?;
+                if target.sink.transactional() && matches!(checkpointing, Checkpointing::Off) {
+                    return Err(Error::plan(
+                        format!(
+                            "table {} is written 'exactly-once', a transaction per checkpoint, and this run takes no checkpoints",
+                            sink.name
+                        ),
+                        *span,
+                    )
+                    .with_hint("SET 'execution.checkpointing.dir' (and 'execution.checkpointing.interval'), or write 'at-least-once'"));
+                }
                 self.run_query(&plan, *span, Some(target), checkpointing, out)
                     .map(Some)
             }
@@ -307,6 +371,7 @@ impl Session {
         &mut self,
         plan: &LogicalPlan,
         span: tidemark_common::Span,
+        sink: Option<&TableDef>,
         out: &mut Output<'_>,
     ) -> Result<Checkpointing> {
         let Some(dir) = self.options.get(CHECKPOINT_DIR) else {
@@ -319,16 +384,25 @@ impl Session {
         self.checkpoint_store = Some(dir.clone());
         let plan_text = explain(plan, &self.options).map_err(|e| e.or_span(span))?;
         let fingerprint = crate::checkpoint::fingerprint(&plan_text, &self.options);
-        let run = |resume_from: Option<Checkpoint>| {
-            Ok(Checkpointing::On(CheckpointedRun {
+        let run = |resume_from: Option<Checkpoint>, job: u64| {
+            let last = resume_from.clone().unwrap_or(Checkpoint {
+                statement,
+                fingerprint,
+                job,
+                ..Checkpoint::default()
+            });
+            Ok(Checkpointing::On(Box::new(CheckpointedRun {
                 store: CheckpointStore::new(dir.clone()),
                 statement,
                 fingerprint,
                 taken: resume_from.as_ref().map_or(0, |c| c.number),
                 resume_from,
-            }))
+                job,
+                last,
+            })))
         };
         if !self.resume {
+            let job = *self.job.get_or_insert_with(new_job_id);
             if statement == 0 && matches!(store.read(), Ok(Some(_)) | Err(_)) {
                 writeln!(
                     out.summary,
@@ -337,9 +411,10 @@ impl Session {
                 )
                 .map_err(|e| Error::io("cannot write output", e))?;
             }
-            return run(None);
+            return run(None, job);
         }
         let Some(saved) = store.read()? else {
+            let job = *self.job.get_or_insert_with(new_job_id);
             if statement == 0 {
                 writeln!(
                     out.summary,
@@ -348,7 +423,14 @@ impl Session {
                 )
                 .map_err(|e| Error::io("cannot write output", e))?;
             }
-            return run(None);
+            return run(None, job);
+        };
+        let job = *self.job.get_or_insert(saved.job);
+        let saved = match saved.pending_epoch() {
+            Some(epoch) if epoch.statement == statement => {
+                settle(saved, epoch, sink, &store, out).map_err(|e| e.or_span(span))?
+            }
+            _ => saved,
         };
         // Finished statements' output goes in place, if a crash came
         // between their commit's two phases.
@@ -359,7 +441,7 @@ impl Session {
             return Ok(Checkpointing::Finished);
         }
         if saved.statement < statement || saved.state.is_none() {
-            return run(None);
+            return run(None, job);
         }
         if saved.fingerprint != fingerprint {
             return Err(Error::plan(
@@ -371,7 +453,7 @@ impl Session {
             )
             .with_hint("run without --resume to start from the beginning"));
         }
-        run(Some(saved))
+        run(Some(saved), job)
     }
 
     /// Says that a statement took effect, at a prompt only: scripts and
@@ -560,6 +642,12 @@ impl Session {
                 }
                 return Err(e.or_span(span));
             }
+            // A transaction must be committed before the brokers time it
+            // out, however quiet the input.
+            physical.pipeline.checkpoint_within = target
+                .as_ref()
+                .and_then(|t| t.sink.checkpoint_within())
+                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
             if let Some(saved) = &run.resume_from {
                 let Some((pipeline, sinks)) = &saved.state else {
                     return Err(Error::Internal(
@@ -671,7 +759,10 @@ impl Session {
                         rows_read,
                         state: Some((state.to_vec(), sinks.into_bytes())),
                         commits: Vec::new(),
+                        job: run.job,
+                        previous: None,
                     };
+                    commit_epoch(run, &mut target, &checkpoint)?;
                     run.store.write(&checkpoint)?;
                     if let Some(journal) = journal.as_mut() {
                         journal.restart(run.taken)?;
@@ -680,6 +771,7 @@ impl Session {
                     for sink in all_sinks(&mut target, &mut late) {
                         sink.commit_checkpoint()?;
                     }
+                    run.last = checkpoint;
                     Ok(())
                 }
                 RunOutput::Journal(record) => match journal.as_mut() {
@@ -729,11 +821,14 @@ impl Session {
                 for sink in all_sinks(&mut target, &mut late) {
                     commits.extend(sink.prepare_commit()?);
                 }
-                run.store.write(&Checkpoint {
+                let done = Checkpoint {
                     statement: run.statement + 1,
                     commits: commits.clone(),
+                    job: run.job,
                     ..Checkpoint::default()
-                })?;
+                };
+                commit_epoch(&run, &mut target, &done)?;
+                run.store.write(&done)?;
                 // The statement is done: nothing of it is replayed again.
                 if let Some(journal) = journal.take() {
                     journal.remove()?;
@@ -751,6 +846,52 @@ impl Session {
         out.summary.write_all(text.as_bytes()).map_err(io)?;
         Ok(summary)
     }
+}
+
+/// Decides where a run resumed from `pending` goes on from: the pending
+/// checkpoint if the epoch it closes was committed to `sink` before the
+/// run stopped, the one before it if not (the epoch is then written
+/// again, the same rows). The decision is written down.
+fn settle(
+    pending: Checkpoint,
+    epoch: tidemark_engine::Epoch,
+    sink: Option<&TableDef>,
+    store: &CheckpointStore,
+    out: &mut Output<'_>,
+) -> Result<Checkpoint> {
+    let Some(table) = sink else {
+        return Err(Error::Internal(
+            "a pending checkpoint of a statement that writes no table".into(),
+        ));
+    };
+    let committed = tidemark_engine::epoch_committed(table, &epoch)?;
+    let n = epoch.number;
+    let settled = if committed {
+        writeln!(
+            out.summary,
+            "epoch {n} was committed to table {} before the run stopped: going on after it",
+            table.name
+        )
+        .map_err(|e| Error::io("cannot write output", e))?;
+        Checkpoint {
+            previous: None,
+            ..pending
+        }
+    } else {
+        let from = match n - 1 {
+            0 => "the statement's start".to_string(),
+            before => format!("checkpoint {before}"),
+        };
+        writeln!(
+            out.summary,
+            "epoch {n} was not committed to table {} before the run stopped: it is written again, from {from}",
+            table.name
+        )
+        .map_err(|e| Error::io("cannot write output", e))?;
+        *pending.previous.unwrap_or_default()
+    };
+    store.write(&settled)?;
+    Ok(settled)
 }
 
 /// Every sink a query writes, in the order checkpoints keep them: the

@@ -226,7 +226,15 @@ pub struct ConnectorDecl {
     pub metadata: &'static [MetadataDecl],
     /// A WITH clause to show when a required option is missing.
     pub example: &'static str,
+    /// The check of a table's options past what each option's own check
+    /// sees (options that need each other).
+    pub check: Option<ConnectorCheck>,
 }
+
+/// A connector's check of a table's options: on failure, the option to
+/// point at and what is wrong.
+pub type ConnectorCheck =
+    fn(&std::collections::BTreeMap<String, String>) -> Result<(), (&'static str, String)>;
 
 impl ConnectorDecl {
     pub fn option(&self, key: &str) -> Option<&OptionDecl> {

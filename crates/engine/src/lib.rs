@@ -24,7 +24,9 @@ mod runtime;
 mod time;
 
 pub use connectors::filesystem::parallel::ParallelRead;
-pub use connectors::sink::{open_sink, BadLayout, LateLayout, StagedRename, TableSink};
+pub use connectors::sink::{
+    epoch_committed, open_sink, BadLayout, Epoch, LateLayout, StagedRename, TableSink,
+};
 pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::{Idleness, TableSource};
 pub use connectors::split::{Split, SplitReader};

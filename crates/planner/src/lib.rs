@@ -60,6 +60,7 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
             operators,
             state_limit: options.state_limit()?,
             checkpoint_every,
+            checkpoint_within: None,
             resumed: (0, tidemark_common::time::NO_WATERMARK),
             hold_gap_ms: largest_window(plan).unwrap_or(i64::MAX),
             journal: None,

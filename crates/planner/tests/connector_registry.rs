@@ -29,6 +29,7 @@ static COUNTER: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'counter', 'to' = '10')",
+    check: None,
 };
 
 impl Connector for Counter {

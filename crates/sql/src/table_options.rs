@@ -84,6 +84,9 @@ pub fn validate(
     if let Some(format) = format {
         (format.check)(options).map_err(|message| Error::plan(message, span_of("format")))?;
     }
+    if let Some(check) = connector.check {
+        check(options).map_err(|(key, message)| Error::plan(message, span_of(key)))?;
+    }
     Ok(())
 }
 
@@ -480,7 +483,22 @@ mod tests {
                 "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
                  'format' = 'csv', ⟨'sink.delivery-guarantee' = 'exactly-once'"
                     .into(),
-                "'exactly-once' delivery is not supported yet: 'at-least-once' (the default) acknowledges every record at each checkpoint, and an upsert-kafka table written again after a resume keeps the same latest row per key",
+                "'exactly-once' delivery needs 'sink.transactional-id-prefix': the start of the transactional id, unique to this sink, by which a resumed run fences off the one that stopped",
+                None,
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'format' = 'csv', ⟨'sink.transactional-id-prefix' = 'bids-out'"
+                    .into(),
+                "'sink.transactional-id-prefix' goes with 'sink.delivery-guarantee' = 'exactly-once', which this table does not have",
+                None,
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'format' = 'csv', 'sink.delivery-guarantee' = 'exactly-once', \
+                 'sink.transactional-id-prefix' = 'bids-out', ⟨'sink.epoch-topic' = 'bids out'"
+                    .into(),
+                "'bids out' is not a topic name: letters, digits, '.', '_' and '-', at most 249",
                 None,
             ),
             (

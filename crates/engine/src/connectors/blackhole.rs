@@ -25,6 +25,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'blackhole')",
+    check: None,
 };
 
 impl Connector for Blackhole {

@@ -537,6 +537,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'datagen', 'number-of-rows' = '100')",
+    check: None,
 };
 
 impl super::Connector for Datagen {

@@ -604,6 +604,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'jdbc', 'url' = 'postgresql://localhost:5432/db', 'table-name' = 'totals')",
+    check: None,
 };
 
 impl super::Connector for Jdbc {

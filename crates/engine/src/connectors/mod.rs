@@ -94,6 +94,17 @@ pub trait Connector: Sync {
             self.declaration().name
         )))
     }
+
+    /// Whether `epoch` was committed to `table` (see
+    /// [`sink::epoch_committed`]). Only connectors whose sinks are
+    /// transactional are asked.
+    fn epoch_committed(&self, table: &TableDef, _epoch: &sink::Epoch) -> Result<bool> {
+        Err(Error::Internal(format!(
+            "table {} is not written in transactions (connector {})",
+            table.name,
+            self.declaration().name
+        )))
+    }
 }
 
 /// What a table is opened to be read with.

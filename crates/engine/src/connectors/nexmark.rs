@@ -399,6 +399,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'nexmark', 'stream' = 'bid')",
+    check: None,
 };
 
 impl super::Connector for Nexmark {

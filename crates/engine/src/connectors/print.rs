@@ -30,6 +30,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'print')",
+    check: None,
 };
 
 impl Connector for Print {

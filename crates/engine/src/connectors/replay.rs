@@ -54,6 +54,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'replay', 'path' = 'arrivals/', 'format' = 'csv', 'replay.arrival-column' = 'arrived')",
+    check: None,
 };
 
 impl Connector for Replay {

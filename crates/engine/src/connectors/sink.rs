@@ -80,6 +80,46 @@ pub trait SinkWriter: Send {
     fn commit_checkpoint(&mut self) -> Result<()> {
         Ok(())
     }
+
+    /// Whether the sink commits its output in transactions, one per
+    /// checkpoint (`'exactly-once'`): a checkpoint is then written as
+    /// pending, [`SinkWriter::commit_epoch`] commits, and the checkpoint
+    /// is confirmed.
+    fn transactional(&self) -> bool {
+        false
+    }
+
+    /// How long on the clock a checkpoint may wait at most: a transaction
+    /// left open longer would be aborted by the brokers.
+    fn checkpoint_within(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Commits the output of `epoch` (everything written since the last
+    /// checkpoint) with its marker, and opens the next epoch's
+    /// transaction. Called once the checkpoint closing it is pending.
+    fn commit_epoch(&mut self, _epoch: &Epoch) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The output between two checkpoints of a job: epoch `number` of
+/// statement `statement` ends at checkpoint `number` (spec §9). `job`
+/// tells apart runs that started from the beginning, which number their
+/// epochs from 1 again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Epoch {
+    pub job: u64,
+    pub statement: u64,
+    pub number: u64,
+}
+
+/// Whether `epoch`'s output was committed to `table`, a transactional
+/// sink: asked by a run that resumes from a checkpoint that was pending
+/// when the job stopped. Its open transaction, if the crash left one,
+/// is aborted first.
+pub fn epoch_committed(table: &TableDef, epoch: &Epoch) -> Result<bool> {
+    super::opening(table)?.epoch_committed(table, epoch)
 }
 
 /// An open sink table, written by its connector's [`SinkWriter`].

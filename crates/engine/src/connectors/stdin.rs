@@ -104,6 +104,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'stdin', 'format' = 'csv')",
+    check: None,
 };
 
 impl Connector for Stdin {

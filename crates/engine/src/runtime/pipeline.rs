@@ -39,6 +39,12 @@ pub struct Pipeline {
     pub state_limit: Option<u64>,
     /// Take checkpoints this often (`execution.checkpointing.interval`).
     pub checkpoint_every: Option<CheckpointEvery>,
+    /// Take a checkpoint at the latest this many milliseconds on the
+    /// inputs' clock after the last, when something was read or emitted
+    /// since: a transactional sink's transaction must not outlive the
+    /// brokers' timeout on a quiet input. Where the checkpoints fall
+    /// does not change the output.
+    pub checkpoint_within: Option<i64>,
     /// Rows emitted and the watermark told the sink before the checkpoint
     /// a resumed run goes on from: the run summary counts the whole job.
     pub resumed: (u64, i64),
@@ -61,29 +67,51 @@ const IDLE_SLACK: i64 = 1_000;
 
 /// When the next checkpoint is due.
 struct CheckpointClock {
-    every: CheckpointEvery,
+    every: Option<CheckpointEvery>,
     /// The multiple of the interval last passed.
     passed: Option<i64>,
+    /// See [`Pipeline::checkpoint_within`].
+    within: Option<i64>,
+    /// When the last was taken, on the inputs' clock, and the rows read
+    /// and emitted by then.
+    last: (i64, u64, u64),
+}
+
+/// Where a run stands when a checkpoint may be due: rows read, the
+/// input's watermark, rows emitted, and the time on the inputs' clock.
+#[derive(Clone, Copy)]
+struct Position {
+    rows: u64,
+    watermark: i64,
+    emitted: u64,
+    now: i64,
 }
 
 impl CheckpointClock {
-    /// Whether a checkpoint is due with `rows` read and the watermark at
-    /// `watermark`; a due checkpoint stays due until taken.
-    fn due(&self, rows: u64, watermark: i64) -> bool {
-        self.step(rows, watermark)
-            .is_some_and(|step| self.passed.is_none_or(|p| step > p))
+    /// Whether a checkpoint is due at `at`; a due checkpoint stays due
+    /// until taken.
+    fn due(&self, at: Position) -> bool {
+        let interval = self
+            .step(at)
+            .is_some_and(|step| self.passed.is_none_or(|p| step > p));
+        let (time, rows, emitted) = self.last;
+        let bound = self.within.is_some_and(|within| {
+            at.now.saturating_sub(time) >= within && (at.rows > rows || at.emitted > emitted)
+        });
+        interval || bound
     }
 
-    fn step(&self, rows: u64, watermark: i64) -> Option<i64> {
-        match self.every {
-            CheckpointEvery::Rows(n) => Some((rows / n.max(1)) as i64),
-            CheckpointEvery::EventTime(_) if watermark == NO_WATERMARK => None,
-            CheckpointEvery::EventTime(ms) => Some(watermark.div_euclid(ms.max(1))),
+    fn step(&self, at: Position) -> Option<i64> {
+        match self.every? {
+            CheckpointEvery::Rows(n) => Some((at.rows / n.max(1)) as i64),
+            CheckpointEvery::EventTime(_) if at.watermark == NO_WATERMARK => None,
+            CheckpointEvery::EventTime(ms) => Some(at.watermark.div_euclid(ms.max(1))),
         }
     }
 
-    fn taken(&mut self, rows: u64, watermark: i64) {
-        self.passed = self.step(rows, watermark);
+    fn taken(&mut self, at: Position) {
+        self.passed = self.step(at);
+        self.last = (at.now, at.rows, at.emitted);
     }
 }
 
@@ -143,6 +171,16 @@ impl PipelineSource {
         if let Some(clock) = clock {
             clock.wait(until);
         }
+    }
+
+    /// The time on the inputs' clock (the wall clock for inputs that
+    /// keep none).
+    fn now(&self) -> i64 {
+        let clock = match self {
+            PipelineSource::Table(t) => Some(t.clock()),
+            PipelineSource::Union(u) => u.clock(),
+        };
+        clock.map_or_else(|| chrono::Utc::now().timestamp_millis(), |c| c.now())
     }
 
     /// What held the watermark: now, or (`longest`) longest in the run.
@@ -344,14 +382,16 @@ impl Pipeline {
         let mut peak_state = vec![StateSize::default(); self.operators.len()];
         // Measured after the first batch, then every so often.
         let mut last_state: Option<Instant> = None;
-        let mut checkpoints = self.checkpoint_every.map(|every| {
+        let checkpointed = self.checkpoint_every.is_some() || self.checkpoint_within.is_some();
+        let mut checkpoints = checkpointed.then(|| {
             let mut clock = CheckpointClock {
-                every,
+                every: self.checkpoint_every,
                 passed: None,
+                within: self.checkpoint_within,
+                last: (0, 0, 0),
             };
             // A resumed run goes on from where its checkpoint was taken.
-            let (rows, watermark) = self.input_progress();
-            clock.taken(rows, watermark);
+            clock.taken(self.position(rows_emitted));
             clock
         });
         let crash_after = checkpoints
@@ -409,13 +449,10 @@ impl Pipeline {
                 std::process::abort();
             }
             if let Some(clock) = checkpoints.as_mut() {
-                let (rows, watermark) = self.input_progress();
-                if failure.is_none()
-                    && clock.due(rows, watermark)
-                    && self.source.at_checkpoint_point()
-                {
-                    self.checkpoint(rows, rows_emitted, final_watermark, sink)?;
-                    clock.taken(rows, watermark);
+                let at = self.position(rows_emitted);
+                if failure.is_none() && clock.due(at) && self.source.at_checkpoint_point() {
+                    self.checkpoint(at.rows, rows_emitted, final_watermark, sink)?;
+                    clock.taken(at);
                 }
             }
             if failure.is_none() && last_state.is_none_or(|t| t.elapsed() >= STATE_EVERY) {
@@ -481,6 +518,17 @@ impl Pipeline {
             rows_read,
         })?;
         self.source.checkpoint_taken()
+    }
+
+    /// Where the run stands, for the checkpoint clock.
+    fn position(&self, emitted: u64) -> Position {
+        let (rows, watermark) = self.input_progress();
+        Position {
+            rows,
+            watermark,
+            emitted,
+            now: self.source.now(),
+        }
     }
 
     /// Rows read and the input's watermark.

@@ -56,6 +56,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: &[],
     example: "WITH ('connector' = 'filesystem', 'path' = 'data.csv', 'format' = 'csv')",
+    check: None,
 };
 
 impl Connector for Filesystem {

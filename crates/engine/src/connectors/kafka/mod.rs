@@ -13,6 +13,7 @@
 //! follows the partitions, which may pause and go idle. Errors in a record
 //! name the topic, partition and offset.
 
+mod epochs;
 mod records;
 mod security;
 mod sink;
@@ -66,10 +67,30 @@ fn line_format(value: &str) -> std::result::Result<(), String> {
     }
 }
 
-fn delivery_guarantee(value: &str) -> std::result::Result<(), String> {
-    match value {
-        "exactly-once" => Err("'exactly-once' delivery is not supported yet: 'at-least-once' (the default) acknowledges every record at each checkpoint, and an upsert-kafka table written again after a resume keeps the same latest row per key".into()),
-        _ => Ok(()),
+/// The options of exactly-once delivery, which need each other.
+fn transactions(
+    options: &BTreeMap<String, String>,
+) -> std::result::Result<(), (&'static str, String)> {
+    const GUARANTEE: &str = "sink.delivery-guarantee";
+    const PREFIX: &str = "sink.transactional-id-prefix";
+    const EPOCHS: &str = "sink.epoch-topic";
+    let exactly_once = options.get(GUARANTEE).is_some_and(|g| g == "exactly-once");
+    let prefix = options.get(PREFIX).map(|p| p.trim());
+    if !exactly_once {
+        for key in [PREFIX, EPOCHS] {
+            if options.contains_key(key) {
+                return Err((key, format!("'{key}' goes with 'sink.delivery-guarantee' = 'exactly-once', which this table does not have")));
+            }
+        }
+        return Ok(());
+    }
+    match prefix {
+        None | Some("") => Err((GUARANTEE, format!("'exactly-once' delivery needs '{PREFIX}': the start of the transactional id, unique to this sink, by which a resumed run fences off the one that stopped"))),
+        Some(prefix) => match options.get(EPOCHS) {
+            Some(topic) if !epochs::is_topic_name(topic.trim()) => Err((EPOCHS, format!("'{}' is not a topic name: letters, digits, '.', '_' and '-', at most 249", topic.trim()))),
+            None if !epochs::is_topic_name(&epochs::default_epoch_topic(prefix)) => Err((PREFIX, format!("the epoch topic '{}' named after the prefix is not a topic name: set '{EPOCHS}'", epochs::default_epoch_topic(prefix)))),
+            _ => Ok(()),
+        },
     }
 }
 
@@ -97,14 +118,17 @@ const PROPERTIES: OptionDecl = OptionDecl::flink(
 );
 const DELIVERY: OptionDecl = OptionDecl::flink(
     "sink.delivery-guarantee",
-    "'at-least-once': every record acknowledged at each checkpoint; 'none': only at the end ('exactly-once' is not supported yet)",
+    "'at-least-once': every record acknowledged at each checkpoint; 'exactly-once': a transaction per checkpoint; 'none': acknowledged only at the end",
 )
 .default_value("at-least-once")
-.kind(ValueKind::OneOf(&["at-least-once", "exactly-once", "none"]))
-.checked(delivery_guarantee);
-const TRANSACTIONAL_ID: OptionDecl = OptionDecl::not_yet(
+.kind(ValueKind::OneOf(&["at-least-once", "exactly-once", "none"]));
+const TRANSACTIONAL_ID: OptionDecl = OptionDecl::flink(
     "sink.transactional-id-prefix",
-    "it goes with 'exactly-once' delivery, which is not supported yet",
+    "with 'exactly-once': the transactional id is this and '-0' (the one writer); unique to the job's sink",
+);
+const EPOCH_TOPIC: OptionDecl = OptionDecl::own(
+    "sink.epoch-topic",
+    "with 'exactly-once': the compacted topic each committed transaction writes its epoch marker to (made if missing; default: the transactional id prefix and '-epochs')",
 );
 const SINK_PARALLELISM: OptionDecl = OptionDecl::not_yet(
     "sink.parallelism",
@@ -176,6 +200,7 @@ static OPTIONS: &[OptionDecl] = &[
     .checked(partitioner),
     DELIVERY,
     TRANSACTIONAL_ID,
+    EPOCH_TOPIC,
     SINK_PARALLELISM,
     OptionDecl::not_yet(
         "value.format",
@@ -219,6 +244,7 @@ static UPSERT_OPTIONS: &[OptionDecl] = &[
     VALUE_FIELDS,
     DELIVERY,
     TRANSACTIONAL_ID,
+    EPOCH_TOPIC,
     SINK_PARALLELISM,
     OptionDecl::not_yet(
         "sink.buffer-flush.max-rows",
@@ -281,6 +307,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: METADATA,
     example: "WITH ('connector' = 'kafka', 'topic' = 'bids', 'properties.bootstrap.servers' = 'localhost:9092', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv')",
+    check: Some(transactions),
 };
 
 static UPSERT_DECLARATION: ConnectorDecl = ConnectorDecl {
@@ -297,6 +324,7 @@ static UPSERT_DECLARATION: ConnectorDecl = ConnectorDecl {
     },
     metadata: UPSERT_METADATA,
     example: "WITH ('connector' = 'upsert-kafka', 'topic' = 'totals', 'properties.bootstrap.servers' = 'localhost:9092', 'key.format' = 'json', 'value.format' = 'json')",
+    check: Some(transactions),
 };
 
 /// The `upsert-kafka` connector: written only, so far.
@@ -319,6 +347,10 @@ impl Connector for UpsertKafka {
             )));
         }
         Ok(Box::new(KafkaSink::open(table, true)?))
+    }
+
+    fn epoch_committed(&self, table: &TableDef, epoch: &super::sink::Epoch) -> Result<bool> {
+        sink::epoch_committed(table, true, epoch)
     }
 }
 
@@ -377,6 +409,10 @@ impl Connector for Kafka {
 
     fn open_sink(&self, table: &TableDef, _staged: Option<bool>) -> Result<Box<dyn SinkWriter>> {
         Ok(Box::new(KafkaSink::open(table, false)?))
+    }
+
+    fn epoch_committed(&self, table: &TableDef, epoch: &super::sink::Epoch) -> Result<bool> {
+        sink::epoch_committed(table, false, epoch)
     }
 
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
@@ -465,6 +501,13 @@ impl Settings {
             return Err(Error::Input("'topic' names no topic".into()));
         }
         let mut client = client_properties(table)?;
+        if let Some(level) = client.get("isolation.level") {
+            if !level.trim().eq_ignore_ascii_case("read_committed") {
+                return Err(Error::Input(format!(
+                    "'properties.isolation.level' = '{level}' is not supported: tidemark reads committed records only, so that a read gives the same rows whenever it runs (an aborted transaction's records are never read)"
+                )));
+            }
+        }
         let group = client.get("group.id").cloned();
         // Flink's own property, not the client's.
         let commit_on_checkpoint = match client.remove("commit.offsets.on.checkpoint") {
@@ -519,7 +562,9 @@ impl Settings {
         })
     }
 
-    /// A client that reads committed records only and commits nothing.
+    /// A client that reads committed records only, commits nothing, and
+    /// says when it has fetched up to a partition's end (the only sign
+    /// that a read has passed a transaction's commit marker at the end).
     fn consumer(&self) -> Result<BaseConsumer> {
         let mut config = ClientConfig::new();
         for (key, value) in &self.client {
@@ -530,7 +575,7 @@ impl Settings {
             .set("group.id", self.group.as_deref().unwrap_or("tidemark"))
             .set("enable.auto.commit", "false")
             .set("isolation.level", "read_committed")
-            .set("enable.partition.eof", "false");
+            .set("enable.partition.eof", "true");
         config.create().map_err(|e| {
             let why = tidemark_common::connector::hide_secrets(&e.to_string(), &self.client);
             self.error(&format!("cannot make a client for {}: {why}", self.servers))

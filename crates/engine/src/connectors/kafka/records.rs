@@ -13,6 +13,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{Field, Schema};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::message::Timestamp;
 use rdkafka::{Message, Offset, TopicPartitionList};
 use std::collections::VecDeque;
@@ -125,8 +126,21 @@ impl PartitionRecords {
             let Some(message) = self.consumer.poll(POLL) else {
                 return Ok(false);
             };
-            let message =
-                message.map_err(|e| std::io::Error::other(format!("{}: {e}", self.label)))?;
+            let message = match message {
+                Ok(message) => message,
+                // The client has fetched up to the partition's end: every
+                // record before it has been handed over. A bounded read
+                // whose end offset follows a transaction's commit marker
+                // (a control record, never handed over) ends here.
+                Err(KafkaError::PartitionEOF(_)) => {
+                    if let Some(end) = self.end {
+                        let mut handed = lock(&self.handed);
+                        handed.next = handed.next.max(end);
+                    }
+                    return Ok(false);
+                }
+                Err(e) => return Err(std::io::Error::other(format!("{}: {e}", self.label))),
+            };
             let mut handed = lock(&self.handed);
             handed.last_record = Some(std::time::Instant::now());
             if self.end.is_some_and(|end| message.offset() >= end) {

@@ -20,10 +20,14 @@
 //! A resumed run sends again what followed its checkpoint, so an appended
 //! topic may hold those records twice, and an upserted one the same
 //! latest value per key. `'none'` waits only at the end.
+//! `'exactly-once'` writes each epoch (the output between two checkpoints)
+//! in one transaction with a marker ([`super::epochs`]); readers that read
+//! committed records see each row once.
 
+use super::epochs::{self, Transactions};
 use super::security::client_properties;
 use super::BROKER_WAIT;
-use crate::connectors::sink::{PrintLines, SinkWriter};
+use crate::connectors::sink::{Epoch, PrintLines, SinkWriter};
 use crate::formats::encode::{LineEncoder, LineFormat};
 use crate::runtime::snapshot::StateWriter;
 use arrow::array::{Array, AsArray, RecordBatch};
@@ -50,10 +54,11 @@ pub(super) enum Partitioner {
     RoundRobin,
 }
 
-/// `sink.delivery-guarantee`, as far as tidemark acts on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `sink.delivery-guarantee`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Guarantee {
     AtLeastOnce,
+    ExactlyOnce(Transactions),
     None,
 }
 
@@ -187,11 +192,38 @@ impl SinkSettings {
                 "'sink.partitioner' = 'round-robin' places records without a key: drop 'key.fields' or use 'default'".into(),
             ));
         }
+        // The consumer's properties (and Flink's own) are not the
+        // producer's.
+        let mut client = client_properties(table)?;
+        for consumer_only in [
+            "group.id",
+            "auto.offset.reset",
+            "commit.offsets.on.checkpoint",
+            "isolation.level",
+        ] {
+            client.remove(consumer_only);
+        }
+        if client.contains_key("transactional.id") {
+            return Err(error(
+                "'properties.transactional.id' is set by tidemark from 'sink.transactional-id-prefix' (with 'sink.delivery-guarantee' = 'exactly-once')".into(),
+            ));
+        }
         let guarantee = match table
             .option("sink.delivery-guarantee")
             .unwrap_or("at-least-once")
         {
             "none" => Guarantee::None,
+            "exactly-once" => {
+                let prefix = table
+                    .option("sink.transactional-id-prefix")
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .ok_or_else(|| {
+                        error("'exactly-once' delivery needs 'sink.transactional-id-prefix'".into())
+                    })?;
+                let epoch_topic = table.option("sink.epoch-topic").map(str::trim);
+                Guarantee::ExactlyOnce(Transactions::of(prefix, epoch_topic, &client)?)
+            }
             _ => Guarantee::AtLeastOnce,
         };
         Ok(SinkSettings {
@@ -200,20 +232,7 @@ impl SinkSettings {
                 .option("properties.bootstrap.servers")
                 .unwrap_or_default()
                 .to_string(),
-            client: {
-                // The consumer's properties (and Flink's own) are not the
-                // producer's.
-                let mut client = client_properties(table)?;
-                for consumer_only in [
-                    "group.id",
-                    "auto.offset.reset",
-                    "commit.offsets.on.checkpoint",
-                    "isolation.level",
-                ] {
-                    client.remove(consumer_only);
-                }
-                client
-            },
+            client,
             key_fields: column_names(&key_columns),
             key,
             value: (value_columns, value),
@@ -222,6 +241,16 @@ impl SinkSettings {
             guarantee,
             upsert,
         })
+    }
+
+    /// A client configuration with the table's properties and brokers.
+    fn config(&self) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        for (key, value) in &self.client {
+            config.set(key, value);
+        }
+        config.set("bootstrap.servers", &self.servers);
+        config
     }
 
     /// What EXPLAIN says of the writes.
@@ -237,9 +266,15 @@ impl SinkSettings {
             (Partitioner::Fixed, _) => "all in partition 0",
             (Partitioner::RoundRobin, _) => "placed round-robin",
         };
-        let guarantee = match self.guarantee {
-            Guarantee::AtLeastOnce => "at-least-once (acknowledged at each checkpoint)",
-            Guarantee::None => "no delivery guarantee (acknowledged at the end)",
+        let guarantee = match &self.guarantee {
+            Guarantee::AtLeastOnce => "at-least-once (acknowledged at each checkpoint)".to_string(),
+            Guarantee::ExactlyOnce(t) => format!(
+                "exactly-once (a transaction per checkpoint as {}, its marker in topic {}, a checkpoint at least every {} s)",
+                t.id,
+                t.epoch_topic,
+                t.checkpoint_within().as_secs()
+            ),
+            Guarantee::None => "no delivery guarantee (acknowledged at the end)".to_string(),
         };
         let kind = if self.upsert {
             "upserts (a key's latest row, tombstones for deletions)"
@@ -255,10 +290,14 @@ impl SinkSettings {
     }
 }
 
-/// The first delivery the brokers refused, kept by the client's callback.
+/// What the client's callback keeps of the deliveries: the first the
+/// brokers refused, and the offsets the current epoch wrote in each
+/// partition of the topic (for its marker).
 #[derive(Default)]
 struct Deliveries {
+    topic: String,
     failed: Mutex<Option<String>>,
+    written: Mutex<BTreeMap<i32, (i64, i64)>>,
 }
 
 impl ClientContext for Deliveries {}
@@ -267,6 +306,18 @@ impl ProducerContext for Deliveries {
     type DeliveryOpaque = ();
 
     fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Ok(message) = result {
+            if message.topic() == self.topic {
+                if let Ok(mut written) = self.written.lock() {
+                    let offset = message.offset();
+                    let range = written
+                        .entry(message.partition())
+                        .or_insert((offset, offset));
+                    range.0 = range.0.min(offset);
+                    range.1 = range.1.max(offset);
+                }
+            }
+        }
         if let Err((error, message)) = result {
             if let Ok(mut failed) = self.failed.lock() {
                 failed.get_or_insert_with(|| {
@@ -305,25 +356,7 @@ impl KafkaSink {
                 "a kafka table appends records and cannot keep a PRIMARY KEY: write to an 'upsert-kafka' table to keep a record per key".into(),
             ));
         }
-        let mut config = ClientConfig::new();
-        for (key, value) in &settings.client {
-            config.set(key, value);
-        }
-        config
-            .set("bootstrap.servers", &settings.servers)
-            // Java's placement of keyed records; unkeyed ones are placed here.
-            .set("partitioner", "murmur2_random")
-            .set("enable.idempotence", "true");
-        let producer: BaseProducer<Deliveries> = config
-            .create_with_context(Deliveries::default())
-            .map_err(|e| {
-                let why =
-                    tidemark_common::connector::hide_secrets(&e.to_string(), &settings.client);
-                error(format!(
-                    "cannot make a client for {}: {why}",
-                    settings.servers
-                ))
-            })?;
+        let producer = producer(&settings, &table.name)?;
         let metadata = producer
             .client()
             .fetch_metadata(Some(&settings.topic), BROKER_WAIT)
@@ -345,6 +378,19 @@ impl KafkaSink {
                 "topic {} does not exist on the brokers {}: create it first, with the partitions it should have",
                 settings.topic, settings.servers
             )));
+        }
+        if let Guarantee::ExactlyOnce(transactions) = &settings.guarantee {
+            epochs::make_epoch_topic(&settings.config(), &transactions.epoch_topic)
+                .map_err(|e| in_table(e, &table.name))?;
+            // Whatever transaction of the id a stopped run left open is
+            // aborted here: its records are never read as committed.
+            start_transactions(&producer, transactions, &table.name)?;
+            producer.begin_transaction().map_err(|e| {
+                error(format!(
+                    "cannot begin a transaction as {}: {e}",
+                    transactions.id
+                ))
+            })?;
         }
         let key = settings
             .key
@@ -522,8 +568,139 @@ impl SinkWriter for KafkaSink {
 
     fn save_state(&mut self, _w: &mut StateWriter) -> Result<()> {
         match self.settings.guarantee {
-            Guarantee::AtLeastOnce => self.flush(),
+            Guarantee::AtLeastOnce | Guarantee::ExactlyOnce(_) => self.flush(),
             Guarantee::None => self.check_deliveries(),
         }
+    }
+
+    fn prepare_commit(&mut self) -> Result<Vec<crate::connectors::sink::StagedRename>> {
+        // A checkpointed run's end: everything sent is acknowledged before
+        // the statement is recorded as finished.
+        self.flush()?;
+        Ok(Vec::new())
+    }
+
+    fn transactional(&self) -> bool {
+        matches!(self.settings.guarantee, Guarantee::ExactlyOnce(_))
+    }
+
+    fn checkpoint_within(&self) -> Option<Duration> {
+        match &self.settings.guarantee {
+            Guarantee::ExactlyOnce(t) => Some(t.checkpoint_within()),
+            _ => None,
+        }
+    }
+
+    fn commit_epoch(&mut self, epoch: &Epoch) -> Result<()> {
+        let Guarantee::ExactlyOnce(transactions) = self.settings.guarantee.clone() else {
+            return Ok(());
+        };
+        self.flush()?;
+        let written = std::mem::take(
+            &mut *self
+                .producer
+                .context()
+                .written
+                .lock()
+                .map_err(|_| self.error("the delivery report was lost"))?,
+        );
+        let marker = epochs::marker(epoch, &written);
+        let record: BaseRecord<'_, str, str> = BaseRecord::to(&transactions.epoch_topic)
+            .partition(0)
+            .key(transactions.id.as_str())
+            .payload(marker.as_str());
+        self.producer.send(record).map_err(|(e, _)| {
+            self.error(&format!(
+                "cannot send epoch {}'s marker to topic {}: {e}",
+                epoch.number, transactions.epoch_topic
+            ))
+        })?;
+        self.producer
+            .commit_transaction(transactions.timeout)
+            .map_err(|e| {
+                let why = if epochs::is_fenced(&e) {
+                    format!(
+                        "another writer took over the transactional id {}",
+                        transactions.id
+                    )
+                } else {
+                    e.to_string()
+                };
+                self.error(&format!(
+                    "cannot commit epoch {}'s transaction: {why}",
+                    epoch.number
+                ))
+            })?;
+        self.check_deliveries()?;
+        self.producer.begin_transaction().map_err(|e| {
+            self.error(&format!(
+                "cannot begin a transaction as {}: {e}",
+                transactions.id
+            ))
+        })
+    }
+}
+
+/// The client `settings` write with: idempotent, transactional for
+/// exactly-once delivery.
+fn producer(settings: &SinkSettings, table: &str) -> Result<BaseProducer<Deliveries>> {
+    let mut config = settings.config();
+    // Java's placement of keyed records; unkeyed ones are placed here.
+    config
+        .set("partitioner", "murmur2_random")
+        .set("enable.idempotence", "true");
+    if let Guarantee::ExactlyOnce(transactions) = &settings.guarantee {
+        config.set("transactional.id", &transactions.id);
+    }
+    let deliveries = Deliveries {
+        topic: settings.topic.clone(),
+        ..Deliveries::default()
+    };
+    config.create_with_context(deliveries).map_err(|e| {
+        let why = tidemark_common::connector::hide_secrets(&e.to_string(), &settings.client);
+        Error::Input(format!(
+            "table {table}: cannot make a client for {}: {why}",
+            settings.servers
+        ))
+    })
+}
+
+/// Registers the producer's transactional id with the brokers, which
+/// aborts (or completes, if it was committing) a transaction that an
+/// earlier producer of the id left open.
+fn start_transactions(
+    producer: &BaseProducer<Deliveries>,
+    transactions: &Transactions,
+    table: &str,
+) -> Result<()> {
+    producer.init_transactions(BROKER_WAIT * 3).map_err(|e| {
+        Error::Execution(format!(
+            "table {table}: cannot start transactions as {}: {e}",
+            transactions.id
+        ))
+    })
+}
+
+/// Whether `epoch` was committed to `table`, an exactly-once kafka or
+/// upsert-kafka table (see [`crate::connectors::sink::epoch_committed`]).
+pub(super) fn epoch_committed(table: &TableDef, upsert: bool, epoch: &Epoch) -> Result<bool> {
+    let settings = SinkSettings::of(table, upsert)?;
+    let Guarantee::ExactlyOnce(transactions) = &settings.guarantee else {
+        return Err(Error::Internal(format!(
+            "table {} is not written exactly once",
+            table.name
+        )));
+    };
+    let producer = producer(&settings, &table.name)?;
+    start_transactions(&producer, transactions, &table.name)?;
+    drop(producer);
+    epochs::marker_committed(&settings.config(), transactions, epoch)
+        .map_err(|e| in_table(e, &table.name))
+}
+
+fn in_table(e: Error, table: &str) -> Error {
+    match e {
+        Error::Execution(m) => Error::Execution(format!("table {table}: {m}")),
+        other => other,
     }
 }
