@@ -333,6 +333,25 @@ fn run_and_crash(servers: &str, topics: &Topics, dir: &Path) -> Vec<u64> {
     epochs
 }
 
+/// Every record of both runs, aborted ones too: the uninterrupted run's
+/// all lie inside its committed markers' ranges; the crashed run's inside
+/// its markers are the same rows in the same partitions and order, and
+/// its aborted epochs left records outside them.
+fn check_committed_once(servers: &str, topics: &Topics) {
+    let want = all_records(servers, &topics.whole, 2, Isolation::Uncommitted);
+    let want_markers = markers(servers, &Topics::epochs(&topics.whole));
+    assert_eq!(committed(&want, &want_markers), want);
+    let got = all_records(servers, &topics.crashed, 2, Isolation::Uncommitted);
+    let kept = committed(&got, &markers(servers, &Topics::epochs(&topics.crashed)));
+    assert_eq!(without_offsets(&kept), without_offsets(&want));
+    assert!(
+        got.len() > kept.len(),
+        "the aborted transactions left records outside the markers: {} of {}",
+        kept.len(),
+        got.len()
+    );
+}
+
 #[test]
 fn a_job_killed_around_its_commits_leaves_each_row_committed_once() {
     let topics = Topics {
@@ -353,20 +372,7 @@ fn a_job_killed_around_its_commits_leaves_each_row_committed_once() {
     let dir = scratch("crash");
     run_and_crash(&servers, &topics, &dir);
 
-    // The mock hides no aborted record, so the committed ones are those
-    // inside the markers' ranges.
-    let want = all_records(&servers, &topics.whole, 2, Isolation::Uncommitted);
-    let want_markers = markers(&servers, &Topics::epochs(&topics.whole));
-    assert_eq!(committed(&want, &want_markers), want);
-    let got = all_records(&servers, &topics.crashed, 2, Isolation::Uncommitted);
-    let kept = committed(&got, &markers(&servers, &Topics::epochs(&topics.crashed)));
-    assert_eq!(without_offsets(&kept), without_offsets(&want));
-    assert!(
-        got.len() > kept.len(),
-        "the aborted transactions wrote records the mock keeps: {} of {}",
-        kept.len(),
-        got.len()
-    );
+    check_committed_once(&servers, &topics);
     drop(host);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -402,17 +408,6 @@ fn against_a_broker_the_committed_epochs_hold_each_row_once() {
     let dir = scratch("broker");
     run_and_crash(&servers, &topics, &dir);
 
-    let want = all_records(&servers, &topics.whole, 2, Isolation::Uncommitted);
-    let want_markers = markers(&servers, &Topics::epochs(&topics.whole));
-    assert_eq!(committed(&want, &want_markers), want);
-    let got = all_records(&servers, &topics.crashed, 2, Isolation::Uncommitted);
-    let kept = committed(&got, &markers(&servers, &Topics::epochs(&topics.crashed)));
-    assert_eq!(without_offsets(&kept), without_offsets(&want));
-    assert!(
-        got.len() > kept.len(),
-        "the aborted transactions' records are on the broker: {} of {}",
-        kept.len(),
-        got.len()
-    );
+    check_committed_once(&servers, &topics);
     let _ = std::fs::remove_dir_all(&dir);
 }
