@@ -655,3 +655,53 @@ fn deliver(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod checkpoint_clock_tests {
+    use super::*;
+
+    fn at(rows: u64, emitted: u64, now: i64) -> Position {
+        Position {
+            rows,
+            watermark: NO_WATERMARK,
+            emitted,
+            now,
+        }
+    }
+
+    #[test]
+    fn a_transactional_bound_forces_a_checkpoint_only_after_progress() {
+        let mut clock = CheckpointClock {
+            every: Some(CheckpointEvery::Rows(1_000)),
+            passed: None,
+            within: Some(30_000),
+            last: (0, 0, 0),
+        };
+        clock.taken(at(0, 0, 0));
+        // Neither the interval nor the bound has passed.
+        assert!(!clock.due(at(10, 0, 29_999)));
+        // The bound has passed with rows read since: due.
+        assert!(clock.due(at(10, 0, 30_000)));
+        clock.taken(at(10, 0, 30_000));
+        // Long after, but nothing read or emitted since: not due.
+        assert!(!clock.due(at(10, 0, 90_000)));
+        // Something emitted since (a timer fired): due.
+        assert!(clock.due(at(10, 1, 60_000)));
+        // The row interval still counts on its own.
+        clock.taken(at(10, 1, 60_000));
+        assert!(clock.due(at(1_000, 1, 60_001)));
+    }
+
+    #[test]
+    fn without_a_bound_only_the_interval_counts() {
+        let mut clock = CheckpointClock {
+            every: Some(CheckpointEvery::Rows(100)),
+            passed: None,
+            within: None,
+            last: (0, 0, 0),
+        };
+        clock.taken(at(0, 0, 0));
+        assert!(!clock.due(at(99, 5, i64::MAX / 2)));
+        assert!(clock.due(at(100, 5, 1)));
+    }
+}
