@@ -345,9 +345,9 @@ impl Session {
                         return Ok(None);
                     }
                 };
-                let target = InsertTarget::open(&sink, updating, *span, staged)
-                    .map_err(|e| e.or_span(*span))?;
-                if target.sink.transactional() && matches!(checkpointing, Checkpointing::Off) {
+                // Refused before the brokers are asked anything.
+                let exactly_once = sink.option("sink.delivery-guarantee") == Some("exactly-once");
+                if exactly_once && matches!(checkpointing, Checkpointing::Off) {
                     return Err(Error::plan(
                         format!(
                             "table {} is written 'exactly-once', a transaction per checkpoint, and this run takes no checkpoints",
@@ -357,6 +357,8 @@ impl Session {
                     )
                     .with_hint("SET 'execution.checkpointing.dir' (and 'execution.checkpointing.interval'), or write 'at-least-once'"));
                 }
+                let target = InsertTarget::open(&sink, updating, *span, staged)
+                    .map_err(|e| e.or_span(*span))?;
                 self.run_query(&plan, *span, Some(target), checkpointing, out)
                     .map(Some)
             }

@@ -411,3 +411,47 @@ fn against_a_broker_the_committed_epochs_hold_each_row_once() {
     check_committed_once(&servers, &topics);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What exactly-once cannot do is refused before any broker is asked
+/// (the servers named here do not exist).
+#[test]
+fn what_exactly_once_cannot_do_is_refused_up_front() {
+    let dir = scratch("refused");
+    std::fs::write(dir.join("bids.csv"), bids()).expect("the input");
+    let table = |name: &str, extra: &str| {
+        format!(
+            "CREATE TABLE {name} (k STRING, v BIGINT) WITH ('connector' = 'kafka', 'topic' = '{name}', \
+             'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json', \
+             'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '{name}'{extra});\n"
+        )
+    };
+    let source = "CREATE TABLE bids (ts TIMESTAMP(3), k STRING, v BIGINT, \
+                  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND) \
+                  WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n";
+    let cases = [
+        (
+            format!("{source}{}INSERT INTO out SELECT k, v FROM bids;\n", table("out", "")),
+            "table out is written 'exactly-once', a transaction per checkpoint, and this run takes no checkpoints",
+        ),
+        (
+            format!(
+                "SET 'execution.checkpointing.dir' = 'ckpt';\n{source}{}INSERT INTO out SELECT k, v FROM bids;\n",
+                table("out", ", 'properties.transactional.id' = 'mine'")
+            ),
+            "'properties.transactional.id' is set by tidemark from 'sink.transactional-id-prefix'",
+        ),
+    ];
+    for (sql, want) in cases {
+        std::fs::write(dir.join("job.sql"), &sql).expect("the job");
+        let out = Command::new(env!("CARGO_BIN_EXE_tidemark"))
+            .arg("run")
+            .arg(dir.join("job.sql"))
+            .output()
+            .expect("tidemark runs");
+        let said = text(&out.stderr);
+        assert!(!out.status.success(), "{sql}");
+        assert!(said.contains(want), "{sql}\n{said}");
+        assert!(!said.contains("no answer from the brokers"), "{said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
