@@ -289,6 +289,60 @@ fn an_upsert_topic_keeps_each_keys_latest_row_and_tombstones_deletions() {
 }
 
 #[test]
+fn a_table_reads_back_the_keys_and_raw_values_it_wrote() {
+    let Some(servers) = broker("keys and raw values") else {
+        return;
+    };
+    let dir = scratch("roundtrip");
+    std::fs::write(
+        dir.join("notes.json"),
+        "{\"id\":1,\"note\":\"first note\"}\n{\"id\":2,\"note\":null}\n\
+         {\"id\":3,\"note\":\"two\\nlines\"}\n{\"id\":4,\"note\":\"\"}\n",
+    )
+    .unwrap();
+    let topic = format!("notes-{}", std::process::id());
+    create_topic(&servers, &topic, 1);
+    // The key's column is named with the prefix in the table, without it
+    // in the key; the value is the note's whole text, a NULL none.
+    let notes = format!(
+        "CREATE TABLE notes (k_id INT, note STRING) WITH ('connector' = 'kafka', 'topic' = '{topic}', \
+         'properties.bootstrap.servers' = '{servers}', 'scan.startup.mode' = 'earliest-offset', \
+         'scan.bounded.mode' = 'latest-offset', 'sink.partitioner' = 'fixed', \
+         'key.format' = 'json', 'key.fields' = 'k_id', 'key.fields-prefix' = 'k_', \
+         'value.fields-include' = 'EXCEPT_KEY', 'value.format' = 'raw', {ONE_PER_REQUEST});\n"
+    );
+    let sql = format!(
+        "CREATE TABLE input (id INT, note STRING) WITH ('connector' = 'filesystem', 'path' = 'notes.json', \
+         'format' = 'json');\n{notes}INSERT INTO notes SELECT * FROM input;\n"
+    );
+    let written = run(&dir, "write", &sql);
+    assert!(written.status.success(), "{}", text(&written.stderr));
+    let records = read_topic(&servers, &topic, 1).remove(0);
+    let got: Vec<(Option<String>, Option<String>)> =
+        records.into_iter().map(|r| (r.key, r.value)).collect();
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        got,
+        [
+            (some(r#"{"id":1}"#), some("first note")),
+            (some(r#"{"id":2}"#), None),
+            (some(r#"{"id":3}"#), some("two\nlines")),
+            (some(r#"{"id":4}"#), some("")),
+        ]
+    );
+    let read = run(
+        &dir,
+        "read",
+        &format!("{notes}SELECT k_id, note, CHAR_LENGTH(note) AS n FROM notes;\n"),
+    );
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    assert_eq!(
+        text(&read.stdout),
+        "+I[1, first note, 10]\n+I[2, <NULL>, <NULL>]\n+I[3, two\nlines, 9]\n+I[4, , 0]\n"
+    );
+}
+
+#[test]
 fn what_a_topic_cannot_take_is_a_clear_error() {
     let Some(servers) = broker("errors") else {
         return;

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::kafka::{create_topic, produce};
+use common::kafka::{create_topic, produce, produce_keyed};
 use common::Rng;
 use rdkafka::config::ClientConfig;
 use std::path::{Path, PathBuf};
@@ -237,6 +237,117 @@ fn metadata_columns_give_each_row_its_record() {
             "+I[2024-01-01 08:00:00.000, 1]",
             "+I[2024-01-01 08:00:02.000, 12]"
         ]
+    );
+}
+
+#[test]
+fn keys_and_raw_values_are_read_as_flinks_kafka_table_reads_them() {
+    let Some(servers) = broker("keys and raw values") else {
+        return;
+    };
+    let dir = scratch("keys");
+    let keyed = format!("keyed-{}", std::process::id());
+    create_topic(&servers, &keyed, 1);
+    produce_keyed(
+        &servers,
+        &keyed,
+        &[
+            (Some(r#"{"id":1}"#), Some("apple,3")),
+            (None, Some("pear,4")),
+            (Some(r#"{"id":3}"#), Some("\"multi\nline\",5")),
+            (Some(r#"{"id":4}"#), None),
+            (Some(r#"{"id":5}"#), Some("plum,6")),
+        ],
+    );
+    let raw = format!("raw-{}", std::process::id());
+    create_topic(&servers, &raw, 1);
+    produce_keyed(
+        &servers,
+        &raw,
+        &[
+            (None, Some("a,b")),
+            (None, Some("x\ny")),
+            (None, None),
+            (None, Some("")),
+            (None, Some("{\"not\": json")),
+        ],
+    );
+    let bad = format!("badkey-{}", std::process::id());
+    create_topic(&servers, &bad, 1);
+    produce_keyed(
+        &servers,
+        &bad,
+        &[
+            (Some(r#"{"id":1}"#), Some("a,1")),
+            (Some(r#"{"id":"x"}"#), Some("b,2")),
+        ],
+    );
+    let table = |topic: &str| {
+        format!(
+            "'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{servers}', \
+             'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'"
+        )
+    };
+    let job = dir.join("keys.sql");
+    std::fs::write(
+        &job,
+        format!(
+            "CREATE TABLE fruit (k_id INT, name STRING, amount BIGINT, `offset` BIGINT METADATA VIRTUAL) \
+             WITH ({}, 'key.format' = 'json', 'key.fields' = 'k_id', 'key.fields-prefix' = 'k_', \
+             'value.fields-include' = 'EXCEPT_KEY', 'value.format' = 'csv');\n\
+             CREATE TABLE raw_keys (name STRING, k STRING, amount BIGINT) \
+             WITH ({}, 'key.format' = 'raw', 'key.fields' = 'k', \
+             'value.fields-include' = 'EXCEPT_KEY', 'format' = 'csv');\n\
+             CREATE TABLE lines (line STRING, `offset` BIGINT METADATA VIRTUAL) WITH ({}, 'format' = 'raw');\n\
+             SELECT * FROM fruit;\n\
+             SELECT k, name FROM raw_keys;\n\
+             SELECT line, CHAR_LENGTH(line) AS n, `offset` FROM lines;\n",
+            table(&keyed),
+            table(&keyed),
+            table(&raw)
+        ),
+    )
+    .unwrap();
+    let out = run(&job, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The key's column comes from the key, named without its prefix
+    // there; a record without a key gives NULL, one without a value no
+    // row; a value spanning lines is one record, the next keeps its
+    // offset. A raw key is the key's text, a raw value the value's whole
+    // text, a record without one a NULL.
+    let want = "+I[1, apple, 3, 0]\n\
+                +I[<NULL>, pear, 4, 1]\n\
+                +I[3, multi\nline, 5, 2]\n\
+                +I[5, plum, 6, 4]\n\
+                +I[{\"id\":1}, apple]\n\
+                +I[<NULL>, pear]\n\
+                +I[{\"id\":3}, multi\nline]\n\
+                +I[{\"id\":5}, plum]\n\
+                +I[a,b, 3, 0]\n\
+                +I[x\ny, 3, 1]\n\
+                +I[<NULL>, <NULL>, 2]\n\
+                +I[, 0, 3]\n\
+                +I[{\"not\": json, 12, 4]\n";
+    assert_eq!(text(&out.stdout), want);
+
+    let job = dir.join("bad.sql");
+    std::fs::write(
+        &job,
+        format!(
+            "CREATE TABLE t (id INT, name STRING, amount BIGINT) \
+             WITH ({}, 'key.format' = 'json', 'key.fields' = 'id', \
+             'value.fields-include' = 'EXCEPT_KEY', 'format' = 'csv');\n\
+             SELECT * FROM t;\n",
+            table(&bad)
+        ),
+    )
+    .unwrap();
+    let out = run(&job, &[]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("topic {bad}, partition 0, offset 1, in its key")),
+        "{stderr}"
     );
 }
 

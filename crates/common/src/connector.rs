@@ -359,6 +359,28 @@ pub fn shown_option_value<'a>(key: &str, value: &'a str) -> std::borrow::Cow<'a,
     value.into()
 }
 
+/// The options of one part of a record (`"key."` or `"value."`) as its
+/// format reads them: `<part>format` as `format` and each
+/// `<part><format>.<option>` as `<format>.<option>`, so that a key's or a
+/// value's format is opened and checked as a table's own would be.
+pub fn part_options(
+    options: &std::collections::BTreeMap<String, String>,
+    part: &str,
+) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(format) = options.get(&format!("{part}format")) else {
+        return out;
+    };
+    let own = format!("{part}{format}.");
+    for (key, value) in options {
+        if key.starts_with(&own) {
+            out.insert(key[part.len()..].to_string(), value.clone());
+        }
+    }
+    out.insert("format".to_string(), format.clone());
+    out
+}
+
 /// `message` with every secret value among `options` hidden: for errors
 /// a client library words with the values it was given.
 pub fn hide_secrets<'a>(

@@ -55,16 +55,27 @@ pub fn validate(
         }
     }
     let format = format_of(declarations, connector, options, &span_of)?;
+    let parts = part_formats(declarations, connector, options);
     for (key, value) in options {
         if key == "connector" || (key == "format" && format.is_some()) {
             continue;
         }
-        let declared = match format {
-            Some(f) if key.starts_with(&format!("{}.", f.name)) => f.option(key),
+        // `key.csv.field-delimiter` is the key format's `csv.field-delimiter`.
+        let part = parts.iter().find_map(|(part, f)| {
+            let rest = key.strip_prefix(part)?;
+            rest.starts_with(&format!("{}.", f.name))
+                .then_some((rest, *f))
+        });
+        let declared = match (part, format) {
+            (Some((rest, f)), _) => f.option(rest),
+            (None, Some(f)) if key.starts_with(&format!("{}.", f.name)) => f.option(key),
             _ => connector.option(key),
         };
         let Some(declared) = declared else {
-            return Err(unknown_option(connector, format, key, span_of(key)));
+            return Err(match part {
+                Some((rest, f)) => unknown_option(connector, Some(f), rest, key, span_of(key)),
+                None => unknown_option(connector, format, key, key, span_of(key)),
+            });
         };
         check_value(declared, key, value).map_err(|message| Error::plan(message, span_of(key)))?;
     }
@@ -83,6 +94,11 @@ pub fn validate(
     }
     if let Some(format) = format {
         (format.check)(options).map_err(|message| Error::plan(message, span_of("format")))?;
+    }
+    for (part, format) in &parts {
+        let own = tidemark_common::connector::part_options(options, part);
+        (format.check)(&own)
+            .map_err(|message| Error::plan(message, span_of(&format!("{part}format"))))?;
     }
     if let Some(check) = connector.check {
         check(options).map_err(|(key, message)| Error::plan(message, span_of(key)))?;
@@ -180,6 +196,30 @@ pub fn validate_metadata(
     Ok(())
 }
 
+/// The parts of a record with formats of their own (`key.format`,
+/// `value.format`) that the connector takes and the table names, each
+/// with its format.
+fn part_formats(
+    declarations: &Declarations,
+    connector: &ConnectorDecl,
+    options: &BTreeMap<String, String>,
+) -> Vec<(&'static str, &'static FormatDecl)> {
+    ["key.", "value."]
+        .into_iter()
+        .filter_map(|part| {
+            let key = format!("{part}format");
+            connector
+                .option(&key)
+                .filter(|o| o.kind != ValueKind::NotSupported)?;
+            let format = declarations.format(options.get(&key)?)?;
+            connector
+                .formats
+                .contains(&format.name)
+                .then_some((part, format))
+        })
+        .collect()
+}
+
 /// The format the table's rows are in, checked against the connector.
 fn format_of(
     declarations: &Declarations,
@@ -191,6 +231,21 @@ fn format_of(
         let quoted: Vec<String> = connector.formats.iter().map(|f| format!("'{f}'")).collect();
         or_list(&quoted)
     };
+    // Flink's kafka table names its value's format either way.
+    let value_format = options.contains_key("value.format")
+        && connector
+            .option("value.format")
+            .is_some_and(|o| o.kind != ValueKind::NotSupported);
+    if value_format && connector.format != FormatUse::None {
+        if options.contains_key("format") {
+            return Err(Error::plan(
+                "'format' and 'value.format' both name the format of a record's value",
+                span_of("value.format"),
+            )
+            .with_hint("keep one of them"));
+        }
+        return Ok(None);
+    }
     match (connector.format, options.get("format")) {
         (FormatUse::None, None) => Ok(None),
         (FormatUse::None, Some(_)) => Err(Error::plan(
@@ -234,10 +289,13 @@ fn unknown_connector(declarations: &Declarations, name: &str, span: Span) -> Err
     ))
 }
 
+/// `key` is the option as its format or connector knows it, `shown` as
+/// the table names it (`key.csv.x` for the key format's `csv.x`).
 fn unknown_option(
     connector: &ConnectorDecl,
     format: Option<&FormatDecl>,
     key: &str,
+    shown: &str,
     span: Span,
 ) -> Error {
     let (owner, known): (String, Vec<&OptionDecl>) = match format {
@@ -249,7 +307,7 @@ fn unknown_option(
             connector.options.iter().collect(),
         ),
     };
-    let err = Error::plan(format!("unknown option '{key}' of {owner}"), span);
+    let err = Error::plan(format!("unknown option '{shown}' of {owner}"), span);
     let keys = known.iter().map(|o| o.key);
     if let Some(near) = nearest(key, keys.clone()) {
         return err.with_hint(format!("did you mean '{near}'?"));
@@ -265,7 +323,14 @@ fn unknown_option(
 /// Whether `value` is one `declared` takes: the message says why not.
 fn check_value(declared: &OptionDecl, key: &str, value: &str) -> Result<(), String> {
     match declared.kind {
-        ValueKind::Text | ValueKind::NotSupported => {}
+        ValueKind::Text => {}
+        // A format's option (a connector's is refused before the format).
+        ValueKind::NotSupported => {
+            return Err(format!(
+                "option '{key}' is not supported yet: {}",
+                declared.doc
+            ))
+        }
         ValueKind::Bool => {
             if !value.eq_ignore_ascii_case("true") && !value.eq_ignore_ascii_case("false") {
                 return Err(format!(
@@ -460,9 +525,37 @@ mod tests {
             ),
             (
                 "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
-                 ⟨'value.format' = 'json'"
+                 'format' = 'csv', ⟨'value.format' = 'json'"
                     .into(),
-                "option 'value.format' of the kafka connector is not supported yet: write 'format', which is the value's format",
+                "'format' and 'value.format' both name the format of a record's value",
+                Some("keep one of them"),
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'value.format' = 'json', 'key.format' = 'json', ⟨'key.json.fail-on-missing' = 'true'"
+                    .into(),
+                "unknown option 'key.json.fail-on-missing' of the json format",
+                Some("did you mean 'json.fail-on-missing-field'?"),
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'value.format' = 'json', ⟨'value.csv.field-delimiter' = ';'"
+                    .into(),
+                "unknown option 'value.csv.field-delimiter' of the kafka connector",
+                None,
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'value.format' = 'json', ⟨'value.json.timestamp-format.standard' = 'iso'"
+                    .into(),
+                "option 'value.json.timestamp-format.standard' must be 'SQL' or 'ISO-8601', not 'iso'",
+                None,
+            ),
+            (
+                "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
+                 'format' = 'raw', ⟨'raw.charset' = 'ISO-8859-1'"
+                    .into(),
+                "option 'raw.charset' is not supported yet: raw text is read and written as UTF-8",
                 None,
             ),
             (
@@ -503,9 +596,9 @@ mod tests {
             ),
             (
                 "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:9092', \
-                 'format' = 'csv', ⟨'key.format' = 'raw'"
+                 'format' = 'csv', ⟨'key.format' = 'avro'"
                     .into(),
-                "the 'raw' format is not supported yet: write 'csv', which for one column is its text (quoted only where it must be)",
+                "the format must be 'csv', 'json' or 'raw', not 'avro'",
                 None,
             ),
             (

@@ -67,6 +67,29 @@ pub fn produce(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64
     producer.flush(WAIT).expect("acknowledged");
 }
 
+/// Sends partition 0 of `topic` these records, one per request, each a
+/// key and a value (None: the record has none).
+pub fn produce_keyed(servers: &str, topic: &str, records: &[(Option<&str>, Option<&str>)]) {
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", servers)
+        .set("batch.num.messages", "1")
+        .set("linger.ms", "0")
+        .create()
+        .expect("a producer");
+    for (key, value) in records {
+        let mut record = BaseRecord::<str, str>::to(topic).partition(0);
+        if let Some(key) = key {
+            record = record.key(*key);
+        }
+        if let Some(value) = value {
+            record = record.payload(*value);
+        }
+        producer.send(record).map_err(|(e, _)| e).expect("sent");
+        producer.poll(Duration::ZERO);
+    }
+    producer.flush(WAIT).expect("acknowledged");
+}
+
 /// One record read back: its key and value (None: absent, a value's
 /// absence being a tombstone) and timestamp.
 #[derive(Clone, Debug, PartialEq, Eq)]

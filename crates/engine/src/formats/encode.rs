@@ -1,5 +1,6 @@
 //! How a row is written as one line of text: CSV fields with a delimiter
-//! or a JSON object. The file sinks write a line per row, and the kafka
+//! or a JSON object (or, for a Kafka record's key or value, one STRING
+//! column's raw text). The file sinks write a line per row, and the kafka
 //! sinks make a record's value (and key) of one, so both encode through
 //! [`LineEncoder`].
 
@@ -8,12 +9,13 @@ use arrow::array::{Array, RecordBatch};
 use std::collections::BTreeMap;
 use tidemark_common::{Result, SqlType};
 
-/// How a row is written: CSV with a delimiter, or a JSON object with these
-/// field names (one per encoded column).
+/// How a row is written: CSV with a delimiter, a JSON object with these
+/// field names (one per encoded column), or one column's text as it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineFormat {
     Csv(char),
     Json(Vec<String>),
+    Raw,
 }
 
 impl LineFormat {
@@ -28,6 +30,7 @@ impl LineFormat {
     ) -> LineFormat {
         match options.get(format_key).map(String::as_str) {
             Some("json") => LineFormat::Json(names),
+            Some("raw") => LineFormat::Raw,
             _ => {
                 let delimiter = options
                     .get(&format!("{prefix}csv.field-delimiter"))
@@ -45,6 +48,7 @@ impl LineFormat {
         match self {
             LineFormat::Csv(_) => "csv",
             LineFormat::Json(_) => "json",
+            LineFormat::Raw => "raw",
         }
     }
 }
@@ -68,7 +72,8 @@ impl LineEncoder {
     }
 
     /// Appends row `row` of `batch` (column types `types`, the batch's
-    /// whole width) to `out`.
+    /// whole width) to `out`; false when there is nothing to write (a
+    /// raw column's NULL), which a record writes as no bytes at all.
     pub fn encode(
         &mut self,
         batch: &RecordBatch,
@@ -76,9 +81,17 @@ impl LineEncoder {
         row: usize,
         tz: chrono_tz::Tz,
         out: &mut String,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let value = &mut self.value;
         match &self.format {
+            LineFormat::Raw => {
+                let c = self.columns[0];
+                let column = batch.column(c);
+                if column.is_null(row) {
+                    return Ok(false);
+                }
+                format_value(column.as_ref(), &types[c], row, tz, out)?;
+            }
             LineFormat::Csv(delimiter) => {
                 for (i, c) in self.columns.iter().enumerate() {
                     if i > 0 {
@@ -123,7 +136,7 @@ impl LineEncoder {
                 out.push('}');
             }
         }
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -35,6 +35,27 @@ pub fn excerpt(line: u64, text: &str, from: usize, to: usize) -> String {
     )
 }
 
+/// `message` with the excerpt of line `line` numbered `number` instead:
+/// a Kafka record is known by its offset, not by the line of the text its
+/// values were read as.
+pub fn renumber(message: &str, line: u64, number: u64) -> String {
+    let (old, new) = (line.to_string(), number.to_string());
+    let (old_pad, new_pad) = (" ".repeat(old.len()), " ".repeat(new.len()));
+    message
+        .split('\n')
+        .map(|l| {
+            if let Some(rest) = l.strip_prefix(&format!("{old} | ")) {
+                format!("{new} | {rest}")
+            } else if let Some(rest) = l.strip_prefix(&format!("{old_pad} |")) {
+                format!("{new_pad} |{rest}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Where the value of member `name` is in a JSON line, in characters:
 /// `"name": value` with `value` a string (quotes included), a number, a
 /// literal, or a nested object or array. None when the line has no such
@@ -109,6 +130,15 @@ pub(crate) fn shorten(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_excerpt_is_renumbered_by_its_record() {
+        let message = format!("t:7: bad\n{}", excerpt(7, "a,bb,c", 2, 4));
+        assert_eq!(
+            renumber(&message, 7, 1234),
+            "t:7: bad\n     |\n1234 | a,bb,c\n     |   ^^"
+        );
+    }
 
     #[test]
     fn the_caret_goes_under_the_marked_characters() {

@@ -4,7 +4,8 @@
 //! rules by which text becomes a value, which CAST and the connectors
 //! share ([`text`]), what reading any table's options shares
 //! ([`options`]), Flink's print format of changelog rows ([`print`]), and
-//! the caret picture under a data error ([`excerpt`]).
+//! the caret picture under a data error ([`excerpt`]), and the raw format
+//! of a whole Kafka key or value ([`raw`]).
 
 mod column;
 pub mod csv;
@@ -13,6 +14,7 @@ pub mod excerpt;
 pub mod json;
 pub(crate) mod options;
 pub mod print;
+pub mod raw;
 pub(crate) mod text;
 
 use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
@@ -24,7 +26,7 @@ use tidemark_common::connector::FormatDecl;
 use tidemark_common::{Result, SqlType};
 
 /// Every format a connector can carry.
-pub static FORMATS: &[&FormatDecl] = &[&csv::DECLARATION, &json::DECLARATION];
+pub static FORMATS: &[&FormatDecl] = &[&csv::DECLARATION, &json::DECLARATION, &raw::DECLARATION];
 
 /// A format's reader over one byte stream: it decodes records into
 /// batches of a table's physical columns, for any connector that carries

@@ -1,9 +1,11 @@
 //! The `kafka` and `upsert-kafka` connectors. A kafka table is read with
 //! each partition of a topic a split with its own watermark (spec §8, §9),
 //! read by its own client from the offset the startup mode gives to the
-//! one the bounded mode gives, and decoded by the table's format (csv or
-//! json), one record a line; it is written a record per row, and an
-//! upsert-kafka table a record per key ([`sink`]).
+//! one the bounded mode gives, each record's value decoded by the value's
+//! format (csv, json or raw) and, with `'value.fields-include' =
+//! 'EXCEPT_KEY'`, its key by the key's ([`layout`], [`keys`]); it is
+//! written a record per row, and an upsert-kafka table a record per key
+//! ([`sink`]).
 //!
 //! Partitions are assigned explicitly, never through a consumer group's
 //! rebalancing, and read with `isolation.level = read_committed`. A
@@ -14,6 +16,8 @@
 //! name the topic, partition and offset.
 
 mod epochs;
+mod keys;
+mod layout;
 mod records;
 mod security;
 mod sink;
@@ -22,10 +26,12 @@ use super::sink::SinkWriter;
 use super::split::Split;
 use super::{in_table, Connector, OpenedSource, SourceSpec, IDLE_OPTION};
 use crate::formats::{open_decoder, Ending};
+use keys::KeyJoin;
+use layout::RecordLayout;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
-use records::{PartitionReader, PartitionRecords};
+use records::{PartitionReader, PartitionRecords, RecordShape, Start};
 use security::client_properties;
 use sink::{KafkaSink, SinkSettings};
 use std::collections::BTreeMap;
@@ -57,13 +63,13 @@ const BOUNDED_MODES: &[&str] = &[
     "specific-offsets",
 ];
 
-/// A record key's or value's format: csv or json; Flink's raw is refused
-/// by name.
+/// A record key's or value's format.
 fn line_format(value: &str) -> std::result::Result<(), String> {
     match value {
-        "csv" | "json" => Ok(()),
-        "raw" => Err("the 'raw' format is not supported yet: write 'csv', which for one column is its text (quoted only where it must be)".into()),
-        other => Err(format!("the format must be 'csv' or 'json', not '{other}'")),
+        "csv" | "json" | "raw" => Ok(()),
+        other => Err(format!(
+            "the format must be 'csv', 'json' or 'raw', not '{other}'"
+        )),
     }
 }
 
@@ -140,15 +146,9 @@ const VALUE_FIELDS: OptionDecl = OptionDecl::flink(
 )
 .default_value("ALL")
 .kind(ValueKind::OneOf(&["ALL", "EXCEPT_KEY"]));
-const KEY_PREFIX: OptionDecl = OptionDecl::not_yet(
+const KEY_PREFIX: OptionDecl = OptionDecl::flink(
     "key.fields-prefix",
-    "name the key's columns as they are in the table",
-);
-const KEY_CSV: OptionDecl =
-    OptionDecl::not_yet("key.csv.", "a csv key's fields are separated by ','");
-const KEY_JSON: OptionDecl = OptionDecl::not_yet(
-    "key.json.",
-    "a json key is written with the json format's defaults",
+    "with 'EXCEPT_KEY': the key's columns are named with this in the table and without it in the key's format",
 );
 
 static OPTIONS: &[OptionDecl] = &[
@@ -182,15 +182,17 @@ static OPTIONS: &[OptionDecl] = &[
         "with 'timestamp': each partition up to its first record at or after this epoch millisecond",
     ),
     IDLE_OPTION,
-    OptionDecl::flink("key.format", "the format a written record's key is in")
-        .checked(line_format),
+    OptionDecl::flink("key.format", "the format of a record's key").checked(line_format),
     OptionDecl::flink(
         "key.fields",
-        "the physical columns a written record's key holds, 'a;b' (a read takes every column from the value)",
+        "the physical columns a record's key holds, 'a;b' (read from the key with 'EXCEPT_KEY'; with 'ALL' the value's win)",
     ),
     KEY_PREFIX,
-    KEY_CSV,
-    KEY_JSON,
+    OptionDecl::flink(
+        "value.format",
+        "the format of a record's value, in place of 'format'",
+    )
+    .checked(line_format),
     VALUE_FIELDS,
     OptionDecl::flink(
         "sink.partitioner",
@@ -202,10 +204,6 @@ static OPTIONS: &[OptionDecl] = &[
     TRANSACTIONAL_ID,
     EPOCH_TOPIC,
     SINK_PARALLELISM,
-    OptionDecl::not_yet(
-        "value.format",
-        "write 'format', which is the value's format",
-    ),
     OptionDecl::not_yet(
         "topic-pattern",
         "name the topics in 'topic', as 't1;t2'",
@@ -234,13 +232,6 @@ static UPSERT_OPTIONS: &[OptionDecl] = &[
         .required()
         .checked(line_format),
     KEY_PREFIX,
-    KEY_CSV,
-    KEY_JSON,
-    OptionDecl::not_yet("value.csv.", "a csv value's fields are separated by ','"),
-    OptionDecl::not_yet(
-        "value.json.",
-        "a json value is written with the json format's defaults",
-    ),
     VALUE_FIELDS,
     DELIVERY,
     TRANSACTIONAL_ID,
@@ -295,7 +286,7 @@ static DECLARATION: ConnectorDecl = ConnectorDecl {
     origin: Origin::Flink,
     doc: "a Kafka topic, each partition a split with its own watermark",
     format: FormatUse::Required,
-    formats: &["csv", "json"],
+    formats: &["csv", "json", "raw"],
     options: OPTIONS,
     capabilities: Capabilities {
         read: true,
@@ -315,7 +306,7 @@ static UPSERT_DECLARATION: ConnectorDecl = ConnectorDecl {
     origin: Origin::Flink,
     doc: "a Kafka topic written as the latest row per PRIMARY KEY, a deletion as a tombstone",
     format: FormatUse::None,
-    formats: &[],
+    formats: &["csv", "json", "raw"],
     options: UPSERT_OPTIONS,
     capabilities: Capabilities {
         write: true,
@@ -417,12 +408,27 @@ impl Connector for Kafka {
 
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
         let table = spec.table;
-        if table.option("value.fields-include") == Some("EXCEPT_KEY") {
-            return Err(Error::Input(format!(
-                "table {}: reading a record's key is not supported yet, and with 'value.fields-include' = 'EXCEPT_KEY' the value lacks the key's columns: read a topic whose values hold every column ('ALL')",
-                table.name
-            )));
-        }
+        let layout = RecordLayout::of_table(table, &spec.columns, false)
+            .map_err(|m| Error::Input(format!("table {}: {m}", table.name)))?;
+        let keys = KeyJoin::of(&layout, &spec.columns);
+        let shape = RecordShape {
+            raw_value: layout
+                .value
+                .is_raw()
+                .then(|| spec.columns[layout.value.columns[0]].0.clone()),
+            keys: keys.is_some(),
+        };
+        let value_columns: Vec<(String, SqlType)> = layout
+            .value
+            .columns
+            .iter()
+            .map(|c| spec.columns[*c].clone())
+            .collect();
+        // A raw value comes as a JSON line holding its text.
+        let value_options = match shape.raw_value {
+            Some(_) => BTreeMap::from([("format".to_string(), "json".to_string())]),
+            None => layout.value.options.clone(),
+        };
         let settings = Arc::new(Settings::of(table).map_err(in_table(&table.name))?);
         let probe = settings.consumer()?;
         let mut splits = Vec::new();
@@ -432,13 +438,17 @@ impl Connector for Kafka {
                 let start = settings.start(&probe, topic, partition)?;
                 let end = settings.end(&probe, topic, partition)?;
                 let name = format!("{topic}-{partition}");
+                let first = Start {
+                    offset: start,
+                    line: 1,
+                };
                 let (records, handed, consumer) =
-                    PartitionRecords::open(&settings, topic, partition, start, end)?;
+                    PartitionRecords::open(&settings, topic, partition, first, end, &shape)?;
                 let decoder = open_decoder(
-                    &table.options,
+                    &value_options,
                     Box::new(records),
                     name.clone(),
-                    spec.columns.clone(),
+                    value_columns.clone(),
                     spec.batch_size,
                     Ending::Stream,
                 )
@@ -455,7 +465,8 @@ impl Connector for Kafka {
                     handed,
                     metadata: spec.metadata.clone(),
                     live: end.is_none(),
-                    read: 0,
+                    shape: shape.clone(),
+                    keys: keys.clone(),
                 };
                 splits.push(Split::new(name, Box::new(reader)));
             }

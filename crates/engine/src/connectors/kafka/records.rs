@@ -1,8 +1,12 @@
-//! One partition read as a split: its records as lines for the table's
-//! format, each row numbered by its record's offset, and the metadata
-//! columns (`topic`, `partition`, `offset`, `timestamp`, `timestamp-type`)
-//! made from the records the rows came from.
+//! One partition read as a split: its records' values as lines for the
+//! value's format (a raw value as a JSON line holding its text), each row
+//! numbered by its record's offset, the key's columns decoded from the
+//! records' keys ([`super::keys`]) and the metadata columns (`topic`,
+//! `partition`, `offset`, `timestamp`, `timestamp-type`) made from the
+//! records the rows came from. A value spanning lines (a quoted line
+//! break) is still one record: each record is known by its first line.
 
+use super::keys::KeyJoin;
 use super::Settings;
 use crate::connectors::split::SplitReader;
 use crate::formats::FormatReader;
@@ -32,13 +36,17 @@ use tidemark_common::{Error, Result};
 const POLL: Duration = Duration::ZERO;
 
 /// What a row keeps of the record it came from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct RecordMeta {
+    /// The line of the format's input the record's value starts on.
+    line: u64,
     offset: i64,
     /// Epoch milliseconds; -1 when the record has none, as Kafka's Java
     /// client reports it.
     timestamp: i64,
     timestamp_type: &'static str,
+    /// The record's key, kept when rows take columns from it.
+    key: Option<Box<[u8]>>,
 }
 
 /// What a partition's records have handed to the format: the records not
@@ -47,6 +55,8 @@ pub(super) struct RecordMeta {
 pub(super) struct Fetched {
     records: VecDeque<RecordMeta>,
     next: i64,
+    /// The line the next record's value starts on.
+    next_line: u64,
     /// When the client last handed a record over.
     last_record: Option<std::time::Instant>,
 }
@@ -57,6 +67,16 @@ pub(super) struct Fetched {
 const FLOWING: Duration = Duration::from_millis(200);
 
 pub(super) type Handed = Arc<Mutex<Fetched>>;
+
+/// How a partition's records become the format's input.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RecordShape {
+    /// The value is raw: each record's text becomes a JSON line with
+    /// this field, a record without a value a NULL.
+    pub(super) raw_value: Option<String>,
+    /// Keys are kept for the rows' key columns.
+    pub(super) keys: bool,
+}
 
 /// What has been handed, whoever held the lock when a thread panicked.
 fn lock(handed: &Handed) -> std::sync::MutexGuard<'_, Fetched> {
@@ -76,18 +96,32 @@ pub(super) struct PartitionRecords {
     pos: usize,
     handed: Handed,
     label: String,
+    shape: RecordShape,
+}
+
+/// Where a partition's read starts: the record's offset, and the line of
+/// the format's input its value is on.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Start {
+    pub(super) offset: i64,
+    pub(super) line: u64,
 }
 
 impl PartitionRecords {
-    /// Reads `partition` of `topic` from offset `start` to `end`; what it
+    /// Reads `partition` of `topic` from `start` to offset `end`; what it
     /// hands out is told in a new `handed`.
     pub(super) fn open(
         settings: &Settings,
         topic: &str,
         partition: i32,
-        start: i64,
+        start: Start,
         end: Option<i64>,
+        shape: &RecordShape,
     ) -> Result<(Self, Handed, Arc<BaseConsumer>)> {
+        let Start {
+            offset: start,
+            line: first_line,
+        } = start;
         let consumer = Arc::new(settings.consumer()?);
         let mut assignment = TopicPartitionList::new();
         assignment
@@ -101,6 +135,7 @@ impl PartitionRecords {
         let handed = Arc::new(Mutex::new(Fetched {
             records: VecDeque::new(),
             next: start,
+            next_line: first_line,
             last_record: None,
         }));
         let records = PartitionRecords {
@@ -110,6 +145,7 @@ impl PartitionRecords {
             pos: 0,
             handed: Arc::clone(&handed),
             label: format!("topic {topic} partition {partition}"),
+            shape: shape.clone(),
         };
         Ok((records, handed, consumer))
     }
@@ -148,23 +184,44 @@ impl PartitionRecords {
                 continue;
             }
             handed.next = message.offset() + 1;
-            // A record without a value (a tombstone) holds no row.
-            let Some(value) = message.payload() else {
-                continue;
-            };
-            self.pending.extend_from_slice(value);
-            if value.last() != Some(&b'\n') {
-                self.pending.push(b'\n');
+            let from = self.pending.len();
+            match &self.shape.raw_value {
+                // Java's decoding of the bytes: what is not UTF-8 becomes
+                // U+FFFD; a record without a value gives a NULL.
+                Some(field) => {
+                    let text = message.payload().map(String::from_utf8_lossy);
+                    let line = serde_json::json!({ field.as_str(): text }).to_string();
+                    self.pending.extend_from_slice(line.as_bytes());
+                    self.pending.push(b'\n');
+                }
+                None => {
+                    // A record without a value (a tombstone) holds no row.
+                    let Some(value) = message.payload() else {
+                        continue;
+                    };
+                    self.pending.extend_from_slice(value);
+                    if value.last() != Some(&b'\n') {
+                        self.pending.push(b'\n');
+                    }
+                }
             }
+            let line = handed.next_line;
+            handed.next_line += self.pending[from..].iter().filter(|b| **b == b'\n').count() as u64;
             let (timestamp, timestamp_type) = match message.timestamp() {
                 Timestamp::NotAvailable => (-1, "NoTimestampType"),
                 Timestamp::CreateTime(t) => (t, "CreateTime"),
                 Timestamp::LogAppendTime(t) => (t, "LogAppendTime"),
             };
+            let key = match self.shape.keys {
+                true => message.key().map(Box::from),
+                false => None,
+            };
             handed.records.push_back(RecordMeta {
+                line,
                 offset: message.offset(),
                 timestamp,
                 timestamp_type,
+                key,
             });
             return Ok(true);
         }
@@ -217,16 +274,19 @@ pub(super) struct PartitionReader {
     /// The metadata keys the table reads, in order.
     pub(super) metadata: Vec<String>,
     pub(super) live: bool,
-    /// Lines numbered so far.
-    pub(super) read: u64,
+    pub(super) shape: RecordShape,
+    /// What gives the rows their key columns, when they take any.
+    pub(super) keys: Option<KeyJoin>,
 }
 
 impl PartitionReader {
-    /// The record of line `line` (1-based, counting every record read).
+    /// The record whose value line `line` of the format's input is in.
     fn record_of<'q>(&self, fetched: &'q Fetched, line: u64) -> Option<&'q RecordMeta> {
-        fetched
-            .records
-            .get(line.checked_sub(self.read + 1)? as usize)
+        if line >= fetched.next_line {
+            return None;
+        }
+        let at = fetched.records.partition_point(|r| r.line <= line);
+        fetched.records.get(at.checked_sub(1)?)
     }
 
     fn offset_of(&self, fetched: &Fetched, line: u64) -> u64 {
@@ -235,7 +295,7 @@ impl PartitionReader {
     }
 
     /// The metadata columns of rows whose records are `records`.
-    fn metadata_columns(&self, records: &[RecordMeta]) -> Result<Vec<(String, ArrayRef)>> {
+    fn metadata_columns(&self, records: &[&RecordMeta]) -> Result<Vec<(String, ArrayRef)>> {
         let n = records.len();
         self.metadata
             .iter()
@@ -268,7 +328,7 @@ impl PartitionReader {
 
     /// `batch` with the metadata columns of rows whose records are
     /// `records` after its own.
-    fn with_metadata(&self, batch: &RecordBatch, records: &[RecordMeta]) -> Result<RecordBatch> {
+    fn with_metadata(&self, batch: &RecordBatch, records: &[&RecordMeta]) -> Result<RecordBatch> {
         let mut fields: Vec<Field> = batch
             .schema()
             .fields()
@@ -298,11 +358,10 @@ impl PartitionReader {
             return message.to_string();
         };
         let offset = self.offset_of(&lock(&self.handed), line);
+        let rest = crate::formats::excerpt::renumber(&rest[digits..], line, offset);
         format!(
-            "topic {}, partition {}, offset {offset}{}",
-            self.topic,
-            self.partition,
-            &rest[digits..]
+            "topic {}, partition {}, offset {offset}{rest}",
+            self.topic, self.partition
         )
     }
 }
@@ -325,17 +384,26 @@ impl SplitReader for PartitionReader {
             .chain(batch.skipped.iter().map(|b| &b.line))
             .copied()
             .max();
-        if !self.metadata.is_empty() {
-            let records: Vec<RecordMeta> = batch
+        if !self.metadata.is_empty() || self.keys.is_some() {
+            let records: Vec<&RecordMeta> = batch
                 .lines
                 .iter()
                 .map(|line| {
-                    self.record_of(&queue, *line).copied().ok_or_else(|| {
+                    self.record_of(&queue, *line).ok_or_else(|| {
                         Error::Internal(format!("{}: no record for line {line}", self.name))
                     })
                 })
                 .collect::<Result<_>>()?;
-            batch.batch = self.with_metadata(&batch.batch, &records)?;
+            if let Some(keys) = &self.keys {
+                let of_rows: Vec<Option<&[u8]>> =
+                    records.iter().map(|r| r.key.as_deref()).collect();
+                let offsets: Vec<i64> = records.iter().map(|r| r.offset).collect();
+                let partition = format!("topic {}, partition {}", self.topic, self.partition);
+                batch.batch = keys.join(&batch.batch, &of_rows, &partition, &offsets)?;
+            }
+            if !self.metadata.is_empty() {
+                batch.batch = self.with_metadata(&batch.batch, &records)?;
+            }
         }
         for line in &mut batch.lines {
             *line = self.offset_of(&queue, *line);
@@ -343,10 +411,14 @@ impl SplitReader for PartitionReader {
         for bad in &mut batch.skipped {
             bad.line = self.offset_of(&queue, bad.line);
         }
+        // The records before the last row's are done with; its own stays,
+        // in case its value holds more rows.
         if let Some(last) = last {
-            let done = (last.saturating_sub(self.read) as usize).min(queue.records.len());
+            let done = queue
+                .records
+                .partition_point(|r| r.line <= last)
+                .saturating_sub(1);
             queue.records.drain(..done);
-            self.read = last;
         }
         Ok(Some(batch))
     }
@@ -403,6 +475,9 @@ impl SplitReader for PartitionReader {
 
     fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         self.decoder.set_time_zone(tz);
+        if let Some(keys) = &mut self.keys {
+            keys.set_time_zone(tz);
+        }
     }
 
     fn unpositioned(&self) -> Option<&'static str> {
@@ -481,12 +556,21 @@ impl SplitReader for PartitionReader {
                 }
             )));
         }
-        let (records, handed, consumer) =
-            PartitionRecords::open(&self.settings, &self.topic, self.partition, offset, end)?;
+        let start = Start {
+            offset,
+            line: at.line.max(1),
+        };
+        let (records, handed, consumer) = PartitionRecords::open(
+            &self.settings,
+            &self.topic,
+            self.partition,
+            start,
+            end,
+            &self.shape,
+        )?;
         self.consumer = consumer;
         self.end = end;
         self.handed = handed;
-        self.read = at.line.saturating_sub(1);
         self.decoder.resume(
             Box::new(records),
             &ReadPosition {

@@ -25,6 +25,7 @@
 //! committed records see each row once.
 
 use super::epochs::{self, Transactions};
+use super::layout::RecordLayout;
 use super::security::client_properties;
 use super::BROKER_WAIT;
 use crate::connectors::sink::{Epoch, PrintLines, SinkWriter};
@@ -92,88 +93,44 @@ impl SinkSettings {
             )));
         }
         let written = table.written_columns();
-        let names: Vec<&str> = written
-            .iter()
-            .map(|i| table.schema.fields[*i].name.as_str())
+        let physical: Vec<usize> = (0..written.len())
+            .filter(|at| table.kinds[written[*at]] == ColumnKind::Physical)
             .collect();
-        let position = |name: &str| {
-            names
-                .iter()
-                .position(|n| n.eq_ignore_ascii_case(name.trim()))
-        };
-        let physical: Vec<usize> = written
+        let physical_columns: Vec<(String, SqlType)> = physical
             .iter()
-            .enumerate()
-            .filter(|(_, i)| table.kinds[**i] == ColumnKind::Physical)
-            .map(|(at, _)| at)
+            .map(|at| {
+                let field = &table.schema.fields[written[*at]];
+                (field.name.clone(), field.ty.clone())
+            })
             .collect();
-        let key_names: Vec<String> = if upsert {
-            table.primary_key.clone()
-        } else {
-            table
-                .option("key.fields")
-                .map(|f| {
-                    f.split(';')
-                        .map(|k| k.trim().to_string())
-                        .filter(|k| !k.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let mut key_columns = Vec::new();
-        for name in &key_names {
-            match position(name) {
-                Some(at) if physical.contains(&at) => key_columns.push(at),
-                _ => {
-                    return Err(error(format!(
-                        "key field '{name}' is not a physical column of the table"
-                    )))
-                }
-            }
-        }
-        let column_names = |columns: &[usize]| -> Vec<String> {
-            columns.iter().map(|c| names[*c].to_string()).collect()
-        };
-        let key = match (table.option("key.format"), key_columns.is_empty()) {
-            (Some(_), false) => Some((
-                key_columns.clone(),
-                LineFormat::of(
-                    &table.options,
-                    "key.format",
-                    "key.",
-                    column_names(&key_columns),
-                ),
-            )),
-            (None, true) => None,
-            (Some(_), true) => {
-                return Err(error(
-                    "'key.format' needs the key's columns in 'key.fields' ('a;b')".into(),
-                ))
-            }
-            (None, false) => return Err(error("'key.fields' needs a 'key.format'".into())),
-        };
-        let except_key = match table.option("value.fields-include").unwrap_or("ALL") {
-            "ALL" => false,
-            "EXCEPT_KEY" => true,
-            other => {
-                return Err(error(format!(
-                    "'value.fields-include' must be 'ALL' or 'EXCEPT_KEY', not '{other}'"
-                )))
-            }
-        };
-        let value_columns: Vec<usize> = physical
-            .iter()
-            .copied()
-            .filter(|c| !(except_key && key_columns.contains(c)))
-            .collect();
-        let format_key = if upsert { "value.format" } else { "format" };
-        let prefix = if upsert { "value." } else { "" };
+        let layout = RecordLayout::of_table(table, &physical_columns, upsert).map_err(error)?;
+        // The layout's columns are physical ones; the rows hold every
+        // written column.
+        let in_rows =
+            |columns: &[usize]| -> Vec<usize> { columns.iter().map(|c| physical[*c]).collect() };
+        let key = layout.key.as_ref().map(|part| {
+            (
+                in_rows(&part.columns),
+                LineFormat::of(&part.options, "format", "", part.names.clone()),
+            )
+        });
+        let value_columns = in_rows(&layout.value.columns);
         let value = LineFormat::of(
-            &table.options,
-            format_key,
-            prefix,
-            column_names(&value_columns),
+            &layout.value.options,
+            "format",
+            "",
+            layout.value.names.clone(),
         );
+        let key_fields: Vec<String> = layout
+            .key
+            .as_ref()
+            .map(|part| {
+                part.columns
+                    .iter()
+                    .map(|c| physical_columns[*c].0.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
         let timestamp = written.iter().position(
             |i| matches!(&table.kinds[*i], ColumnKind::Metadata { key, .. } if key == "timestamp"),
         );
@@ -233,7 +190,7 @@ impl SinkSettings {
                 .unwrap_or_default()
                 .to_string(),
             client,
-            key_fields: column_names(&key_columns),
+            key_fields,
             key,
             value: (value_columns, value),
             timestamp,
@@ -447,8 +404,8 @@ impl KafkaSink {
     }
 
     /// The partition of the next record, if tidemark chooses it.
-    fn partition(&mut self) -> Option<i32> {
-        match (self.settings.partitioner, self.key.is_some()) {
+    fn partition(&mut self, keyed: bool) -> Option<i32> {
+        match (self.settings.partitioner, keyed) {
             (Partitioner::Default, true) => None,
             (Partitioner::Fixed, _) => Some(0),
             _ => {
@@ -492,14 +449,17 @@ impl SinkWriter for KafkaSink {
                 RowKind::Delete => true,
             };
             self.key_text.clear();
-            if let Some(key) = self.key.as_mut() {
-                key.encode(batch, types, row, tz, &mut self.key_text)?;
-            }
+            let keyed = match self.key.as_mut() {
+                Some(key) => key.encode(batch, types, row, tz, &mut self.key_text)?,
+                None => false,
+            };
             self.value_text.clear();
-            if !tombstone {
-                self.value
+            // A raw value's NULL is written as no value, as Flink writes
+            // it (a tombstone to a reader of upsert-kafka).
+            let valued = !tombstone
+                && self
+                    .value
                     .encode(batch, types, row, tz, &mut self.value_text)?;
-            }
             let timestamp = match &stamps {
                 Some((column, wall)) if column.is_valid(row) => {
                     let ms = column.value(row);
@@ -510,12 +470,12 @@ impl SinkWriter for KafkaSink {
                 }
                 _ => None,
             };
-            let partition = self.partition();
+            let partition = self.partition(keyed);
             let mut record: BaseRecord<'_, str, str> = BaseRecord::to(&self.settings.topic);
-            if self.key.is_some() {
+            if keyed {
                 record = record.key(self.key_text.as_str());
             }
-            if !tombstone {
+            if valued {
                 record = record.payload(self.value_text.as_str());
             }
             if let Some(p) = partition {
