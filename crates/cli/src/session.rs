@@ -346,8 +346,8 @@ impl Session {
                     }
                 };
                 // Refused before the brokers are asked anything.
-                let exactly_once = sink.option("sink.delivery-guarantee") == Some("exactly-once");
-                if exactly_once && matches!(checkpointing, Checkpointing::Off) {
+                let transactional = tidemark_engine::is_transactional(&sink)?;
+                if transactional && matches!(checkpointing, Checkpointing::Off) {
                     return Err(Error::plan(
                         format!(
                             "table {} is written 'exactly-once', a transaction per checkpoint, and this run takes no checkpoints",

@@ -25,7 +25,8 @@ mod time;
 
 pub use connectors::filesystem::parallel::ParallelRead;
 pub use connectors::sink::{
-    epoch_committed, open_sink, BadLayout, Epoch, LateLayout, StagedRename, TableSink,
+    epoch_committed, is_transactional, open_sink, BadLayout, Epoch, LateLayout, StagedRename,
+    TableSink,
 };
 pub use connectors::sink::{PrintLines, SinkWriter};
 pub use connectors::source::{Idleness, TableSource};

@@ -95,6 +95,13 @@ pub trait Connector: Sync {
         )))
     }
 
+    /// Whether `table` is written in transactions, one per checkpoint
+    /// epoch (Kafka's `'exactly-once'`): known from its options, before
+    /// anything is opened.
+    fn transactional(&self, _table: &TableDef) -> bool {
+        false
+    }
+
     /// Whether `epoch` was committed to `table` (see
     /// [`sink::epoch_committed`]). Only connectors whose sinks are
     /// transactional are asked.

@@ -122,6 +122,12 @@ pub fn epoch_committed(table: &TableDef, epoch: &Epoch) -> Result<bool> {
     super::opening(table)?.epoch_committed(table, epoch)
 }
 
+/// Whether `table` is written in a transaction per checkpoint epoch, as
+/// its connector reads its options.
+pub fn is_transactional(table: &TableDef) -> Result<bool> {
+    Ok(super::opening(table)?.transactional(table))
+}
+
 /// An open sink table, written by its connector's [`SinkWriter`].
 pub type TableSink = Box<dyn SinkWriter>;
 

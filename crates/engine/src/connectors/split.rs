@@ -120,4 +120,11 @@ pub trait SplitDiscovery: Send {
 
     /// How often to look, on the engine's clock.
     fn interval_ms(&self) -> i64;
+
+    /// Whether splits found beside those a checkpoint read join a resumed
+    /// run (a folder's new files) or make the resume an error (a topic's
+    /// new partitions, which tidemark does not discover).
+    fn joins_on_resume(&self) -> bool {
+        true
+    }
 }

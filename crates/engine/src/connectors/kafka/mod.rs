@@ -23,7 +23,7 @@ mod security;
 mod sink;
 
 use super::sink::SinkWriter;
-use super::split::Split;
+use super::split::{Split, SplitDiscovery};
 use super::{in_table, Connector, OpenedSource, SourceSpec, IDLE_OPTION};
 use crate::formats::{open_decoder, Ending};
 use keys::KeyJoin;
@@ -98,6 +98,11 @@ fn transactions(
             _ => Ok(()),
         },
     }
+}
+
+/// Whether a kafka or upsert-kafka table is written exactly once.
+fn exactly_once(table: &TableDef) -> bool {
+    table.option("sink.delivery-guarantee") == Some("exactly-once")
 }
 
 fn partitioner(value: &str) -> std::result::Result<(), String> {
@@ -340,6 +345,10 @@ impl Connector for UpsertKafka {
         Ok(Box::new(KafkaSink::open(table, true)?))
     }
 
+    fn transactional(&self, table: &TableDef) -> bool {
+        exactly_once(table)
+    }
+
     fn epoch_committed(&self, table: &TableDef, epoch: &super::sink::Epoch) -> Result<bool> {
         sink::epoch_committed(table, true, epoch)
     }
@@ -402,6 +411,10 @@ impl Connector for Kafka {
         Ok(Box::new(KafkaSink::open(table, false)?))
     }
 
+    fn transactional(&self, table: &TableDef) -> bool {
+        exactly_once(table)
+    }
+
     fn epoch_committed(&self, table: &TableDef, epoch: &super::sink::Epoch) -> Result<bool> {
         sink::epoch_committed(table, false, epoch)
     }
@@ -433,8 +446,11 @@ impl Connector for Kafka {
         let probe = settings.consumer()?;
         let mut splits = Vec::new();
         let mut ignore_parse_errors = false;
+        let mut splits_per_topic = Vec::new();
         for topic in &settings.topics {
-            for partition in settings.partitions(&probe, topic)? {
+            let partitions = settings.partitions(&probe, topic)?;
+            splits_per_topic.push((topic.clone(), partitions.len()));
+            for partition in partitions {
                 let start = settings.start(&probe, topic, partition)?;
                 let end = settings.end(&probe, topic, partition)?;
                 let name = format!("{topic}-{partition}");
@@ -471,11 +487,79 @@ impl Connector for Kafka {
                 splits.push(Split::new(name, Box::new(reader)));
             }
         }
+        // A live read watches for partitions added while it runs.
+        let discovery = match settings.bounded.as_str() {
+            "unbounded" => Some(
+                Box::new(PartitionWatch::new(&settings, &splits_per_topic, probe))
+                    as Box<dyn SplitDiscovery>,
+            ),
+            _ => None,
+        };
         Ok(OpenedSource {
             splits,
             ignore_parse_errors,
-            discovery: None,
+            discovery,
         })
+    }
+}
+
+/// How often a live read asks how many partitions its topics have, on
+/// the engine's clock.
+const WATCH_INTERVAL_MS: i64 = 10_000;
+
+/// How long one such question may take: an unanswered one is asked again
+/// later (the partitions' own readers report a broker that is gone).
+const WATCH_WAIT: Duration = Duration::from_millis(500);
+
+/// Watches a live read's topics: tidemark reads the partitions a topic
+/// has when the job starts, so a partition added while it runs stops the
+/// job rather than being left unread.
+struct PartitionWatch {
+    table: String,
+    /// Each topic and the partitions it had at the start.
+    had: Vec<(String, usize)>,
+    /// The partitions a topic has now; None when there is no answer.
+    now: Box<dyn FnMut(&str) -> Option<usize> + Send>,
+}
+
+impl PartitionWatch {
+    fn new(settings: &Settings, had: &[(String, usize)], probe: BaseConsumer) -> Self {
+        PartitionWatch {
+            table: settings.table.clone(),
+            had: had.to_vec(),
+            now: Box::new(move |topic| {
+                let metadata = probe.fetch_metadata(Some(topic), WATCH_WAIT).ok()?;
+                let found = metadata.topics().iter().find(|t| t.name() == topic)?;
+                Some(found.partitions().len())
+            }),
+        }
+    }
+}
+
+impl SplitDiscovery for PartitionWatch {
+    fn new_splits(&mut self) -> Result<Vec<Split>> {
+        for (topic, had) in &self.had {
+            match (self.now)(topic) {
+                Some(now) if now != *had => {
+                    return Err(Error::Input(format!(
+                        "table {}: topic {topic} has {now} partitions now and had {had} when the job started: \
+                         tidemark reads the partitions a topic has at the start (partition discovery is not supported yet); \
+                         run the job again to read them all",
+                        self.table
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    fn interval_ms(&self) -> i64 {
+        WATCH_INTERVAL_MS
+    }
+
+    fn joins_on_resume(&self) -> bool {
+        false
     }
 }
 
@@ -496,6 +580,9 @@ struct Settings {
     bounded: String,
     bounded_offsets: BTreeMap<i32, i64>,
     bounded_millis: Option<i64>,
+    /// Set when the brokers did not answer a run summary's question, so
+    /// that its other partitions do not wait for them too.
+    silent_brokers: std::sync::atomic::AtomicBool,
 }
 
 impl Settings {
@@ -570,6 +657,7 @@ impl Settings {
             bounded_offsets: specific_offsets(table, "scan.bounded.specific-offsets")?,
             bounded_millis: millis(table, "scan.bounded.timestamp-millis")?,
             bounded,
+            silent_brokers: Default::default(),
         })
     }
 
@@ -773,4 +861,33 @@ fn millis(table: &TableDef, key: &str) -> Result<Option<i64>> {
                 .map_err(|_| Error::Input(format!("'{key}' must be epoch milliseconds, got '{v}'")))
         })
         .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partition_added_to_a_live_read_stops_it_and_no_answer_does_not() {
+        let answers = Arc::new(std::sync::Mutex::new(vec![None, Some(2), Some(3)]));
+        let given = Arc::clone(&answers);
+        let mut watch = PartitionWatch {
+            table: "bids".into(),
+            had: vec![("bids".into(), 2)],
+            now: Box::new(move |_| given.lock().unwrap().remove(0)),
+        };
+        assert!(watch.new_splits().unwrap().is_empty(), "no answer");
+        assert!(watch.new_splits().unwrap().is_empty(), "the same count");
+        let Err(err) = watch.new_splits() else {
+            panic!("a third partition goes unnoticed");
+        };
+        let err = err.to_string();
+        assert!(
+            err.contains(
+                "table bids: topic bids has 3 partitions now and had 2 when the job started"
+            ),
+            "{err}"
+        );
+        assert!(!watch.joins_on_resume());
+    }
 }

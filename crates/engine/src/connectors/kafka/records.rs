@@ -449,24 +449,31 @@ impl SplitReader for PartitionReader {
             Some(at) => i64::try_from(at.offset).ok()?,
             None => lock(&self.handed).next,
         };
-        Some(
-            match self
+        // Once the brokers have not answered for one partition, the
+        // others do not wait for them too.
+        let silent = &self.settings.silent_brokers;
+        let asked = match silent.load(std::sync::atomic::Ordering::Relaxed) {
+            true => Err(KafkaError::NoMessageReceived),
+            false => self
                 .consumer
-                .fetch_watermarks(&self.topic, self.partition, REPORT_WAIT)
-            {
-                Ok((_, high)) => {
-                    let bounded = match self.end {
-                        Some(end) if end != high => format!(" (the read ends at {end})"),
-                        _ => String::new(),
-                    };
-                    format!(
-                        "next offset {next}, end offset {high}, lag {}{bounded}",
-                        (high - next).max(0)
-                    )
-                }
-                Err(_) => format!("next offset {next}, lag unknown (no answer from the brokers)"),
-            },
-        )
+                .fetch_watermarks(&self.topic, self.partition, REPORT_WAIT),
+        };
+        if asked.is_err() {
+            silent.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        Some(match asked {
+            Ok((_, high)) => {
+                let bounded = match self.end {
+                    Some(end) if end != high => format!(" (the read ends at {end})"),
+                    _ => String::new(),
+                };
+                format!(
+                    "next offset {next}, end offset {high}, lag {}{bounded}",
+                    (high - next).max(0)
+                )
+            }
+            Err(_) => format!("next offset {next}, lag unknown (no answer from the brokers)"),
+        })
     }
 
     fn keep_raw(&mut self) {

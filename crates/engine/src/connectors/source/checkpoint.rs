@@ -123,7 +123,8 @@ impl TableSource {
             ordered.push(state);
         }
         let added: Vec<SplitState> = current.into_iter().flatten().collect();
-        if ordered.len() < positions.len() || (!added.is_empty() && self.discovery.is_none()) {
+        let joins = self.discovery.as_ref().is_some_and(|d| d.joins_on_resume());
+        if ordered.len() < positions.len() || (!added.is_empty() && !joins) {
             let then: Vec<&str> = positions.iter().map(|(n, ..)| n.as_str()).collect();
             return Err(Error::Input(format!(
                 "table {}: the checkpoint was taken reading {}, but the table now reads {}",
