@@ -63,6 +63,9 @@ fn describe(p: &Progress) -> String {
         grouped(p.late_rows),
         grouped(p.rows_emitted)
     );
+    if let Some(lag) = p.lag {
+        line.push_str(&format!(", lag {} records", grouped(lag)));
+    }
     // The input the watermark waits for, once it has for a second.
     if let Some(held) = p.held.as_ref().filter(|h| h.lasted_ms >= 1_000) {
         line.push_str(&format!(
@@ -100,11 +103,17 @@ mod tests {
             watermark: 1_704_067_300_000,
             elapsed: Duration::from_secs(2),
             held: None,
+            lag: None,
         };
         assert_eq!(
             describe(&p),
             "read 2,500,000 rows (1.2 M rows/s), watermark 2024-01-01 00:01:40.000, 12 late, 3,456 out"
         );
+        let behind = Progress {
+            lag: Some(12_345),
+            ..p.clone()
+        };
+        assert!(describe(&behind).ends_with("3,456 out, lag 12,345 records"));
         let held = Progress {
             held: Some(tidemark_engine::HeldWatermark {
                 holder: "input b (split b.csv)".into(),

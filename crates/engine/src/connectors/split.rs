@@ -64,6 +64,14 @@ pub trait SplitReader: Send {
     /// What was read, skipped and repaired so far.
     fn stats(&self) -> ReadStats;
 
+    /// How many records the input holds past what the split has read,
+    /// as far as the reader knows without asking (a bounded Kafka read's
+    /// records to its end); None when it does not know. Asked for the
+    /// progress line, often.
+    fn lag(&self) -> Option<u64> {
+        None
+    }
+
     /// Where the split stands, for the run summary, when there is more to
     /// say than its rows (a Kafka partition's offset and lag). Asked once,
     /// at the end of a run: it may ask the input.

@@ -293,6 +293,9 @@ pub struct Progress {
     pub elapsed: Duration,
     /// The split or input holding the watermark now, if one is.
     pub held: Option<HeldWatermark>,
+    /// The records the inputs hold past what was read (Kafka's lag), when
+    /// known.
+    pub lag: Option<u64>,
 }
 
 /// How often a progress callback is called, at most.
@@ -337,6 +340,7 @@ impl Pipeline {
             watermark: self.source.watermark(),
             elapsed: started.elapsed(),
             held: self.source.held(false),
+            lag: sources.iter().filter_map(|s| s.lag).reduce(|a, b| a + b),
         }
     }
 

@@ -441,6 +441,13 @@ impl SplitReader for PartitionReader {
         self.decoder.stats()
     }
 
+    /// A bounded read's records still to fetch, to the end it was given
+    /// (a live read's would need a request to the brokers each time).
+    fn lag(&self) -> Option<u64> {
+        let end = self.end?;
+        Some((end - lock(&self.handed).next).max(0) as u64)
+    }
+
     /// The offset of the next record to make rows of, the partition's end
     /// offset now and the lag between them (what a consumer group's lag
     /// shows); a bounded read's end too.

@@ -49,6 +49,9 @@ pub struct SourceMetrics {
     /// Each split, where its reader has something to report (a Kafka
     /// partition); filled at the end of a run only.
     pub splits: Vec<SplitMetrics>,
+    /// The records its splits' inputs hold past what was read (a Kafka
+    /// table's lag), when the readers know it.
+    pub lag: Option<u64>,
 }
 
 /// One split of a source, as the run summary shows it.
@@ -236,6 +239,11 @@ impl TableSource {
             went_idle: self.went_idle,
             came_back: self.came_back,
             splits: Vec::new(),
+            lag: self
+                .splits
+                .iter()
+                .filter_map(|s| s.split.reader.lag())
+                .reduce(|a, b| a + b),
         }
     }
 
