@@ -42,16 +42,22 @@ pub fn create_topic(servers: &str, topic: &str, partitions: i32) {
     }
 }
 
-/// Sends each partition its lines, one record per request (what the test
-/// broker counts right), each with the timestamp given (epoch
-/// milliseconds) or the producer's clock.
-pub fn produce(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64>)>]) {
-    let producer: BaseProducer = ClientConfig::new()
+/// A producer that sends one record per request (what the test broker
+/// counts right).
+fn one_per_request(servers: &str) -> BaseProducer {
+    ClientConfig::new()
         .set("bootstrap.servers", servers)
         .set("batch.num.messages", "1")
         .set("linger.ms", "0")
         .create()
-        .expect("a producer");
+        .expect("a producer")
+}
+
+/// Sends each partition its lines, one record per request (what the test
+/// broker counts right), each with the timestamp given (epoch
+/// milliseconds) or the producer's clock.
+pub fn produce(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64>)>]) {
+    let producer = one_per_request(servers);
     for (p, lines) in partitions.iter().enumerate() {
         for (line, timestamp) in lines {
             let mut record = BaseRecord::<(), _>::to(topic)
@@ -70,12 +76,7 @@ pub fn produce(servers: &str, topic: &str, partitions: &[Vec<(String, Option<i64
 /// Sends partition 0 of `topic` these records, one per request, each a
 /// key and a value (None: the record has none).
 pub fn produce_keyed(servers: &str, topic: &str, records: &[(Option<&str>, Option<&str>)]) {
-    let producer: BaseProducer = ClientConfig::new()
-        .set("bootstrap.servers", servers)
-        .set("batch.num.messages", "1")
-        .set("linger.ms", "0")
-        .create()
-        .expect("a producer");
+    let producer = one_per_request(servers);
     for (key, value) in records {
         let mut record = BaseRecord::<str, str>::to(topic).partition(0);
         if let Some(key) = key {
