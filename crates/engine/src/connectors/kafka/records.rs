@@ -190,9 +190,14 @@ impl PartitionRecords {
                 // U+FFFD; a record without a value gives a NULL.
                 Some(field) => {
                     let text = message.payload().map(String::from_utf8_lossy);
-                    let line = serde_json::json!({ field.as_str(): text }).to_string();
-                    self.pending.extend_from_slice(line.as_bytes());
-                    self.pending.push(b'\n');
+                    self.pending.push(b'{');
+                    serde_json::to_writer(&mut self.pending, field.as_str())
+                        .and_then(|()| {
+                            self.pending.push(b':');
+                            serde_json::to_writer(&mut self.pending, &text)
+                        })
+                        .map_err(std::io::Error::other)?;
+                    self.pending.extend_from_slice(b"}\n");
                 }
                 None => {
                     // A record without a value (a tombstone) holds no row.
