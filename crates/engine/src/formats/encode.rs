@@ -1,47 +1,49 @@
-//! How a row is written as one line of text: CSV fields with a delimiter
-//! or a JSON object (or, for a Kafka record's key or value, one STRING
+//! How a row is written as one line of text, as Flink's csv and json
+//! formats write it (or, for a Kafka record's key or value, one STRING
 //! column's raw text). The file sinks write a line per row, and the kafka
 //! sinks make a record's value (and key) of one, so both encode through
 //! [`LineEncoder`].
+//!
+//! What Flink 2.3 writes, checked value by value against it: a string is
+//! quoted when the quick check of Flink's CSV writer asks for it (a
+//! character below the delimiter, quote and line break, the escape
+//! character or else a backslash, or more than 24 UTF-16 units), with the
+//! quote and escape characters doubled inside; numbers, booleans and NULLs are never
+//! quoted. A DECIMAL is written in Java's shortest form (`12.5`, `1E+2`,
+//! `0`); a timestamp with as few fraction digits as it needs
+//! (`2020-01-01 00:00:00.5`); a TIMESTAMP_LTZ as its instant in UTC with a
+//! `Z`, whatever the session's time zone.
 
-use crate::formats::print::format_value;
-use arrow::array::{Array, RecordBatch};
+use crate::formats::csv::CsvOptions;
+use crate::formats::json::JsonOptions;
+use crate::formats::print::{format_value, write_decimal, write_timestamp};
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{Decimal128Type, TimestampMillisecondType};
 use std::collections::BTreeMap;
-use tidemark_common::{Result, SqlType};
+use std::fmt::Write;
+use tidemark_common::{Error, Result, SqlType};
 
-/// How a row is written: CSV with a delimiter, a JSON object with these
-/// field names (one per encoded column), or one column's text as it is.
+/// How a row is written: CSV, a JSON object (one field per encoded
+/// column), or one column's text as it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineFormat {
-    Csv(char),
-    Json(Vec<String>),
+    Csv(CsvLayout),
+    Json(JsonLayout),
     Raw,
 }
 
 impl LineFormat {
-    /// The format `options` name under `format_key` (csv unless json), for
-    /// columns called `names`; `prefix` is where the format's own options
-    /// start (`csv.` for a table's format, `key.csv.` for a record key's).
-    pub fn of(
-        options: &BTreeMap<String, String>,
-        format_key: &str,
-        prefix: &str,
-        names: Vec<String>,
-    ) -> LineFormat {
-        match options.get(format_key).map(String::as_str) {
-            Some("json") => LineFormat::Json(names),
-            Some("raw") => LineFormat::Raw,
-            _ => {
-                let delimiter = options
-                    .get(&format!("{prefix}csv.field-delimiter"))
-                    .map(String::as_str)
-                    .unwrap_or(",");
-                LineFormat::Csv(match delimiter.as_bytes() {
-                    [b] => *b as char,
-                    _ => ',',
-                })
+    /// The format a table's (or a record part's) options name under
+    /// `format` (csv unless json or raw), with its options, for columns
+    /// called `names`.
+    pub fn of(options: &BTreeMap<String, String>, names: Vec<String>) -> Result<LineFormat> {
+        Ok(match options.get("format").map(String::as_str) {
+            Some("json") => {
+                LineFormat::Json(JsonLayout::of(&JsonOptions::from_options(options)?, names))
             }
-        }
+            Some("raw") => LineFormat::Raw,
+            _ => LineFormat::Csv(CsvLayout::of(&CsvOptions::from_options(options)?)),
+        })
     }
 
     pub fn extension(&self) -> &'static str {
@@ -49,6 +51,88 @@ impl LineFormat {
             LineFormat::Csv(_) => "csv",
             LineFormat::Json(_) => "json",
             LineFormat::Raw => "raw",
+        }
+    }
+}
+
+/// How CSV fields are written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsvLayout {
+    delimiter: char,
+    /// None when quoting is disabled: every string is written as it is.
+    quote: Option<char>,
+    escape: Option<char>,
+    null_literal: String,
+    /// The lowest character a string may hold and go unquoted: one past
+    /// the delimiter, the quote and the line break.
+    min_safe: char,
+    /// A file's first line names the columns (`csv.header`).
+    pub header: bool,
+}
+
+/// Flink's CSV writer checks at most this many UTF-16 units of a string;
+/// a longer one is always quoted.
+const QUOTE_CHECK_LIMIT: usize = 24;
+
+impl CsvLayout {
+    pub fn of(options: &CsvOptions) -> Self {
+        let highest = options
+            .field_delimiter
+            .max(options.quote_character.unwrap_or(0))
+            .max(b'\n');
+        CsvLayout {
+            delimiter: char::from(options.field_delimiter),
+            quote: options.quote_character.map(char::from),
+            escape: options.escape_character.map(char::from),
+            null_literal: options.null_literal.clone().unwrap_or_default(),
+            min_safe: char::from(highest + 1),
+            header: options.header,
+        }
+    }
+
+    /// A string field, quoted when Flink's writer would quote it.
+    fn push_string(&self, out: &mut String, value: &str) {
+        let Some(quote) = self.quote else {
+            out.push_str(value);
+            return;
+        };
+        let long =
+            value.len() > QUOTE_CHECK_LIMIT && value.encode_utf16().count() > QUOTE_CHECK_LIMIT;
+        // The escape character asks for quotes, and so does a backslash
+        // when there is none.
+        let escape = self.escape.unwrap_or('\\');
+        let unsafe_char = |c: char| c < self.min_safe || c == escape;
+        if !long && !value.chars().any(unsafe_char) {
+            out.push_str(value);
+            return;
+        }
+        out.push(quote);
+        for c in value.chars() {
+            if c == quote || Some(c) == self.escape {
+                out.push(c);
+            }
+            out.push(c);
+        }
+        out.push(quote);
+    }
+}
+
+/// How JSON objects are written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonLayout {
+    names: Vec<String>,
+    iso_timestamps: bool,
+    omit_nulls: bool,
+    plain_decimals: bool,
+}
+
+impl JsonLayout {
+    pub fn of(options: &JsonOptions, names: Vec<String>) -> Self {
+        JsonLayout {
+            names,
+            iso_timestamps: options.iso_timestamps,
+            omit_nulls: options.omit_null_fields,
+            plain_decimals: options.plain_decimals,
         }
     }
 }
@@ -71,6 +155,26 @@ impl LineEncoder {
         }
     }
 
+    /// The line naming the columns that starts a CSV file written with
+    /// `csv.header`, or None.
+    pub fn header(&self, names: &[String]) -> Option<String> {
+        let LineFormat::Csv(layout) = &self.format else {
+            return None;
+        };
+        if !layout.header {
+            return None;
+        }
+        let mut line = String::new();
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                line.push(layout.delimiter);
+            }
+            layout.push_string(&mut line, name);
+        }
+        line.push('\n');
+        Some(line)
+    }
+
     /// Appends row `row` of `batch` (column types `types`, the batch's
     /// whole width) to `out`; false when there is nothing to write (a
     /// raw column's NULL), which a record writes as no bytes at all.
@@ -79,7 +183,6 @@ impl LineEncoder {
         batch: &RecordBatch,
         types: &[SqlType],
         row: usize,
-        tz: chrono_tz::Tz,
         out: &mut String,
     ) -> Result<bool> {
         let value = &mut self.value;
@@ -87,49 +190,67 @@ impl LineEncoder {
             LineFormat::Raw => {
                 let c = self.columns[0];
                 let column = batch.column(c);
-                if column.is_null(row) {
+                if is_null(column.as_ref(), &types[c], row) {
                     return Ok(false);
                 }
-                format_value(column.as_ref(), &types[c], row, tz, out)?;
+                write_text(column.as_ref(), &types[c], row, Style::CSV, out)?;
             }
-            LineFormat::Csv(delimiter) => {
+            LineFormat::Csv(layout) => {
                 for (i, c) in self.columns.iter().enumerate() {
                     if i > 0 {
-                        out.push(*delimiter);
+                        out.push(layout.delimiter);
                     }
                     let column = batch.column(*c);
-                    if column.is_null(row) {
+                    let ty = &types[*c];
+                    if is_null(column.as_ref(), ty, row) {
+                        out.push_str(&layout.null_literal);
                         continue;
                     }
-                    value.clear();
-                    format_value(column.as_ref(), &types[*c], row, tz, value)?;
-                    push_csv_field(out, value, *delimiter);
+                    if is_quotable(ty) {
+                        value.clear();
+                        write_text(column.as_ref(), ty, row, Style::CSV, value)?;
+                        layout.push_string(out, value);
+                    } else {
+                        write_text(column.as_ref(), ty, row, Style::CSV, out)?;
+                    }
                 }
             }
-            LineFormat::Json(names) => {
+            LineFormat::Json(layout) => {
+                let style = Style {
+                    iso_timestamps: layout.iso_timestamps,
+                    plain_decimals: layout.plain_decimals,
+                };
                 out.push('{');
-                for (i, (c, name)) in self.columns.iter().zip(names).enumerate() {
-                    if i > 0 {
+                let mut first = true;
+                for (c, name) in self.columns.iter().zip(&layout.names) {
+                    let column = batch.column(*c);
+                    let ty = &types[*c];
+                    let null = is_null(column.as_ref(), ty, row);
+                    if null && layout.omit_nulls {
+                        continue;
+                    }
+                    if !first {
                         out.push(',');
                     }
+                    first = false;
                     push_json_string(out, name);
                     out.push(':');
-                    let column = batch.column(*c);
-                    if column.is_null(row) {
+                    if null {
                         out.push_str("null");
                         continue;
                     }
-                    let ty = &types[*c];
                     value.clear();
-                    format_value(column.as_ref(), ty, row, tz, value)?;
+                    write_text(column.as_ref(), ty, row, style, value)?;
                     match ty {
-                        SqlType::Int | SqlType::BigInt | SqlType::Decimal(..) => {
-                            out.push_str(value)
-                        }
+                        SqlType::Int
+                        | SqlType::BigInt
+                        | SqlType::Decimal(..)
+                        | SqlType::Boolean => out.push_str(value),
+                        // NaN and the infinities are not JSON numbers:
+                        // they are written as strings, as Flink does.
                         SqlType::Double if value.parse::<f64>().is_ok_and(f64::is_finite) => {
                             out.push_str(value)
                         }
-                        SqlType::Boolean => out.push_str(&value.to_ascii_lowercase()),
                         _ => push_json_string(out, value),
                     }
                 }
@@ -140,7 +261,130 @@ impl LineEncoder {
     }
 }
 
-/// A JSON string literal.
+/// Whether row `row` of a column is NULL: always for the NULL type, whose
+/// Arrow column has no validity buffer to say so.
+fn is_null(array: &dyn Array, ty: &SqlType, row: usize) -> bool {
+    matches!(ty, SqlType::Null) || array.is_null(row)
+}
+
+/// Whether a value of `ty` is written as a string (and so may be quoted)
+/// rather than as a number or a boolean.
+fn is_quotable(ty: &SqlType) -> bool {
+    matches!(
+        ty,
+        SqlType::String | SqlType::Timestamp(_) | SqlType::TimestampLtz(_)
+    )
+}
+
+/// How the text formats write the values whose form an option chooses.
+#[derive(Clone, Copy, Debug)]
+struct Style {
+    iso_timestamps: bool,
+    plain_decimals: bool,
+}
+
+impl Style {
+    const CSV: Style = Style {
+        iso_timestamps: false,
+        plain_decimals: false,
+    };
+}
+
+/// One non-NULL value as the text formats write it, unquoted.
+fn write_text(
+    array: &dyn Array,
+    ty: &SqlType,
+    row: usize,
+    style: Style,
+    out: &mut String,
+) -> Result<()> {
+    let mismatch = || {
+        Error::Internal(format!(
+            "writing a {ty} value from an Arrow column of type {}",
+            array.data_type()
+        ))
+    };
+    match ty {
+        SqlType::Boolean => {
+            let a = array.as_boolean_opt().ok_or_else(mismatch)?;
+            out.push_str(if a.value(row) { "true" } else { "false" });
+        }
+        SqlType::Decimal(_, scale) => {
+            let a = array
+                .as_primitive_opt::<Decimal128Type>()
+                .ok_or_else(mismatch)?;
+            if style.plain_decimals {
+                write_decimal(a.value(row), *scale, out);
+            } else {
+                write_shortest_decimal(a.value(row), *scale, out);
+            }
+        }
+        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
+            let a = array
+                .as_primitive_opt::<TimestampMillisecondType>()
+                .ok_or_else(mismatch)?;
+            write_text_timestamp(a.value(row), style.iso_timestamps, out)?;
+            if matches!(ty, SqlType::TimestampLtz(_)) {
+                out.push('Z');
+            }
+        }
+        _ => format_value(array, ty, row, chrono_tz::UTC, out)?,
+    }
+    Ok(())
+}
+
+/// Java's `BigDecimal.stripTrailingZeros().toString()`, as Flink writes a
+/// DECIMAL: no trailing zeros, and an exponent where Java puts one (a
+/// negative scale once the zeros are gone, or a value below 1E-6): `12.5`,
+/// `1E+2`, `0.0001`, `1E-8`, `0`.
+pub fn write_shortest_decimal(unscaled: i128, scale: i8, out: &mut String) {
+    if unscaled == 0 {
+        out.push('0');
+        return;
+    }
+    let (mut unscaled, mut scale) = (unscaled, i32::from(scale));
+    while unscaled % 10 == 0 {
+        unscaled /= 10;
+        scale -= 1;
+    }
+    let digits = unscaled.unsigned_abs().to_string();
+    let adjusted = digits.len() as i32 - 1 - scale;
+    if scale >= 0 && adjusted >= -6 {
+        // The scale only shrank, so it still fits.
+        write_decimal(unscaled, scale as i8, out);
+        return;
+    }
+    if unscaled < 0 {
+        out.push('-');
+    }
+    out.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        out.push('.');
+        out.push_str(&digits[1..]);
+    }
+    let _ = write!(out, "E{}{adjusted}", if adjusted > 0 { "+" } else { "" });
+}
+
+/// A timestamp as Flink's text formats write it: the date, a space (or a
+/// `T` for ISO-8601) and the time, with only the fraction digits it needs.
+fn write_text_timestamp(epoch_ms: i64, iso: bool, out: &mut String) -> Result<()> {
+    let start = out.len();
+    write_timestamp(epoch_ms, 3, out)?;
+    let fraction = out.trim_end_matches('0').len();
+    out.truncate(if out[..fraction].ends_with('.') {
+        fraction - 1
+    } else {
+        fraction
+    });
+    if iso {
+        if let Some(space) = out[start..].find(' ') {
+            out.replace_range(start + space..start + space + 1, "T");
+        }
+    }
+    Ok(())
+}
+
+/// A JSON string literal, escaped as Flink's JSON writer escapes it.
 fn push_json_string(out: &mut String, value: &str) {
     out.push('"');
     for c in value.chars() {
@@ -150,57 +394,334 @@ fn push_json_string(out: &mut String, value: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
             c => out.push(c),
         }
     }
     out.push('"');
 }
 
-/// A CSV field, quoted when it holds the delimiter, a quote or a line break.
-fn push_csv_field(out: &mut String, value: &str, delimiter: char) {
-    if value.contains([delimiter, '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&value.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(value);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow::array::{Int32Array, StringArray};
+    use arrow::array::{
+        ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, StringArray,
+        TimestampMillisecondArray,
+    };
     use std::sync::Arc;
 
+    fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn csv(pairs: &[(&str, &str)]) -> CsvLayout {
+        CsvLayout::of(&CsvOptions::from_options(&options(pairs)).expect("valid csv options"))
+    }
+
+    fn field(layout: &CsvLayout, value: &str) -> String {
+        let mut out = String::new();
+        layout.push_string(&mut out, value);
+        out
+    }
+
+    /// Flink 2.3 wrote `a?b` for every ASCII character `?` through these
+    /// options; the characters it quoted are these.
+    /// Options, and which characters make a string quoted under them.
+    type QuotingCase = (&'static [(&'static str, &'static str)], fn(u8) -> bool);
+
     #[test]
-    fn csv_fields_are_quoted_only_when_needed() {
-        let mut line = String::new();
-        push_csv_field(&mut line, "plain", ',');
-        line.push(',');
-        push_csv_field(&mut line, "a,b \"c\"", ',');
-        assert_eq!(line, "plain,\"a,b \"\"c\"\"\"");
+    fn strings_are_quoted_where_flinks_writer_quotes_them() {
+        let cases: [QuotingCase; 5] = [
+            (&[], |c| c < b'-' || c == b'\\'),
+            (
+                &[("csv.field-delimiter", ";"), ("csv.quote-character", "'")],
+                |c| c < b'<' || c == b'\\',
+            ),
+            (&[("csv.quote-character", "_")], |c| c < b'`'),
+            // An escape character other than the backslash: the backslash
+            // no longer asks for quotes.
+            (&[("csv.escape-character", "#")], |c| c < b'-'),
+            (&[("csv.disable-quote-character", "true")], |_| false),
+        ];
+        for (pairs, quoted) in cases {
+            let layout = csv(pairs);
+            for c in 1u8..128 {
+                let value = format!("a{}b", c as char);
+                let written = field(&layout, &value);
+                assert_eq!(
+                    written != value,
+                    quoted(c),
+                    "{pairs:?}: {value:?} written {written:?}"
+                );
+            }
+        }
     }
 
     #[test]
-    fn chosen_columns_are_encoded_in_their_order() -> Result<()> {
-        let batch = RecordBatch::try_from_iter([
-            ("n", Arc::new(Int32Array::from(vec![Some(7), None])) as _),
-            ("s", Arc::new(StringArray::from(vec!["a\"b", "c;d"])) as _),
-        ])?;
-        let types = [SqlType::Int, SqlType::String];
+    fn quotes_and_escapes_are_doubled_and_long_strings_quoted() {
+        let plain = csv(&[]);
+        assert_eq!(field(&plain, "a\"b"), "\"a\"\"b\"");
+        assert_eq!(field(&plain, "a\\b"), "\"a\\b\"");
+        assert_eq!(field(&plain, ""), "");
+        assert_eq!(field(&plain, &"x".repeat(24)), "x".repeat(24));
+        assert_eq!(
+            field(&plain, &"x".repeat(25)),
+            format!("\"{}\"", "x".repeat(25))
+        );
+        // Java counts UTF-16 units: 13 é's are 26 bytes but 13 units.
+        assert_eq!(field(&plain, &"é".repeat(13)), "é".repeat(13));
+        assert_eq!(
+            field(&csv(&[("csv.quote-character", "'")]), "it's"),
+            "'it''s'"
+        );
+        let backslash = csv(&[("csv.escape-character", "\\")]);
+        assert_eq!(field(&backslash, "a\\b\"c"), "\"a\\\\b\"\"c\"");
+        assert_eq!(
+            field(&csv(&[("csv.escape-character", "#")]), "a#b"),
+            "\"a##b\""
+        );
+        let unquoted = csv(&[
+            ("csv.disable-quote-character", "true"),
+            ("csv.escape-character", "\\"),
+        ]);
+        assert_eq!(field(&unquoted, "a,b \"q\" \\"), "a,b \"q\" \\");
+    }
+
+    #[test]
+    fn decimals_are_written_in_javas_shortest_form() {
+        let shortest = |unscaled: i128, scale: i8| {
+            let mut out = String::new();
+            write_shortest_decimal(unscaled, scale, &mut out);
+            out
+        };
+        // As Flink 2.3 wrote DECIMAL(12,4) and DECIMAL(5,0) values.
+        assert_eq!(shortest(1_000_000, 4), "1E+2");
+        assert_eq!(shortest(10_005_000, 4), "1000.5");
+        assert_eq!(shortest(1, 4), "0.0001");
+        assert_eq!(shortest(0, 4), "0");
+        assert_eq!(shortest(123_456_781_000, 4), "12345678.1");
+        assert_eq!(shortest(100, 0), "1E+2");
+        assert_eq!(shortest(-10, 0), "-1E+1");
+        assert_eq!(shortest(99_999, 0), "99999");
+        assert_eq!(shortest(1, 8), "1E-8");
+        assert_eq!(shortest(1_250_000_000, 8), "12.5");
+        // Java's threshold: plain down to 1E-6, an exponent below it.
+        assert_eq!(shortest(1, 6), "0.000001");
+        assert_eq!(shortest(15, 8), "1.5E-7");
+        assert_eq!(shortest(-12, 8), "-1.2E-7");
+        assert_eq!(shortest(i128::MAX, 0), i128::MAX.to_string());
+        assert_eq!(shortest(10i128.pow(37), 0), "1E+37");
+    }
+
+    const NEW_YEAR_2020: i64 = 1_577_836_800_000;
+
+    /// The rows Flink 2.3 wrote through each format below.
+    fn rows() -> (RecordBatch, Vec<SqlType>) {
+        let ms = |offset: i64| Some(NEW_YEAR_2020 + offset);
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            (
+                "s",
+                Arc::new(StringArray::from(vec![
+                    Some("plain"),
+                    Some("a,b \"q\""),
+                    Some(""),
+                    Some(" lead"),
+                ])),
+            ),
+            (
+                "i",
+                Arc::new(Int32Array::from(vec![Some(1), Some(-2), None, Some(3)])),
+            ),
+            (
+                "d",
+                Arc::new(
+                    Decimal128Array::from(vec![
+                        Some(1),
+                        Some(1_250_000_000),
+                        None,
+                        Some(10_000_000),
+                    ])
+                    .with_precision_and_scale(10, 8)
+                    .expect("valid"),
+                ),
+            ),
+            (
+                "x",
+                Arc::new(Float64Array::from(vec![
+                    Some(1.5),
+                    Some(1.0e7),
+                    None,
+                    Some(0.001),
+                ])),
+            ),
+            (
+                "b",
+                Arc::new(BooleanArray::from(vec![
+                    Some(true),
+                    Some(false),
+                    None,
+                    Some(true),
+                ])),
+            ),
+            (
+                "ts",
+                Arc::new(TimestampMillisecondArray::from(vec![
+                    ms(0),
+                    ms(500),
+                    None,
+                    ms(123),
+                ])),
+            ),
+            (
+                "lt",
+                Arc::new(
+                    TimestampMillisecondArray::from(vec![ms(0), ms(120), None, ms(1)])
+                        .with_timezone("UTC"),
+                ),
+            ),
+        ];
+        let types = vec![
+            SqlType::String,
+            SqlType::Int,
+            SqlType::Decimal(10, 8),
+            SqlType::Double,
+            SqlType::Boolean,
+            SqlType::Timestamp(3),
+            SqlType::TimestampLtz(3),
+        ];
+        (RecordBatch::try_from_iter(columns).expect("a batch"), types)
+    }
+
+    fn written(pairs: &[(&str, &str)]) -> Vec<String> {
+        let (batch, types) = rows();
+        let names = ["s", "i", "d", "x", "b", "ts", "lt"]
+            .map(String::from)
+            .to_vec();
+        let format = LineFormat::of(&options(pairs), names).expect("valid options");
+        let mut encoder = LineEncoder::new(format, (0..types.len()).collect());
+        (0..batch.num_rows())
+            .map(|row| {
+                let mut line = String::new();
+                encoder
+                    .encode(&batch, &types, row, &mut line)
+                    .expect("encoded");
+                line
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_written_as_flink_writes_csv() {
+        assert_eq!(
+            written(&[("format", "csv")]),
+            [
+                r#"plain,1,1E-8,1.5,true,"2020-01-01 00:00:00","2020-01-01 00:00:00Z""#,
+                r#""a,b ""q""",-2,12.5,1.0E7,false,"2020-01-01 00:00:00.5","2020-01-01 00:00:00.12Z""#,
+                ",,,,,,",
+                r#"" lead",3,0.1,0.001,true,"2020-01-01 00:00:00.123","2020-01-01 00:00:00.001Z""#,
+            ]
+        );
+        assert_eq!(
+            written(&[
+                ("format", "csv"),
+                ("csv.field-delimiter", "\\t"),
+                ("csv.quote-character", "'"),
+                ("csv.null-literal", "NULL"),
+                ("csv.write-bigdecimal-in-scientific-notation", "false"),
+            ]),
+            [
+                "plain\t1\t1E-8\t1.5\ttrue\t'2020-01-01 00:00:00'\t'2020-01-01 00:00:00Z'",
+                "'a,b \"q\"'\t-2\t12.5\t1.0E7\tfalse\t'2020-01-01 00:00:00.5'\t'2020-01-01 00:00:00.12Z'",
+                "\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL",
+                "' lead'\t3\t0.1\t0.001\ttrue\t'2020-01-01 00:00:00.123'\t'2020-01-01 00:00:00.001Z'",
+            ]
+        );
+        assert_eq!(
+            written(&[
+                ("csv.disable-quote-character", "true"),
+                ("csv.escape-character", "\\"),
+            ])[1],
+            "a,b \"q\",-2,12.5,1.0E7,false,2020-01-01 00:00:00.5,2020-01-01 00:00:00.12Z"
+        );
+    }
+
+    #[test]
+    fn rows_are_written_as_flink_writes_json() {
+        assert_eq!(
+            written(&[("format", "json")]),
+            [
+                r#"{"s":"plain","i":1,"d":1E-8,"x":1.5,"b":true,"ts":"2020-01-01 00:00:00","lt":"2020-01-01 00:00:00Z"}"#,
+                r#"{"s":"a,b \"q\"","i":-2,"d":12.5,"x":1.0E7,"b":false,"ts":"2020-01-01 00:00:00.5","lt":"2020-01-01 00:00:00.12Z"}"#,
+                r#"{"s":"","i":null,"d":null,"x":null,"b":null,"ts":null,"lt":null}"#,
+                r#"{"s":" lead","i":3,"d":0.1,"x":0.001,"b":true,"ts":"2020-01-01 00:00:00.123","lt":"2020-01-01 00:00:00.001Z"}"#,
+            ]
+        );
+        assert_eq!(
+            written(&[
+                ("format", "json"),
+                ("json.timestamp-format.standard", "ISO-8601"),
+                ("json.encode.ignore-null-fields", "true"),
+                ("json.encode.decimal-as-plain-number", "true"),
+            ]),
+            [
+                r#"{"s":"plain","i":1,"d":0.00000001,"x":1.5,"b":true,"ts":"2020-01-01T00:00:00","lt":"2020-01-01T00:00:00Z"}"#,
+                r#"{"s":"a,b \"q\"","i":-2,"d":12.50000000,"x":1.0E7,"b":false,"ts":"2020-01-01T00:00:00.5","lt":"2020-01-01T00:00:00.12Z"}"#,
+                r#"{"s":""}"#,
+                r#"{"s":" lead","i":3,"d":0.10000000,"x":0.001,"b":true,"ts":"2020-01-01T00:00:00.123","lt":"2020-01-01T00:00:00.001Z"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn json_strings_are_escaped_as_flink_escapes_them() {
         let mut out = String::new();
-        let mut json = LineEncoder::new(LineFormat::Json(vec!["s".into(), "n".into()]), vec![1, 0]);
-        json.encode(&batch, &types, 0, chrono_tz::UTC, &mut out)?;
-        assert_eq!(out, r#"{"s":"a\"b","n":7}"#);
-        out.clear();
-        json.encode(&batch, &types, 1, chrono_tz::UTC, &mut out)?;
-        assert_eq!(out, r#"{"s":"c;d","n":null}"#);
-        out.clear();
-        let mut csv = LineEncoder::new(LineFormat::Csv(';'), vec![0, 1]);
-        csv.encode(&batch, &types, 1, chrono_tz::UTC, &mut out)?;
-        assert_eq!(out, ";\"c;d\"");
-        Ok(())
+        push_json_string(
+            &mut out,
+            "\u{1}\u{8}\t\n\u{b}\u{c}\r\u{1f}/\\\"\u{7f}\u{2028}é",
+        );
+        assert_eq!(
+            out,
+            "\"\\u0001\\b\\t\\n\\u000B\\f\\r\\u001F/\\\\\\\"\u{7f}\u{2028}é\""
+        );
+    }
+
+    #[test]
+    fn a_header_names_the_columns_when_asked_for() {
+        let names = ["id", "a b"].map(String::from);
+        let with = LineEncoder::new(
+            LineFormat::of(&options(&[("csv.header", "true")]), vec![]).expect("valid"),
+            vec![],
+        );
+        assert_eq!(with.header(&names).as_deref(), Some("id,\"a b\"\n"));
+        let without = LineEncoder::new(
+            LineFormat::of(&options(&[]), vec![]).expect("valid"),
+            vec![],
+        );
+        assert_eq!(without.header(&names), None);
+    }
+
+    #[test]
+    fn a_raw_null_writes_nothing() {
+        let batch = RecordBatch::try_from_iter([(
+            "v",
+            Arc::new(StringArray::from(vec![Some("x y"), None])) as ArrayRef,
+        )])
+        .expect("valid");
+        let mut raw = LineEncoder::new(LineFormat::Raw, vec![0]);
+        let mut out = String::new();
+        assert!(raw
+            .encode(&batch, &[SqlType::String], 0, &mut out)
+            .expect("valid"));
+        assert!(!raw
+            .encode(&batch, &[SqlType::String], 1, &mut out)
+            .expect("valid"));
+        assert_eq!(out, "x y");
     }
 }

@@ -135,10 +135,11 @@ impl Connector for Filesystem {
             .ok_or_else(|| Error::Internal(format!("table {} has no path", table.name)))?;
         let path = resolve(table, path);
         let written = table.written_schema();
-        let names = written.fields.iter().map(|f| f.name.clone()).collect();
-        let format = LineFormat::of(&table.options, "format", "", names);
-        let width = written.fields.len();
-        Ok(Box::new(CsvFileSink::create(&path, format, width, staged)?))
+        let names: Vec<String> = written.fields.iter().map(|f| f.name.clone()).collect();
+        let format = LineFormat::of(&table.options, names.clone())?;
+        Ok(Box::new(CsvFileSink::create(
+            &path, format, &names, staged,
+        )?))
     }
 
     fn may_pause(&self, table: &TableDef) -> bool {

@@ -693,8 +693,7 @@ mod tests {
             let (bytes, format) = if json {
                 let options = JsonOptions {
                     ignore_parse_errors: rng.next() % 2 == 0,
-                    fail_on_missing_field: false,
-                    iso_timestamps: false,
+                    ..JsonOptions::default()
                 };
                 (random_json(&mut rng), PieceFormat::Json(options))
             } else {

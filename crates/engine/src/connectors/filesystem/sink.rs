@@ -63,6 +63,9 @@ pub struct CsvFileSink {
     hidden: PathBuf,
     file: Option<std::io::BufWriter<std::fs::File>>,
     encoder: LineEncoder,
+    /// The line naming the columns that starts each file (`csv.header`),
+    /// or empty.
+    header: String,
     line: String,
     /// With a key: the last line per key, written at the end.
     upsert: Option<Upsert>,
@@ -123,7 +126,7 @@ impl CsvFileSink {
     pub(crate) fn create(
         target: &Path,
         format: LineFormat,
-        width: usize,
+        names: &[String],
         staged: Option<bool>,
     ) -> Result<Self> {
         // A folder (as Flink's filesystem sink takes): part files in it.
@@ -167,15 +170,30 @@ impl CsvFileSink {
                 (hidden, file, Some(staging))
             }
         };
-        Ok(CsvFileSink {
+        let encoder = LineEncoder::new(format, (0..names.len()).collect());
+        let mut sink = CsvFileSink {
             target,
             hidden,
-            file: file.map(std::io::BufWriter::new),
-            encoder: LineEncoder::new(format, (0..width).collect()),
+            file: None,
+            header: encoder.header(names).unwrap_or_default(),
+            encoder,
             line: String::new(),
             upsert: None,
             staging,
-        })
+        };
+        if let Some(file) = file {
+            sink.begin_file(file)?;
+        }
+        Ok(sink)
+    }
+
+    /// Starts writing a new, empty file: its header first.
+    fn begin_file(&mut self, file: std::fs::File) -> Result<()> {
+        let mut file = std::io::BufWriter::new(file);
+        file.write_all(self.header.as_bytes())
+            .map_err(|e| io_error(&self.hidden, e))?;
+        self.file = Some(file);
+        Ok(())
     }
 
     /// A file sink keeps the last row per key (`key`: column positions).
@@ -215,18 +233,27 @@ impl CsvFileSink {
                 "checkpointing a sink without staging".into(),
             ));
         };
-        if let Some(parts) = staging.parts.as_mut().filter(|_| self.upsert.is_none()) {
-            if length > 0 {
-                staging.closed.push(StagedRename {
-                    staged: self.hidden.clone(),
-                    target: self.target.clone(),
-                });
-                parts.number += 1;
-                (self.target, self.hidden) = parts.paths(parts.number);
-                self.file = Some(std::io::BufWriter::new(open_staged(&self.hidden, true)?));
-                length = 0;
-            }
+        let has_rows = length > self.header.len() as u64;
+        if let Some(parts) = staging
+            .parts
+            .as_mut()
+            .filter(|_| self.upsert.is_none() && has_rows)
+        {
+            staging.closed.push(StagedRename {
+                staged: self.hidden.clone(),
+                target: self.target.clone(),
+            });
+            parts.number += 1;
+            (self.target, self.hidden) = parts.paths(parts.number);
+            let file = open_staged(&self.hidden, true)?;
+            self.begin_file(file)?;
+            length = self.sync()?;
         }
+        let Some(staging) = self.staging.as_ref() else {
+            return Err(Error::Internal(
+                "checkpointing a sink without staging".into(),
+            ));
+        };
         w.put(&staging.parts.as_ref().map(|p| p.number));
         w.put(&staging.closed);
         w.put(&length);
@@ -332,7 +359,9 @@ impl CsvFileSink {
         let mut renames = std::mem::take(&mut staging.closed);
         // A folder's last part is empty when a checkpoint closed the one
         // before it at the very end: no empty part file is left.
-        if length == 0 && staging.parts.as_ref().is_some_and(|p| p.number > 0) {
+        if length == self.header.len() as u64
+            && staging.parts.as_ref().is_some_and(|p| p.number > 0)
+        {
             std::fs::remove_file(&self.hidden).map_err(|e| io_error(&self.hidden, e))?;
         } else {
             renames.push(current);
@@ -369,7 +398,7 @@ impl CsvFileSink {
                 ));
             }
             self.line.clear();
-            self.encoder.encode(batch, types, row, tz, &mut self.line)?;
+            self.encoder.encode(batch, types, row, &mut self.line)?;
             self.line.push('\n');
             match &mut self.upsert {
                 None => file
@@ -508,7 +537,9 @@ mod tests {
             std::sync::Arc::new(arrow::array::Int32Array::from(vec![Some(1), None])) as _,
         )])?;
         let kinds = [RowKind::Insert; 2];
-        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), 1, None)?;
+        let csv = || LineFormat::of(&Default::default(), vec![]);
+        let names = ["v".to_string()];
+        let mut sink = CsvFileSink::create(&target, csv()?, &names, None)?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         assert!(
             !target.exists(),
@@ -516,11 +547,18 @@ mod tests {
         );
         drop(sink);
         assert!(!target.exists(), "an unfinished sink leaves no file");
-        let mut sink = CsvFileSink::create(&target, LineFormat::Csv(','), 1, None)?;
+        let mut sink = CsvFileSink::create(&target, csv()?, &names, None)?;
         sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
         sink.finish()?;
         let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;
         assert_eq!(text, "1\n\n");
+        let header = std::collections::BTreeMap::from([("csv.header".into(), "true".into())]);
+        let mut sink =
+            CsvFileSink::create(&target, LineFormat::of(&header, vec![])?, &names, None)?;
+        sink.write(&batch, &[SqlType::Int], &kinds, chrono_tz::UTC)?;
+        sink.finish()?;
+        let text = std::fs::read_to_string(&target).map_err(|e| io_error(&target, e))?;
+        assert_eq!(text, "v\n1\n\n", "a header starts the file");
         std::fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
         Ok(())
     }

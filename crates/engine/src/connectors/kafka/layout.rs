@@ -154,6 +154,21 @@ impl RecordLayout {
                 .collect(),
             columns: value_columns,
         };
+        let value_prefix = if option("format").is_some() {
+            ""
+        } else {
+            "value."
+        };
+        for (part, prefix) in [(Some(&value), value_prefix), (key.as_ref(), "key.")] {
+            let header = part
+                .and_then(|p| p.options.get("csv.header"))
+                .filter(|_| part.is_some_and(|p| p.format == "csv"));
+            if header.is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+                return Err(format!(
+                    "'{prefix}csv.header' = 'true' does not fit a kafka table: each record's key or value is one row, with no line of column names"
+                ));
+            }
+        }
         for (part, what) in [(Some(&value), "value"), (key.as_ref(), "key")] {
             let Some(part) = part.filter(|p| p.is_raw()) else {
                 continue;
@@ -324,6 +339,16 @@ mod tests {
                 ],
                 false,
                 "'key.csv.ignore-parse-errors' is not supported yet",
+            ),
+            (
+                &[("format", "csv"), ("csv.header", "true")],
+                false,
+                "'csv.header' = 'true' does not fit",
+            ),
+            (
+                &[("value.format", "csv"), ("value.csv.header", "true")],
+                false,
+                "'value.csv.header' = 'true' does not fit",
             ),
         ];
         for (options, upsert, want) in cases {

@@ -29,7 +29,7 @@ use crate::formats::{open_decoder, Ending};
 use keys::KeyJoin;
 use layout::RecordLayout;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext, DefaultConsumerContext};
 use rdkafka::{Offset, TopicPartitionList};
 use records::{PartitionReader, PartitionRecords, RecordShape, Start};
 use security::client_properties;
@@ -665,7 +665,19 @@ impl Settings {
     /// says when it has fetched up to a partition's end (the only sign
     /// that a read has passed a transaction's commit marker at the end).
     fn consumer(&self) -> Result<BaseConsumer> {
+        self.consumer_with(DefaultConsumerContext, "0")
+    }
+
+    /// The same client with `context`, given statistics every
+    /// `statistics_ms` milliseconds ("0": never) unless the table's
+    /// `properties.statistics.interval.ms` says otherwise.
+    fn consumer_with<C: ConsumerContext>(
+        &self,
+        context: C,
+        statistics_ms: &str,
+    ) -> Result<BaseConsumer<C>> {
         let mut config = ClientConfig::new();
+        config.set("statistics.interval.ms", statistics_ms);
         for (key, value) in &self.client {
             config.set(key, value);
         }
@@ -675,7 +687,7 @@ impl Settings {
             .set("enable.auto.commit", "false")
             .set("isolation.level", "read_committed")
             .set("enable.partition.eof", "true");
-        config.create().map_err(|e| {
+        config.create_with_context(context).map_err(|e| {
             let why = tidemark_common::connector::hide_secrets(&e.to_string(), &self.client);
             self.error(&format!("cannot make a client for {}: {why}", self.servers))
         })

@@ -16,11 +16,13 @@ use arrow::array::{
     TimestampMillisecondArray,
 };
 use arrow::datatypes::{Field, Schema};
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Timestamp;
-use rdkafka::{Message, Offset, TopicPartitionList};
+use rdkafka::statistics::Statistics;
+use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 /// How long the run summary waits for a partition's end offset.
 const REPORT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -68,6 +70,50 @@ const FLOWING: Duration = Duration::from_millis(200);
 
 pub(super) type Handed = Arc<Mutex<Fetched>>;
 
+/// The client of one partition: it keeps the partition's end offset from
+/// the statistics it is given, so that a live read's lag is known without
+/// asking the brokers.
+pub(super) type PartitionConsumer = BaseConsumer<PartitionEnd>;
+
+/// The end offset the client last heard of for its partition (the last
+/// stable one, since it reads committed records only), or -1 before it
+/// has heard.
+pub(super) struct PartitionEnd(AtomicI64);
+
+impl Default for PartitionEnd {
+    fn default() -> Self {
+        PartitionEnd(AtomicI64::new(-1))
+    }
+}
+
+impl PartitionEnd {
+    fn get(&self) -> Option<i64> {
+        Some(self.0.load(Ordering::Relaxed)).filter(|end| *end >= 0)
+    }
+}
+
+impl ClientContext for PartitionEnd {
+    fn stats(&self, statistics: Statistics) {
+        let partitions = statistics
+            .topics
+            .values()
+            .flat_map(|t| t.partitions.values());
+        // Partition -1 stands for the topic's unassigned messages.
+        for p in partitions.filter(|p| p.partition >= 0 && p.desired) {
+            let end = if p.ls_offset >= 0 {
+                p.ls_offset
+            } else {
+                p.hi_offset
+            };
+            if end >= 0 {
+                self.0.store(end, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl ConsumerContext for PartitionEnd {}
+
 /// How a partition's records become the format's input.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RecordShape {
@@ -89,7 +135,7 @@ fn lock(handed: &Handed) -> std::sync::MutexGuard<'_, Fetched> {
 /// each line handed out came from is queued in `handed`, so that rows and
 /// errors can be named by offset and given their metadata.
 pub(super) struct PartitionRecords {
-    consumer: Arc<BaseConsumer>,
+    consumer: Arc<PartitionConsumer>,
     /// Where the read ends (bounded).
     end: Option<i64>,
     pending: Vec<u8>,
@@ -117,12 +163,14 @@ impl PartitionRecords {
         start: Start,
         end: Option<i64>,
         shape: &RecordShape,
-    ) -> Result<(Self, Handed, Arc<BaseConsumer>)> {
+    ) -> Result<(Self, Handed, Arc<PartitionConsumer>)> {
         let Start {
             offset: start,
             line: first_line,
         } = start;
-        let consumer = Arc::new(settings.consumer()?);
+        // A live read hears its partition's end every second.
+        let every = if end.is_none() { "1000" } else { "0" };
+        let consumer = Arc::new(settings.consumer_with(PartitionEnd::default(), every)?);
         let mut assignment = TopicPartitionList::new();
         assignment
             .add_partition_offset(topic, partition, Offset::Offset(start))
@@ -268,7 +316,7 @@ pub(super) struct PartitionReader {
     /// What reads the partition again from a checkpoint's offset.
     pub(super) settings: Arc<Settings>,
     /// The client reading it, which commits the group's offsets.
-    pub(super) consumer: Arc<BaseConsumer>,
+    pub(super) consumer: Arc<PartitionConsumer>,
     /// Where a bounded read ends.
     pub(super) end: Option<i64>,
     /// `topic-partition`, the split's name.
@@ -446,10 +494,10 @@ impl SplitReader for PartitionReader {
         self.decoder.stats()
     }
 
-    /// A bounded read's records still to fetch, to the end it was given
-    /// (a live read's would need a request to the brokers each time).
+    /// The records still to fetch: to the end a bounded read was given,
+    /// or to the end the client last heard of for a live one.
     fn lag(&self) -> Option<u64> {
-        let end = self.end?;
+        let end = self.end.or_else(|| self.consumer.context().get())?;
         Some((end - lock(&self.handed).next).max(0) as u64)
     }
 
@@ -600,5 +648,64 @@ impl SplitReader for PartitionReader {
             },
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rdkafka::statistics::{Partition, Topic};
+
+    fn heard(partitions: &[(i32, bool, i64, i64)]) -> Statistics {
+        let partitions = partitions
+            .iter()
+            .map(|&(partition, desired, hi_offset, ls_offset)| {
+                let p = Partition {
+                    partition,
+                    desired,
+                    hi_offset,
+                    ls_offset,
+                    ..Partition::default()
+                };
+                (partition, p)
+            })
+            .collect();
+        let topic = Topic {
+            topic: "bids".into(),
+            partitions,
+            ..Topic::default()
+        };
+        Statistics {
+            topics: [("bids".to_string(), topic)].into(),
+            ..Statistics::default()
+        }
+    }
+
+    #[test]
+    fn a_partitions_end_is_its_last_stable_offset_once_heard_of() {
+        let end = PartitionEnd::default();
+        assert_eq!(end.get(), None, "nothing heard yet");
+        // The unassigned pseudo-partition and partitions not read are
+        // left alone.
+        end.stats(heard(&[(-1, false, 9, 9), (0, false, 7, 7)]));
+        assert_eq!(end.get(), None);
+        end.stats(heard(&[(2, true, 120, 100)]));
+        assert_eq!(
+            end.get(),
+            Some(100),
+            "an open transaction's records are not yet readable"
+        );
+        end.stats(heard(&[(2, true, 130, -1)]));
+        assert_eq!(
+            end.get(),
+            Some(130),
+            "without a stable offset, the high watermark"
+        );
+        end.stats(heard(&[(2, true, -1, -1)]));
+        assert_eq!(
+            end.get(),
+            Some(130),
+            "an unknown end keeps the last one heard"
+        );
     }
 }

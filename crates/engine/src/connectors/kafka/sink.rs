@@ -111,16 +111,14 @@ impl SinkSettings {
         let key = layout.key.as_ref().map(|part| {
             (
                 in_rows(&part.columns),
-                LineFormat::of(&part.options, "format", "", part.names.clone()),
+                LineFormat::of(&part.options, part.names.clone()),
             )
         });
+        let key = key
+            .map(|(columns, format)| format.map(|f| (columns, f)))
+            .transpose()?;
         let value_columns = in_rows(&layout.value.columns);
-        let value = LineFormat::of(
-            &layout.value.options,
-            "format",
-            "",
-            layout.value.names.clone(),
-        );
+        let value = LineFormat::of(&layout.value.options, layout.value.names.clone())?;
         let key_fields: Vec<String> = layout
             .key
             .as_ref()
@@ -450,16 +448,14 @@ impl SinkWriter for KafkaSink {
             };
             self.key_text.clear();
             let keyed = match self.key.as_mut() {
-                Some(key) => key.encode(batch, types, row, tz, &mut self.key_text)?,
+                Some(key) => key.encode(batch, types, row, &mut self.key_text)?,
                 None => false,
             };
             self.value_text.clear();
             // A raw value's NULL is written as no value, as Flink writes
             // it (a tombstone to a reader of upsert-kafka).
-            let valued = !tombstone
-                && self
-                    .value
-                    .encode(batch, types, row, tz, &mut self.value_text)?;
+            let valued =
+                !tombstone && self.value.encode(batch, types, row, &mut self.value_text)?;
             let timestamp = match &stamps {
                 Some((column, wall)) if column.is_valid(row) => {
                     let ms = column.value(row);

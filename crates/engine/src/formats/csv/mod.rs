@@ -52,12 +52,12 @@ pub static DECLARATION: FormatDecl = FormatDecl {
                 .map(drop)
                 .map_err(|e| e.to_string())
         }),
-        OptionDecl::flink("csv.quote-character", "the character around quoted fields")
+        OptionDecl::flink("csv.quote-character", "the character around quoted fields (written doubled inside them)")
             .default_value("\"")
             .checked(|v| one_character("csv.quote-character", v)),
         OptionDecl::flink(
             "csv.disable-quote-character",
-            "read quotes as plain characters",
+            "read quotes as plain characters, and write fields without them",
         )
         .default_value("false")
         .kind(ValueKind::Bool),
@@ -70,10 +70,10 @@ pub static DECLARATION: FormatDecl = FormatDecl {
         )
         .default_value("false")
         .kind(ValueKind::Bool),
-        OptionDecl::flink("csv.null-literal", "the text read as NULL"),
+        OptionDecl::flink("csv.null-literal", "the text read and written as NULL"),
         OptionDecl::flink(
             "csv.escape-character",
-            "the character that escapes the next one",
+            "the character that escapes the next one (written doubled inside quotes)",
         )
         .checked(|v| one_character("csv.escape-character", v)),
         OptionDecl::flink(
@@ -83,12 +83,12 @@ pub static DECLARATION: FormatDecl = FormatDecl {
         .checked(|v| one_character("csv.array-element-delimiter", v)),
         OptionDecl::flink(
             "csv.write-bigdecimal-in-scientific-notation",
-            "a writing option, accepted so that one table serves both ways",
+            "writing: Flink 2.3 writes a DECIMAL in Java's shortest form (12.5, 1E+2) either way, and so does tidemark",
         )
         .kind(ValueKind::Bool),
         OptionDecl::own(
             "csv.header",
-            "the first line holds column names and is skipped",
+            "the first line holds column names: skipped when read, written by a file sink",
         )
         .default_value("false")
         .kind(ValueKind::Bool),

@@ -44,9 +44,11 @@ pub static DECLARATION: FormatDecl = FormatDecl {
             .kind(ValueKind::OneOf(&["SQL", "ISO-8601"])),
         OptionDecl::flink("json.map-null-key.mode", "a writing option of Flink's for MAP keys (tidemark has no MAP columns)"),
         OptionDecl::flink("json.map-null-key.literal", "a writing option of Flink's for MAP keys (tidemark has no MAP columns)"),
-        OptionDecl::flink("json.encode.decimal-as-plain-number", "a writing option, accepted so that one table serves both ways")
+        OptionDecl::flink("json.encode.decimal-as-plain-number", "writing: a DECIMAL with all its digits (12.50) rather than Java's shortest form (12.5, 1E+2)")
+            .default_value("false")
             .kind(ValueKind::Bool),
-        OptionDecl::flink("json.encode.ignore-null-fields", "a writing option, accepted so that one table serves both ways")
+        OptionDecl::flink("json.encode.ignore-null-fields", "writing: a NULL field is left out of its object")
+            .default_value("false")
             .kind(ValueKind::Bool),
         OptionDecl::flink("json.decode.json-parser.enabled", "Flink's choice of JSON parser; the rows are the same either way")
             .kind(ValueKind::Bool),

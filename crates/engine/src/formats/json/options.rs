@@ -13,6 +13,11 @@ pub struct JsonOptions {
     /// Timestamps written `yyyy-MM-ddTHH:mm:ss` (ISO-8601) rather than
     /// with a space (SQL).
     pub iso_timestamps: bool,
+    /// Writing: a NULL field is left out of its object.
+    pub omit_null_fields: bool,
+    /// Writing: a DECIMAL as all its digits (`12.50`) rather than as
+    /// Java's shortest form (`12.5`, `1E+2`).
+    pub plain_decimals: bool,
 }
 
 impl JsonOptions {
@@ -40,17 +45,15 @@ impl JsonOptions {
                 )))
             }
         };
-        for key in [
-            "json.encode.decimal-as-plain-number",
-            "json.encode.ignore-null-fields",
-            "json.decode.json-parser.enabled",
-        ] {
-            parse_bool_option(options, key)?;
-        }
+        parse_bool_option(options, "json.decode.json-parser.enabled")?;
         Ok(JsonOptions {
             ignore_parse_errors,
             fail_on_missing_field,
             iso_timestamps,
+            omit_null_fields: parse_bool_option(options, "json.encode.ignore-null-fields")?
+                .unwrap_or(false),
+            plain_decimals: parse_bool_option(options, "json.encode.decimal-as-plain-number")?
+                .unwrap_or(false),
         })
     }
 }
