@@ -160,6 +160,8 @@ fn consumer(brokers: &str) -> Result<BaseConsumer> {
         .set("group.id", "tidemark-bench")
         .set("enable.auto.commit", "false")
         .set("enable.partition.eof", "false")
+        // As tidemark reads: committed records only.
+        .set("isolation.level", "read_committed")
         .create()
         .context("cannot make a consumer")
 }

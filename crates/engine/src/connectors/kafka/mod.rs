@@ -1,7 +1,8 @@
 //! The `kafka` and `upsert-kafka` connectors. A kafka table is read with
 //! each partition of a topic a split with its own watermark (spec §8, §9),
-//! read by its own client from the offset the startup mode gives to the
-//! one the bounded mode gives, each record's value decoded by the value's
+//! read through the one client the table's partitions share ([`client`])
+//! from the offset the startup mode gives to the one the bounded mode
+//! gives, each record's value decoded by the value's
 //! format (csv, json or raw) and, with `'value.fields-include' =
 //! 'EXCEPT_KEY'`, its key by the key's ([`layout`], [`keys`]); it is
 //! written a record per row, and an upsert-kafka table a record per key
@@ -15,6 +16,7 @@
 //! follows the partitions, which may pause and go idle. Errors in a record
 //! name the topic, partition and offset.
 
+mod client;
 mod epochs;
 mod keys;
 mod layout;
@@ -26,6 +28,7 @@ use super::sink::SinkWriter;
 use super::split::{Split, SplitDiscovery};
 use super::{in_table, Connector, OpenedSource, SourceSpec, IDLE_OPTION};
 use crate::formats::{open_decoder, Ending};
+use client::SharedClient;
 use keys::KeyJoin;
 use layout::RecordLayout;
 use rdkafka::config::ClientConfig;
@@ -444,6 +447,7 @@ impl Connector for Kafka {
         };
         let settings = Arc::new(Settings::of(table).map_err(in_table(&table.name))?);
         let probe = settings.consumer()?;
+        let client = SharedClient::new(&settings, settings.bounded == "unbounded")?;
         let mut splits = Vec::new();
         let mut ignore_parse_errors = false;
         let mut splits_per_topic = Vec::new();
@@ -458,8 +462,8 @@ impl Connector for Kafka {
                     offset: start,
                     line: 1,
                 };
-                let (records, handed, consumer) =
-                    PartitionRecords::open(&settings, topic, partition, first, end, &shape)?;
+                let (records, handed) =
+                    PartitionRecords::open(&client, topic, partition, first, end, &shape)?;
                 let decoder = open_decoder(
                     &value_options,
                     Box::new(records),
@@ -473,7 +477,7 @@ impl Connector for Kafka {
                 let reader = PartitionReader {
                     decoder: decoder.reader,
                     settings: Arc::clone(&settings),
-                    consumer,
+                    client: Arc::clone(&client),
                     end,
                     name: name.clone(),
                     topic: topic.clone(),

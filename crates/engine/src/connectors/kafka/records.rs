@@ -6,6 +6,7 @@
 //! records the rows came from. A value spanning lines (a quoted line
 //! break) is still one record: each record is known by its first line.
 
+use super::client::{Queue, SharedClient};
 use super::keys::KeyJoin;
 use super::Settings;
 use crate::connectors::split::SplitReader;
@@ -16,13 +17,11 @@ use arrow::array::{
     TimestampMillisecondArray,
 };
 use arrow::datatypes::{Field, Schema};
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext};
+use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Timestamp;
-use rdkafka::statistics::Statistics;
-use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
+use rdkafka::{Message, Offset, TopicPartitionList};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicI64, Ordering};
 
 /// How long the run summary waits for a partition's end offset.
 const REPORT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -36,6 +35,10 @@ use tidemark_common::{Error, Result};
 /// when every input has nothing the run waits on its clock, so a reader
 /// that waited too would make each step wait once per partition.
 const POLL: Duration = Duration::ZERO;
+
+/// How many records a partition takes between servings of the client's
+/// own events, when it does not run dry first.
+const SERVE_EVERY: u32 = 1024;
 
 /// What a row keeps of the record it came from.
 #[derive(Clone, Debug)]
@@ -70,50 +73,6 @@ const FLOWING: Duration = Duration::from_millis(200);
 
 pub(super) type Handed = Arc<Mutex<Fetched>>;
 
-/// The client of one partition: it keeps the partition's end offset from
-/// the statistics it is given, so that a live read's lag is known without
-/// asking the brokers.
-pub(super) type PartitionConsumer = BaseConsumer<PartitionEnd>;
-
-/// The end offset the client last heard of for its partition (the last
-/// stable one, since it reads committed records only), or -1 before it
-/// has heard.
-pub(super) struct PartitionEnd(AtomicI64);
-
-impl Default for PartitionEnd {
-    fn default() -> Self {
-        PartitionEnd(AtomicI64::new(-1))
-    }
-}
-
-impl PartitionEnd {
-    fn get(&self) -> Option<i64> {
-        Some(self.0.load(Ordering::Relaxed)).filter(|end| *end >= 0)
-    }
-}
-
-impl ClientContext for PartitionEnd {
-    fn stats(&self, statistics: Statistics) {
-        let partitions = statistics
-            .topics
-            .values()
-            .flat_map(|t| t.partitions.values());
-        // Partition -1 stands for the topic's unassigned messages.
-        for p in partitions.filter(|p| p.partition >= 0 && p.desired) {
-            let end = if p.ls_offset >= 0 {
-                p.ls_offset
-            } else {
-                p.hi_offset
-            };
-            if end >= 0 {
-                self.0.store(end, Ordering::Relaxed);
-            }
-        }
-    }
-}
-
-impl ConsumerContext for PartitionEnd {}
-
 /// How a partition's records become the format's input.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RecordShape {
@@ -135,7 +94,13 @@ fn lock(handed: &Handed) -> std::sync::MutexGuard<'_, Fetched> {
 /// each line handed out came from is queued in `handed`, so that rows and
 /// errors can be named by offset and given their metadata.
 pub(super) struct PartitionRecords {
-    consumer: Arc<PartitionConsumer>,
+    client: Arc<SharedClient>,
+    topic: String,
+    partition: i32,
+    /// The partition's own queue, once the reading has begun.
+    queue: Option<Queue>,
+    /// Records taken since the client's own events were last served.
+    since_served: u32,
     /// Where the read ends (bounded).
     end: Option<i64>,
     pending: Vec<u8>,
@@ -154,32 +119,22 @@ pub(super) struct Start {
 }
 
 impl PartitionRecords {
-    /// Reads `partition` of `topic` from `start` to offset `end`; what it
-    /// hands out is told in a new `handed`.
+    /// Reads `partition` of `topic` through the table's `client` from
+    /// `start` to offset `end`; what it hands out is told in a new
+    /// `handed`.
     pub(super) fn open(
-        settings: &Settings,
+        client: &Arc<SharedClient>,
         topic: &str,
         partition: i32,
         start: Start,
         end: Option<i64>,
         shape: &RecordShape,
-    ) -> Result<(Self, Handed, Arc<PartitionConsumer>)> {
+    ) -> Result<(Self, Handed)> {
         let Start {
             offset: start,
             line: first_line,
         } = start;
-        // A live read hears its partition's end every second.
-        let every = if end.is_none() { "1000" } else { "0" };
-        let consumer = Arc::new(settings.consumer_with(PartitionEnd::default(), every)?);
-        let mut assignment = TopicPartitionList::new();
-        assignment
-            .add_partition_offset(topic, partition, Offset::Offset(start))
-            .map_err(|e| settings.error(&e.to_string()))?;
-        consumer.assign(&assignment).map_err(|e| {
-            settings.error(&format!(
-                "cannot read partition {partition} of topic {topic}: {e}"
-            ))
-        })?;
+        client.start_at(topic, partition, start)?;
         let handed = Arc::new(Mutex::new(Fetched {
             records: VecDeque::new(),
             next: start,
@@ -187,7 +142,11 @@ impl PartitionRecords {
             last_record: None,
         }));
         let records = PartitionRecords {
-            consumer: Arc::clone(&consumer),
+            client: Arc::clone(client),
+            topic: topic.to_string(),
+            partition,
+            queue: None,
+            since_served: 0,
             end,
             pending: Vec::new(),
             pos: 0,
@@ -195,7 +154,7 @@ impl PartitionRecords {
             label: format!("topic {topic} partition {partition}"),
             shape: shape.clone(),
         };
-        Ok((records, handed, consumer))
+        Ok((records, handed))
     }
 }
 
@@ -205,9 +164,29 @@ impl PartitionRecords {
     fn take_record(&mut self) -> std::io::Result<bool> {
         loop {
             if self.end.is_some_and(|end| lock(&self.handed).next >= end) {
+                if self.queue.take().is_some() {
+                    self.client.finished(&self.topic, self.partition);
+                }
                 return Ok(false);
             }
-            let Some(message) = self.consumer.poll(POLL) else {
+            // The client's own events (statistics, errors) are served when
+            // a partition has nothing for now, and now and then meanwhile.
+            self.since_served += 1;
+            if self.since_served >= SERVE_EVERY {
+                self.since_served = 0;
+                self.client.serve()?;
+            }
+            let queue = match &self.queue {
+                Some(queue) => Arc::clone(queue),
+                None => {
+                    let queue = self.client.queue(&self.topic, self.partition)?;
+                    self.queue = Some(Arc::clone(&queue));
+                    queue
+                }
+            };
+            let Some(message) = queue.poll(POLL) else {
+                self.since_served = 0;
+                self.client.serve()?;
                 return Ok(false);
             };
             let message = match message {
@@ -315,8 +294,8 @@ pub(super) struct PartitionReader {
     pub(super) decoder: Box<dyn FormatReader>,
     /// What reads the partition again from a checkpoint's offset.
     pub(super) settings: Arc<Settings>,
-    /// The client reading it, which commits the group's offsets.
-    pub(super) consumer: Arc<PartitionConsumer>,
+    /// The client reading the table, which commits the group's offsets.
+    pub(super) client: Arc<SharedClient>,
     /// Where a bounded read ends.
     pub(super) end: Option<i64>,
     /// `topic-partition`, the split's name.
@@ -497,7 +476,9 @@ impl SplitReader for PartitionReader {
     /// The records still to fetch: to the end a bounded read was given,
     /// or to the end the client last heard of for a live one.
     fn lag(&self) -> Option<u64> {
-        let end = self.end.or_else(|| self.consumer.context().get())?;
+        let end = self
+            .end
+            .or_else(|| self.client.end_of(&self.topic, self.partition))?;
         Some((end - lock(&self.handed).next).max(0) as u64)
     }
 
@@ -514,9 +495,11 @@ impl SplitReader for PartitionReader {
         let silent = &self.settings.silent_brokers;
         let asked = match silent.load(std::sync::atomic::Ordering::Relaxed) {
             true => Err(KafkaError::NoMessageReceived),
-            false => self
-                .consumer
-                .fetch_watermarks(&self.topic, self.partition, REPORT_WAIT),
+            false => {
+                self.client
+                    .consumer
+                    .fetch_watermarks(&self.topic, self.partition, REPORT_WAIT)
+            }
         };
         if asked.is_err() {
             silent.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -594,7 +577,7 @@ impl SplitReader for PartitionReader {
                 self.partition,
                 Offset::Offset(at.offset as i64),
             )
-            .and_then(|()| self.consumer.commit(&offsets, CommitMode::Sync));
+            .and_then(|()| self.client.consumer.commit(&offsets, CommitMode::Sync));
         commit.map_err(|e| {
             self.settings.error(&format!(
                 "cannot commit offset {} of partition {} of topic {} to group {group}: {e} \
@@ -627,15 +610,14 @@ impl SplitReader for PartitionReader {
             offset,
             line: at.line.max(1),
         };
-        let (records, handed, consumer) = PartitionRecords::open(
-            &self.settings,
+        let (records, handed) = PartitionRecords::open(
+            &self.client,
             &self.topic,
             self.partition,
             start,
             end,
             &self.shape,
         )?;
-        self.consumer = consumer;
         self.end = end;
         self.handed = handed;
         self.decoder.resume(
@@ -648,64 +630,5 @@ impl SplitReader for PartitionReader {
             },
         );
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rdkafka::statistics::{Partition, Topic};
-
-    fn heard(partitions: &[(i32, bool, i64, i64)]) -> Statistics {
-        let partitions = partitions
-            .iter()
-            .map(|&(partition, desired, hi_offset, ls_offset)| {
-                let p = Partition {
-                    partition,
-                    desired,
-                    hi_offset,
-                    ls_offset,
-                    ..Partition::default()
-                };
-                (partition, p)
-            })
-            .collect();
-        let topic = Topic {
-            topic: "bids".into(),
-            partitions,
-            ..Topic::default()
-        };
-        Statistics {
-            topics: [("bids".to_string(), topic)].into(),
-            ..Statistics::default()
-        }
-    }
-
-    #[test]
-    fn a_partitions_end_is_its_last_stable_offset_once_heard_of() {
-        let end = PartitionEnd::default();
-        assert_eq!(end.get(), None, "nothing heard yet");
-        // The unassigned pseudo-partition and partitions not read are
-        // left alone.
-        end.stats(heard(&[(-1, false, 9, 9), (0, false, 7, 7)]));
-        assert_eq!(end.get(), None);
-        end.stats(heard(&[(2, true, 120, 100)]));
-        assert_eq!(
-            end.get(),
-            Some(100),
-            "an open transaction's records are not yet readable"
-        );
-        end.stats(heard(&[(2, true, 130, -1)]));
-        assert_eq!(
-            end.get(),
-            Some(130),
-            "without a stable offset, the high watermark"
-        );
-        end.stats(heard(&[(2, true, -1, -1)]));
-        assert_eq!(
-            end.get(),
-            Some(130),
-            "an unknown end keeps the last one heard"
-        );
     }
 }
