@@ -226,8 +226,10 @@ fn the_database_holds_what_an_upsert_file_holds() {
     );
     let in_db = rows(
         &mut db,
-        "SELECT k, to_char(window_start, 'YYYY-MM-DD HH24:MI:SS.MS'), \
-         to_char(window_end, 'YYYY-MM-DD HH24:MI:SS.MS'), n::text, total::text, hi::text \
+        // As the csv file writes them: whole-second window bounds without a
+        // fraction, quoted for their space.
+        "SELECT k, '\"' || to_char(window_start, 'YYYY-MM-DD HH24:MI:SS') || '\"', \
+         '\"' || to_char(window_end, 'YYYY-MM-DD HH24:MI:SS') || '\"', n::text, total::text, hi::text \
          FROM random_totals",
     );
     let in_file = sorted_lines(&dir.join("totals.csv"));
@@ -316,7 +318,8 @@ fn a_checkpointed_job_resumed_after_a_crash_leaves_the_same_rows() {
     assert!(stderr.contains("resuming from checkpoint"), "{stderr}");
     let in_db = rows(
         &mut db,
-        "SELECT k, to_char(window_start, 'YYYY-MM-DD HH24:MI:SS.MS'), n::text FROM resumed_totals",
+        "SELECT k, '\"' || to_char(window_start, 'YYYY-MM-DD HH24:MI:SS') || '\"', n::text \
+         FROM resumed_totals",
     );
     let in_file = sorted_lines(&dir.join("totals.csv"));
     assert!(in_file.len() > 100, "{} rows", in_file.len());

@@ -403,6 +403,7 @@ fn build(
             order,
             window_end,
             funcs,
+            latest_first,
             schema,
         } => {
             insert_only_input(input, Span::default(), options, "window Top-N")?;
@@ -416,8 +417,15 @@ fn build(
                     .collect(),
                 order: order
                     .iter()
-                    .map(|(c, desc)| (*c, *desc, in_schema.field(*c).ty.clone()))
+                    .map(|key| {
+                        let options = arrow::compute::SortOptions {
+                            descending: key.descending,
+                            nulls_first: key.nulls_first,
+                        };
+                        (key.column, options, in_schema.field(key.column).ty.clone())
+                    })
                     .collect(),
+                latest_first: *latest_first,
                 window_end: *window_end,
                 funcs: funcs.clone(),
                 output_schema: schema.to_arrow(),

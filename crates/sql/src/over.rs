@@ -5,10 +5,11 @@
 
 use crate::binder::{filter, select_list};
 use crate::expr_binder::{interval_millis, spanned, BoundAggregate, ExprBinder};
-use crate::plan::LogicalPlan;
+use crate::plan::{LogicalPlan, OrderKey};
 use crate::statement::span_of;
+use datafusion_common::ScalarValue;
 use sqlparser::ast;
-use tidemark_common::expr::{AggregateCall, AggregateFunction, Expr};
+use tidemark_common::expr::{AggregateCall, AggregateFunction, BinaryOp, Expr};
 use tidemark_common::window::{FrameUnits, OverFrame};
 use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
 
@@ -256,7 +257,7 @@ fn ranking(
 struct Ranked {
     funcs: Vec<AggregateFunction>,
     partition: Vec<usize>,
-    order: Vec<(usize, bool)>,
+    order: Vec<OrderKey>,
     window_end: usize,
 }
 
@@ -309,7 +310,13 @@ fn window_rank(
                     spanned(&o.expr),
                 ));
             };
-            order.push((c, o.options.asc == Some(false)));
+            let descending = o.options.asc == Some(false);
+            order.push(OrderKey {
+                column: c,
+                descending,
+                // NULL is the smallest value, as in Flink.
+                nulls_first: o.options.nulls_first.unwrap_or(!descending),
+            });
         }
         match &mut ranked {
             None => {
@@ -355,6 +362,7 @@ fn finish_window_rank(
         order: ranked.order,
         window_end: ranked.window_end,
         funcs: ranked.funcs,
+        latest_first: false,
         schema: rank_schema,
     };
     project_select_list(select, &input_schema, plan, &columns)
@@ -542,4 +550,119 @@ fn frame(window: &ast::WindowSpec, span: Span) -> Result<OverFrame> {
         }),
     };
     Ok(OverFrame { units, preceding })
+}
+
+/// Flink's window deduplication keeping the last row: a `ROW_NUMBER()`
+/// ordered by a rowtime attribute descending, kept where it is 1
+/// (`rownum = 1`, `<= 1`, `< 2`, alone or in an AND), is planned by Flink
+/// as its own operator, in which a later row with an equal rowtime
+/// replaces the one kept. Marks the ranking under `plan` so that equal
+/// rowtimes rank the latest arrival first. A Top-N of more rows ranks
+/// them in arrival order, as Flink's does, and so does keeping the first
+/// row (ascending).
+pub(crate) fn mark_deduplication(plan: &mut LogicalPlan, predicate: &Expr) {
+    for conjunct in conjuncts(predicate) {
+        if let Some(column) = kept_at_one(conjunct) {
+            mark(plan, column);
+        }
+    }
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+            ..
+        } => {
+            let mut out = conjuncts(left);
+            out.extend(conjuncts(right));
+            out
+        }
+        other => vec![other],
+    }
+}
+
+/// The column a conjunct keeps at 1: `c = 1`, `c <= 1`, `c < 2` or the
+/// same the other way round.
+fn kept_at_one(e: &Expr) -> Option<usize> {
+    let Expr::Binary {
+        op, left, right, ..
+    } = e
+    else {
+        return None;
+    };
+    let (column, literal, op) = match (uncast(left).as_column(), uncast(right).as_column()) {
+        (Some(c), None) => (c, integer(uncast(right))?, *op),
+        (None, Some(c)) => (
+            c,
+            integer(uncast(left))?,
+            match op {
+                BinaryOp::Lt => BinaryOp::Gt,
+                BinaryOp::LtEq => BinaryOp::GtEq,
+                BinaryOp::Gt => BinaryOp::Lt,
+                BinaryOp::GtEq => BinaryOp::LtEq,
+                other => *other,
+            },
+        ),
+        _ => return None,
+    };
+    match (op, literal) {
+        (BinaryOp::Eq | BinaryOp::LtEq, 1) | (BinaryOp::Lt, 2) => Some(column),
+        _ => None,
+    }
+}
+
+fn uncast(e: &Expr) -> &Expr {
+    match e {
+        Expr::Cast { expr, .. } => uncast(expr),
+        other => other,
+    }
+}
+
+fn integer(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Literal { value, .. } => match value {
+            ScalarValue::Int32(Some(v)) => Some(i64::from(*v)),
+            ScalarValue::Int64(Some(v)) => Some(*v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Follows `column` down through projections to a ranking's row number.
+fn mark(plan: &mut LogicalPlan, column: usize) {
+    match plan {
+        LogicalPlan::Project { input, exprs, .. } => {
+            if let Some(c) = exprs.get(column).and_then(Expr::as_column) {
+                mark(input, c);
+            }
+        }
+        LogicalPlan::WindowRank {
+            input,
+            order,
+            funcs,
+            latest_first,
+            ..
+        } => {
+            let in_schema = input.schema();
+            let dedup = column == in_schema.len()
+                && funcs.as_slice() == [AggregateFunction::RowNumber]
+                && matches!(order.as_slice(), [key] if key.descending && is_time_attribute(input, key.column));
+            if dedup {
+                *latest_first = true;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `column` of `plan` is a rowtime attribute: one the schema says
+/// is, or the time column a window TVF read (which stays a time attribute
+/// in Flink, beside `window_time`).
+fn is_time_attribute(plan: &LogicalPlan, column: usize) -> bool {
+    plan.schema().field(column).rowtime
+        || matches!(plan, LogicalPlan::WindowTvf { window, .. } if window.time_column == column)
 }

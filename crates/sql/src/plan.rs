@@ -10,6 +10,16 @@ use tidemark_common::expr::{AggregateCall, Expr};
 use tidemark_common::window::{JoinType, WindowKind};
 use tidemark_common::Schema;
 
+/// One ORDER BY key of a window ranking: a column, its direction, and
+/// whether NULLs come first. Flink takes NULL as the smallest value: first
+/// ascending, last descending, unless `NULLS FIRST` or `NULLS LAST` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderKey {
+    pub column: usize,
+    pub descending: bool,
+    pub nulls_first: bool,
+}
+
 #[derive(Clone, Debug)]
 pub enum LogicalPlan {
     /// Reads a declared table: its physical columns, then its computed
@@ -53,8 +63,12 @@ pub enum LogicalPlan {
     WindowRank {
         input: Box<LogicalPlan>,
         partition: Vec<usize>,
-        /// Sort columns, each descending or not.
-        order: Vec<(usize, bool)>,
+        /// Sort columns, with their directions and where NULLs go.
+        order: Vec<OrderKey>,
+        /// Rows equal in the order rank the latest arrival first rather
+        /// than the earliest: Flink's window deduplication keeping the
+        /// last row (see [`crate::over`]).
+        latest_first: bool,
         /// The input's `window_end` column.
         window_end: usize,
         /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
@@ -237,20 +251,31 @@ impl LogicalPlan {
                 partition,
                 order,
                 funcs,
+                latest_first,
                 ..
             } => {
                 let in_schema = input.schema();
                 let keys = names(in_schema, partition);
                 let order: Vec<_> = order
                     .iter()
-                    .map(|(c, desc)| {
-                        let dir = if *desc { " DESC" } else { "" };
-                        format!("{}{dir}", in_schema.field(*c).name)
+                    .map(|key| {
+                        let dir = if key.descending { " DESC" } else { "" };
+                        // Only a place other than Flink's default is shown.
+                        let nulls = match (key.descending, key.nulls_first) {
+                            (false, false) => " NULLS LAST",
+                            (true, true) => " NULLS FIRST",
+                            _ => "",
+                        };
+                        format!("{}{dir}{nulls}", in_schema.field(key.column).name)
                     })
                     .collect();
                 let funcs: Vec<_> = funcs.iter().map(|f| format!("{}()", f.name())).collect();
+                let ties = match latest_first {
+                    true => ", equal rowtimes: latest arrival first (deduplication)",
+                    false => "",
+                };
                 format!(
-                    "WindowRank: {} PARTITION BY [{}] ORDER BY [{}]",
+                    "WindowRank: {} PARTITION BY [{}] ORDER BY [{}]{ties}",
                     funcs.join(", "),
                     keys.join(", "),
                     order.join(", ")

@@ -28,8 +28,11 @@ use tidemark_common::{Error, Result, RowKind, SqlType};
 pub struct WindowRankSpec {
     pub partition: Vec<usize>,
     pub partition_types: Vec<SqlType>,
-    /// Sort columns, each descending or not, with their types.
-    pub order: Vec<(usize, bool, SqlType)>,
+    /// Sort columns, each with its direction and NULLs' place, and type.
+    pub order: Vec<(usize, SortOptions, SqlType)>,
+    /// Rows equal in the order rank the latest arrival first (Flink's
+    /// window deduplication keeping the last row), not the earliest.
+    pub latest_first: bool,
     pub window_end: usize,
     /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
     pub funcs: Vec<AggregateFunction>,
@@ -69,9 +72,7 @@ impl WindowRank {
         let order_rows = RowConverter::new(
             spec.order
                 .iter()
-                .map(|(_, desc, ty)| {
-                    SortField::new_with_options(ty.to_arrow(), sort_options(*desc))
-                })
+                .map(|(_, options, ty)| SortField::new_with_options(ty.to_arrow(), *options))
                 .collect(),
         )?;
         Ok(Windowed::from_state(RankState {
@@ -80,14 +81,6 @@ impl WindowRank {
             order_rows,
             windows: BTreeMap::new(),
         }))
-    }
-}
-
-/// NULLs sort as larger than any value: last ascending, first descending.
-fn sort_options(descending: bool) -> SortOptions {
-    SortOptions {
-        descending,
-        nulls_first: descending,
     }
 }
 
@@ -167,15 +160,18 @@ impl RankState {
             values: Arc::new(partition_of.clone()),
             options: None,
         }];
-        for (c, desc, _) in &self.spec.order {
+        for (c, options, _) in &self.spec.order {
             sort.push(SortColumn {
                 values: rows.column(*c).clone(),
-                options: Some(sort_options(*desc)),
+                options: Some(*options),
             });
         }
         sort.push(SortColumn {
             values: Arc::new(arrival),
-            options: None,
+            options: Some(SortOptions {
+                descending: self.spec.latest_first,
+                nulls_first: false,
+            }),
         });
         let sorted = lexsort_to_indices(&sort, None)?;
         let ordered = take_record_batch(rows, &sorted)?;
@@ -292,7 +288,16 @@ mod tests {
             // window_start, window_end, k
             partition: vec![3, 4, 0],
             partition_types: vec![ts.clone(), ts, SqlType::String],
-            order: vec![(2, true, SqlType::BigInt)],
+            // NULL is the smallest value: last, descending.
+            order: vec![(
+                2,
+                SortOptions {
+                    descending: true,
+                    nulls_first: false,
+                },
+                SqlType::BigInt,
+            )],
+            latest_first: false,
             window_end: 4,
             funcs: vec![
                 AggregateFunction::RowNumber,

@@ -36,7 +36,8 @@ impl QueryBinder<'_> {
     }
 }
 
-pub(crate) fn filter(plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan> {
+pub(crate) fn filter(mut plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan> {
+    crate::over::mark_deduplication(&mut plan, &predicate);
     match predicate.ty() {
         SqlType::Boolean => Ok(LogicalPlan::Filter {
             input: Box::new(plan),
