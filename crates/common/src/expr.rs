@@ -173,6 +173,12 @@ pub enum ScalarFunction {
     /// read with a Java date pattern literal in the session zone;
     /// `i64::MIN` when it does not parse, as in Flink.
     UnixTimestamp,
+    /// `s LIKE pattern [ESCAPE 'c']`: `%` any characters (line breaks
+    /// too), `_` any one; without ESCAPE a backslash is a plain character,
+    /// as in Flink. Case-sensitive.
+    Like {
+        escape: Option<char>,
+    },
 }
 
 /// The units of `EXTRACT`, `FLOOR(.. TO ..)` and `CEIL(.. TO ..)`.
@@ -228,6 +234,7 @@ impl ScalarFunction {
             ScalarFunction::Trim { .. } => "TRIM",
             ScalarFunction::Replace => "REPLACE",
             ScalarFunction::RegexpExtract => "REGEXP_EXTRACT",
+            ScalarFunction::Like { .. } => "LIKE",
             ScalarFunction::SplitIndex => "SPLIT_INDEX",
             ScalarFunction::Round { .. } => "ROUND",
             ScalarFunction::Power => "POWER",

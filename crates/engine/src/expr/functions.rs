@@ -109,6 +109,7 @@ pub(crate) fn evaluate_function(
             Arc::new(out)
         }
         ScalarFunction::RegexpExtract => regexp_extract(values)?,
+        ScalarFunction::Like { escape } => like(values, escape)?,
         ScalarFunction::SplitIndex => {
             let index = values[2].as_primitive::<Int32Type>();
             let out: StringArray = (0..values[0].len())
@@ -261,6 +262,63 @@ fn concat_ws(values: &[ArrayRef]) -> ArrayRef {
 
 /// Flink's REGEXP_EXTRACT: the group of the first match; NULL when nothing
 /// matches or the group does not exist or took no part in the match.
+/// `s LIKE pattern`: each distinct pattern (usually the one literal) is
+/// made a regex once and matched against the whole string.
+fn like(values: &[ArrayRef], escape: Option<char>) -> Result<ArrayRef> {
+    let s = values[0].as_string::<i32>();
+    let pattern = values[1].as_string::<i32>();
+    let mut compiled: Option<(String, regex::Regex)> = None;
+    let mut out = arrow::array::BooleanBuilder::with_capacity(s.len());
+    for i in 0..s.len() {
+        if s.is_null(i) || pattern.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let p = pattern.value(i);
+        if compiled.as_ref().is_none_or(|(text, _)| text != p) {
+            let re = regex::Regex::new(&like_regex(p, escape)?)
+                .map_err(|e| Error::Execution(format!("LIKE pattern '{p}': {e}")))?;
+            compiled = Some((p.to_string(), re));
+        }
+        let Some((_, re)) = &compiled else {
+            return Err(Error::Internal("pattern compiled above".into()));
+        };
+        out.append_value(re.is_match(s.value(i)));
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// A LIKE pattern as an anchored regex: `%` any characters, line breaks
+/// too; `_` any one; every other character itself. After the escape
+/// character, `%`, `_` and the escape character stand for themselves;
+/// anything else after it is an error, as in Flink.
+fn like_regex(pattern: &str, escape: Option<char>) -> Result<String> {
+    let mut out = String::from("(?s)^");
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == escape {
+            match chars.next() {
+                Some(next) if next == '%' || next == '_' || Some(next) == escape => {
+                    out.push_str(&regex::escape(&next.to_string()));
+                }
+                _ => {
+                    return Err(Error::Execution(format!(
+                        "LIKE pattern '{pattern}': the escape character must be followed by '%', '_' or itself"
+                    )))
+                }
+            }
+            continue;
+        }
+        match c {
+            '%' => out.push_str(".*"),
+            '_' => out.push('.'),
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    out.push('$');
+    Ok(out)
+}
+
 fn regexp_extract(values: &[ArrayRef]) -> Result<ArrayRef> {
     let s = values[0].as_string::<i32>();
     let pattern = values[1].as_string::<i32>();
@@ -422,6 +480,36 @@ fn round_double(x: f64, digits: i32) -> f64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn like_patterns_become_anchored_regexes() {
+        let matches = |p: &str, escape: Option<char>, s: &str| {
+            regex::Regex::new(&like_regex(p, escape).expect("a pattern"))
+                .expect("a regex")
+                .is_match(s)
+        };
+        assert!(matches("a%", None, "a\nline"), "% spans line breaks");
+        assert!(matches("a_c", None, "abc") && !matches("a_c", None, "abbc"));
+        assert!(
+            matches("a.c", None, "a.c") && !matches("a.c", None, "abc"),
+            "regex characters are plain"
+        );
+        assert!(
+            matches("a\\%", None, "a\\x"),
+            "a backslash is plain without ESCAPE"
+        );
+        assert!(matches("a!%", Some('!'), "a%") && !matches("a!%", Some('!'), "ab"));
+        assert!(matches("a!!", Some('!'), "a!"));
+        assert!(
+            like_regex("a!b", Some('!')).is_err(),
+            "the escape before a plain character"
+        );
+        assert!(
+            like_regex("a!", Some('!')).is_err(),
+            "the escape at the end"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -8,11 +8,80 @@ use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify};
 use super::{nearest, spanned, ExprBinder};
 use crate::functions as library;
 use crate::types::{can_cast, sql_type};
+use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, BinaryOperator, CastKind, UnaryOperator};
-use tidemark_common::expr::{BinaryOp, Expr};
+use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, Span, SqlType};
 
 impl ExprBinder<'_> {
+    /// A BOOLEAN operand of `IS [NOT] TRUE`, `FALSE` or `UNKNOWN`.
+    fn bind_boolean(&mut self, e: &ast::Expr) -> Result<Expr> {
+        let bound = self.bind(e)?;
+        expect_boolean(bound, spanned(e))
+    }
+
+    /// `a IS DISTINCT FROM b`: unequal, with NULL equal to NULL and
+    /// unequal to any value; never NULL itself.
+    fn distinct_from(&mut self, a: &ast::Expr, b: &ast::Expr, span: Span) -> Result<Expr> {
+        let l = self.bind(a)?;
+        let r = self.bind(b)?;
+        let null = |e: &Expr, negated| Expr::IsNull {
+            expr: Box::new(e.clone()),
+            negated,
+        };
+        let boolean = |v: bool| Expr::Literal {
+            value: ScalarValue::Boolean(Some(v)),
+            ty: SqlType::Boolean,
+        };
+        let both_null = binary(BinaryOp::And, null(&l, false), null(&r, false), span, b)?;
+        let one_null = binary(BinaryOp::Or, null(&l, false), null(&r, false), span, b)?;
+        let unequal = binary(BinaryOp::NotEq, l, r, span, b)?;
+        Ok(Expr::Case {
+            branches: vec![(both_null, boolean(false)), (one_null, boolean(true))],
+            otherwise: Some(Box::new(unequal)),
+            ty: SqlType::Boolean,
+        })
+    }
+
+    /// `s LIKE pattern [ESCAPE 'c']` on strings.
+    fn like(
+        &mut self,
+        expr: &ast::Expr,
+        pattern: &ast::Expr,
+        escape: Option<&ast::ValueWithSpan>,
+        span: Span,
+    ) -> Result<Expr> {
+        let mut string = |e: &ast::Expr| -> Result<Expr> {
+            let bound = self.bind(e)?;
+            match bound.ty() {
+                SqlType::String => Ok(bound),
+                SqlType::Null => Ok(coerce(bound, &SqlType::String)),
+                other => Err(Error::plan(
+                    format!("LIKE compares strings, not {other}"),
+                    spanned(e),
+                )),
+            }
+        };
+        let args = vec![string(expr)?, string(pattern)?];
+        let escape = match escape.map(|v| &v.value) {
+            None => None,
+            Some(ast::Value::SingleQuotedString(text)) if text.chars().count() == 1 => {
+                text.chars().next()
+            }
+            Some(other) => {
+                return Err(Error::plan(
+                    format!("the ESCAPE of LIKE is one character, not {other}"),
+                    span,
+                ))
+            }
+        };
+        Ok(Expr::Function {
+            func: ScalarFunction::Like { escape },
+            args,
+            ty: SqlType::Boolean,
+        })
+    }
+
     fn column(&self, name: &str, span: Span) -> Result<Expr> {
         // A join's columns are `alias.column`: a plain name finds the one
         // side that has it.
@@ -96,6 +165,38 @@ impl ExprBinder<'_> {
                         span,
                     )),
                 }
+            }
+            ast::Expr::IsTrue(inner) => Ok(is_true(self.bind_boolean(inner)?)),
+            ast::Expr::IsNotTrue(inner) => {
+                Ok(Expr::Not(Box::new(is_true(self.bind_boolean(inner)?))))
+            }
+            ast::Expr::IsFalse(inner) => {
+                Ok(is_true(Expr::Not(Box::new(self.bind_boolean(inner)?))))
+            }
+            ast::Expr::IsNotFalse(inner) => Ok(Expr::Not(Box::new(is_true(Expr::Not(Box::new(
+                self.bind_boolean(inner)?,
+            )))))),
+            ast::Expr::IsUnknown(inner) => Ok(Expr::IsNull {
+                expr: Box::new(self.bind_boolean(inner)?),
+                negated: false,
+            }),
+            ast::Expr::IsNotUnknown(inner) => Ok(Expr::IsNull {
+                expr: Box::new(self.bind_boolean(inner)?),
+                negated: true,
+            }),
+            ast::Expr::IsDistinctFrom(a, b) => self.distinct_from(a, b, span),
+            ast::Expr::IsNotDistinctFrom(a, b) => {
+                Ok(Expr::Not(Box::new(self.distinct_from(a, b, span)?)))
+            }
+            ast::Expr::Like {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                let like = self.like(expr, pattern, escape_char.as_ref(), span)?;
+                Ok(not_if(*negated, like))
             }
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull {
                 expr: Box::new(self.bind(inner)?),
@@ -299,6 +400,19 @@ impl ExprBinder<'_> {
 }
 
 /// `e`, or `NOT e` for the negated form (`NOT BETWEEN`, `NOT IN`).
+/// `e IS TRUE`: TRUE where `e` is, FALSE where it is FALSE or NULL.
+fn is_true(e: Expr) -> Expr {
+    let boolean = |b: bool| Expr::Literal {
+        value: ScalarValue::Boolean(Some(b)),
+        ty: SqlType::Boolean,
+    };
+    Expr::Case {
+        branches: vec![(e, boolean(true))],
+        otherwise: Some(Box::new(boolean(false))),
+        ty: SqlType::Boolean,
+    }
+}
+
 fn not_if(negated: bool, e: Expr) -> Expr {
     if negated {
         Expr::Not(Box::new(e))
