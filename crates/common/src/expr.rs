@@ -278,6 +278,14 @@ impl Expr {
         }
     }
 
+    /// A BOOLEAN literal.
+    pub fn boolean(value: bool) -> Expr {
+        Expr::Literal {
+            value: ScalarValue::Boolean(Some(value)),
+            ty: SqlType::Boolean,
+        }
+    }
+
     pub fn column(index: usize, name: impl Into<String>, ty: SqlType) -> Expr {
         Expr::Column {
             index,

@@ -8,7 +8,6 @@ use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify};
 use super::{nearest, spanned, ExprBinder};
 use crate::functions as library;
 use crate::types::{can_cast, sql_type};
-use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, BinaryOperator, CastKind, UnaryOperator};
 use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, Span, SqlType};
@@ -25,19 +24,18 @@ impl ExprBinder<'_> {
     fn distinct_from(&mut self, a: &ast::Expr, b: &ast::Expr, span: Span) -> Result<Expr> {
         let l = self.bind(a)?;
         let r = self.bind(b)?;
-        let null = |e: &Expr, negated| Expr::IsNull {
+        let null = |e: &Expr| Expr::IsNull {
             expr: Box::new(e.clone()),
-            negated,
+            negated: false,
         };
-        let boolean = |v: bool| Expr::Literal {
-            value: ScalarValue::Boolean(Some(v)),
-            ty: SqlType::Boolean,
-        };
-        let both_null = binary(BinaryOp::And, null(&l, false), null(&r, false), span, b)?;
-        let one_null = binary(BinaryOp::Or, null(&l, false), null(&r, false), span, b)?;
+        let both_null = binary(BinaryOp::And, null(&l), null(&r), span, b)?;
+        let one_null = binary(BinaryOp::Or, null(&l), null(&r), span, b)?;
         let unequal = binary(BinaryOp::NotEq, l, r, span, b)?;
         Ok(Expr::Case {
-            branches: vec![(both_null, boolean(false)), (one_null, boolean(true))],
+            branches: vec![
+                (both_null, Expr::boolean(false)),
+                (one_null, Expr::boolean(true)),
+            ],
             otherwise: Some(Box::new(unequal)),
             ty: SqlType::Boolean,
         })
@@ -198,6 +196,18 @@ impl ExprBinder<'_> {
                 let like = self.like(expr, pattern, escape_char.as_ref(), span)?;
                 Ok(not_if(*negated, like))
             }
+            ast::Expr::Like { any: true, .. } => Err(Error::plan(
+                "LIKE ANY is not supported (Flink has no LIKE ANY either): write s LIKE 'a%' OR s LIKE 'b%'",
+                span,
+            )),
+            ast::Expr::ILike { .. } => Err(Error::plan(
+                "ILIKE is not supported yet: write LOWER(s) LIKE LOWER('pattern')",
+                span,
+            )),
+            ast::Expr::SimilarTo { .. } => Err(Error::plan(
+                "SIMILAR TO is not supported yet: write LIKE, or REGEXP_EXTRACT(s, '^(regex)$', 0) IS NOT NULL",
+                span,
+            )),
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull {
                 expr: Box::new(self.bind(inner)?),
                 negated: false,
@@ -399,20 +409,16 @@ impl ExprBinder<'_> {
     }
 }
 
-/// `e`, or `NOT e` for the negated form (`NOT BETWEEN`, `NOT IN`).
 /// `e IS TRUE`: TRUE where `e` is, FALSE where it is FALSE or NULL.
 fn is_true(e: Expr) -> Expr {
-    let boolean = |b: bool| Expr::Literal {
-        value: ScalarValue::Boolean(Some(b)),
-        ty: SqlType::Boolean,
-    };
     Expr::Case {
-        branches: vec![(e, boolean(true))],
-        otherwise: Some(Box::new(boolean(false))),
+        branches: vec![(e, Expr::boolean(true))],
+        otherwise: Some(Box::new(Expr::boolean(false))),
         ty: SqlType::Boolean,
     }
 }
 
+/// `e`, or `NOT e` for the negated form (`NOT BETWEEN`, `NOT IN`).
 fn not_if(negated: bool, e: Expr) -> Expr {
     if negated {
         Expr::Not(Box::new(e))

@@ -16,10 +16,7 @@ pub(super) fn literal(v: &Value, span: Span) -> Result<Expr> {
             value: ScalarValue::Utf8(Some(s.clone())),
             ty: SqlType::String,
         },
-        Value::Boolean(b) => Expr::Literal {
-            value: ScalarValue::Boolean(Some(*b)),
-            ty: SqlType::Boolean,
-        },
+        Value::Boolean(b) => Expr::boolean(*b),
         Value::Null => Expr::Literal {
             value: ScalarValue::Null,
             ty: SqlType::Null,

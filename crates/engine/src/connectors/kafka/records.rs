@@ -22,9 +22,6 @@ use rdkafka::error::KafkaError;
 use rdkafka::message::Timestamp;
 use rdkafka::{Message, Offset, TopicPartitionList};
 use std::collections::VecDeque;
-
-/// How long the run summary waits for a partition's end offset.
-const REPORT_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 use std::io::{ErrorKind, Read};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -35,6 +32,9 @@ use tidemark_common::{Error, Result};
 /// when every input has nothing the run waits on its clock, so a reader
 /// that waited too would make each step wait once per partition.
 const POLL: Duration = Duration::ZERO;
+
+/// How long the run summary waits for a partition's end offset.
+const REPORT_WAIT: Duration = Duration::from_secs(2);
 
 /// How many records a partition takes between servings of the client's
 /// own events, when it does not run dry first.
