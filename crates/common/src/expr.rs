@@ -546,6 +546,9 @@ pub struct AggregateCall {
     pub separator: Option<String>,
     /// LAG's offset: how many rows back.
     pub offset: u32,
+    /// LAG's default: the input column read from the current row when
+    /// the key has no row that far back.
+    pub lag_default: Option<usize>,
     pub ty: SqlType,
 }
 

@@ -32,6 +32,7 @@ fn sum_of_three_with(ttl: Option<i64>) -> Result<OverAggregate> {
             distinct: false,
             separator: None,
             offset: 0,
+            lag_default: None,
             ty: SqlType::BigInt,
         }],
         output_schema: Arc::new(Schema::new(vec![

@@ -98,31 +98,58 @@ pub(crate) fn bind_over(
                 ))
             }
         }
-        let (bound, offset) = match ranking(call, e, &binder, select)? {
+        let (bound, offset, lag_default) = match ranking(call, e, &binder, select)? {
             Some(ranked) => ranked,
-            None => (binder.bound_aggregate(call, e)?, 0),
+            None => (binder.bound_aggregate(call, e)?, 0, None),
         };
-        if bound.distinct || matches!(bound.func, AggregateFunction::ListAgg) {
+        if matches!(bound.func, AggregateFunction::ListAgg) {
             return Err(Error::plan(
                 format!("{} is not supported in an OVER window", bound),
                 spanned(e),
             ));
         }
-        let arg = bound.arg.as_ref().map(|a| match a.as_column() {
+        if bound.filter.is_some() {
+            return Err(Error::plan(
+                format!("{bound} is not supported with OVER (as in Flink)"),
+                spanned(e),
+            )
+            .with_hint("aggregate a CASE instead: COUNT(CASE WHEN c THEN 1 END) OVER w"));
+        }
+        let (func, arg) = (bound.func, bound.arg.clone());
+        let arg_type = arg.as_ref().map(Expr::ty);
+        // A DOUBLE sum over a bounded frame must add and retract in Flink's
+        // order to give its last bits; over distinct values that order is
+        // the order values first came and last left, which the frames do
+        // not keep. An unbounded frame only adds, in arrival order.
+        if bound.distinct
+            && frame.preceding.is_some()
+            && matches!(func, AggregateFunction::Sum | AggregateFunction::Avg)
+            && arg_type == Some(SqlType::Double)
+        {
+            return Err(Error::plan(
+                format!("{bound} of a DOUBLE is not supported over a bounded OVER frame"),
+                spanned(e),
+            )
+            .with_hint("CAST the argument to a DECIMAL, or use an unbounded frame"));
+        }
+        let mut column_of = |a: &Expr| match a.as_column() {
             Some(c) => c,
             None => {
                 pre_exprs.push(a.clone());
                 pre_fields.push(Field::new(format!("$arg{}", pre_exprs.len()), a.ty()));
                 pre_exprs.len() - 1
             }
-        });
+        };
+        let arg = arg.as_ref().map(&mut column_of);
+        let lag_default = lag_default.as_ref().map(&mut column_of);
         let call_of = AggregateCall {
-            func: bound.func,
+            func,
             arg,
-            arg_type: bound.arg.as_ref().map(Expr::ty),
-            distinct: false,
+            arg_type,
+            distinct: bound.distinct,
             separator: None,
             offset,
+            lag_default,
             ty: bound.ty.clone(),
         };
         let index = match aggregates.iter().position(|a| *a == call_of) {
@@ -169,15 +196,18 @@ pub(crate) fn bind_over(
     project_select_list(select, &input_schema, plan, &columns)
 }
 
-/// ROW_NUMBER(), RANK(), DENSE_RANK() and LAG(x [, n]): bound, with LAG's
-/// offset; `None` for other functions. As in Flink they take the window's
-/// default frame only.
+/// A ranking function bound: the call, LAG's offset and LAG's default.
+type BoundRanking = (BoundAggregate, u32, Option<Expr>);
+
+/// ROW_NUMBER(), RANK(), DENSE_RANK() and LAG(x [, n [, default]]): bound,
+/// with LAG's offset and default; `None` for other functions. As in Flink
+/// they take the window's default frame only.
 fn ranking(
     call: &ast::Function,
     e: &ast::Expr,
     binder: &ExprBinder<'_>,
     select: &ast::Select,
-) -> Result<Option<(BoundAggregate, u32)>> {
+) -> Result<Option<BoundRanking>> {
     use ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
     let name = call.name.to_string().to_ascii_uppercase();
     let func = match name.as_str() {
@@ -214,42 +244,62 @@ fn ranking(
             arg: None,
             distinct: false,
             separator: None,
+            filter: None,
             ty: SqlType::BigInt,
         };
-        return Ok(Some((bound, 0)));
+        return Ok(Some((bound, 0, None)));
     }
-    let (value, offset) = match args.as_slice() {
-        [value] => (value, 1),
-        [value, n] => {
-            let offset = match n {
-                ast::Expr::Value(v) => match &v.value {
-                    ast::Value::Number(text, _) => text.parse::<u32>().ok(),
-                    _ => None,
-                },
+    let lag_offset = |n: &ast::Expr| {
+        match n {
+            ast::Expr::Value(v) => match &v.value {
+                ast::Value::Number(text, _) => text.parse::<u32>().ok(),
                 _ => None,
-            }
-            .ok_or_else(|| Error::plan("LAG's offset is a whole number of rows", spanned(n)))?;
-            (value, offset)
+            },
+            _ => None,
         }
-        [_, _, default] => {
-            return Err(Error::plan(
-                "LAG with a default value is not supported yet",
-                spanned(default),
-            ))
+        .ok_or_else(|| Error::plan("LAG's offset is a whole number of rows", spanned(n)))
+    };
+    let (value, offset, default) = match args.as_slice() {
+        [value] => (value, 1, None),
+        [value, n] => (value, lag_offset(n)?, None),
+        [value, n, default] => (value, lag_offset(n)?, Some(default)),
+        _ => {
+            return Err(
+                Error::plan("LAG takes a value, an offset and a default", span)
+                    .with_hint("LAG(x), LAG(x, n) or LAG(x, n, default)"),
+            )
         }
-        _ => return Err(Error::plan("LAG takes a value and an offset", span)),
     };
     let mut inner = ExprBinder::new(binder.schema, "LAG's argument");
     let arg = inner.bind(value)?;
     let ty = arg.ty();
+    let default = match default {
+        None => None,
+        Some(d) => {
+            let bound = inner.bind(d)?;
+            let dty = bound.ty();
+            // Flink asks for the value's own type (a CAST otherwise); any
+            // string and an untyped NULL are taken as it.
+            if dty == ty || dty == SqlType::Null || (dty.is_string() && ty.is_string()) {
+                Some(crate::expr_binder::coerce(bound, &ty))
+            } else {
+                return Err(Error::plan(
+                    format!("LAG's default must have the value's type {ty}, got {dty}"),
+                    spanned(d),
+                )
+                .with_hint(format!("CAST the default: CAST({d} AS {ty})")));
+            }
+        }
+    };
     let bound = BoundAggregate {
         func,
         arg: Some(arg),
         distinct: false,
         separator: None,
+        filter: None,
         ty,
     };
-    Ok(Some((bound, offset)))
+    Ok(Some((bound, offset, default)))
 }
 
 /// A window Top-N or deduplication: the ranking functions, partition (with

@@ -506,6 +506,7 @@ mod tests {
             distinct: false,
             separator: None,
             offset: 0,
+            lag_default: None,
             ty,
         };
         let fields = [

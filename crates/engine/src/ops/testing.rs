@@ -27,6 +27,7 @@ pub fn count_star() -> tidemark_common::expr::AggregateCall {
         distinct: false,
         separator: None,
         offset: 0,
+        lag_default: None,
         ty: tidemark_common::SqlType::BigInt,
     }
 }

@@ -23,12 +23,15 @@ pub(super) enum Ranking {
     /// current rowtime, its peers included.
     Rank { counts: Vec<i64>, out: Vec<i64> },
     /// The argument `offset` rows before the last row at the current
-    /// rowtime.
+    /// rowtime; where the key has no row that far back, the `default`
+    /// column of the current row (NULL without one).
     Lag {
         arg: usize,
         offset: usize,
+        default: Option<usize>,
         recent: Vec<VecDeque<RowRef>>,
-        out: Vec<Option<RowRef>>,
+        /// Per output row: the row `offset` back, and the row itself.
+        out: Vec<(Option<RowRef>, RowRef)>,
     },
 }
 
@@ -48,6 +51,7 @@ impl Ranking {
                     .arg
                     .ok_or_else(|| Error::Internal("LAG without argument".into()))?,
                 offset: call.offset as usize,
+                default: call.lag_default,
                 recent: Vec::new(),
                 out: Vec::new(),
             },
@@ -121,7 +125,7 @@ impl Ranking {
                     }
                 }
                 let back = (rows.len() > *offset).then(|| rows[rows.len() - 1 - *offset]);
-                out.extend(std::iter::repeat_n(back, step.len()));
+                out.extend(step.iter().map(|row| (back, *row)));
             }
         }
     }
@@ -132,19 +136,28 @@ impl Ranking {
             Ranking::RowNumber { out, .. } | Ranking::Rank { out, .. } => {
                 Arc::new(arrow::array::Int64Array::from(std::mem::take(out)))
             }
-            Ranking::Lag { arg, out, .. } => {
+            Ranking::Lag {
+                arg, default, out, ..
+            } => {
                 let rows = std::mem::take(out);
-                let present: Vec<RowRef> = rows.iter().flatten().copied().collect();
-                let Some(any) = present.first().copied() else {
-                    let picks = store.positions(&[])?;
-                    let empty = store.column(&picks, *arg)?;
-                    return Ok(arrow::array::new_null_array(empty.data_type(), rows.len()));
-                };
-                let refs: Vec<RowRef> = rows.iter().map(|r| r.unwrap_or(any)).collect();
+                // Where there is no row that far back, the current row is
+                // read in its place, then replaced by the default or NULL.
+                let refs: Vec<RowRef> = rows
+                    .iter()
+                    .map(|(back, row)| back.unwrap_or(*row))
+                    .collect();
                 let values = store.column(&store.positions(&refs)?, *arg)?;
-                let missing =
-                    arrow::array::BooleanArray::from_iter(rows.iter().map(|r| Some(r.is_none())));
-                arrow::compute::nullif(&values, &missing)?
+                let missing = arrow::array::BooleanArray::from_iter(
+                    rows.iter().map(|(back, _)| Some(back.is_none())),
+                );
+                match default {
+                    None => arrow::compute::nullif(&values, &missing)?,
+                    Some(column) => {
+                        let current: Vec<RowRef> = rows.iter().map(|(_, row)| *row).collect();
+                        let defaults = store.column(&store.positions(&current)?, *column)?;
+                        arrow::compute::kernels::zip::zip(&missing, &defaults, &values)?
+                    }
+                }
             }
         })
     }

@@ -157,8 +157,9 @@ impl QueryBinder<'_> {
             )?
         };
 
-        for call in &scope.calls {
-            if call.arg.as_ref().is_some_and(|a| reads_window(a, n_in)) {
+        let computed: Vec<_> = scope.calls.iter().map(|c| c.computed()).collect();
+        for (call, (_, arg)) in scope.calls.iter().zip(&computed) {
+            if arg.as_ref().is_some_and(|a| reads_window(a, n_in)) {
                 return Err(Error::plan(
                     format!(
                         "{} cannot read window_start, window_end or window_time: they are the same for every row of a window",
@@ -187,9 +188,8 @@ impl QueryBinder<'_> {
             pre_fields.push(Field::new(k.to_string(), k.ty()));
         }
         let mut aggregates = Vec::new();
-        for call in &scope.calls {
-            let arg = call
-                .arg
+        for (call, (func, computed_arg)) in scope.calls.iter().zip(computed) {
+            let arg = computed_arg
                 .as_ref()
                 .map(|a| match pre_exprs.iter().position(|e| e == a) {
                     Some(i) => i,
@@ -200,12 +200,13 @@ impl QueryBinder<'_> {
                     }
                 });
             aggregates.push(AggregateCall {
-                func: call.func,
+                func,
                 arg,
-                arg_type: call.arg.as_ref().map(Expr::ty),
+                arg_type: computed_arg.as_ref().map(Expr::ty),
                 distinct: call.distinct,
                 separator: call.separator.clone(),
                 offset: 0,
+                lag_default: None,
                 ty: call.ty.clone(),
             });
             out_fields.push(Field::new(call.to_string(), call.ty.clone()));

@@ -20,13 +20,18 @@ pub struct AggregateScope {
     pub first_aggregate_column: usize,
 }
 
-/// Shown as it reads in SQL: `COUNT(*)`, `SUM(price)`, `COUNT(DISTINCT k)`.
+/// Shown as it reads in SQL: `COUNT(*)`, `SUM(price)`, `COUNT(DISTINCT k)`,
+/// `COUNT(*) FILTER (WHERE price > 10)`.
 impl std::fmt::Display for BoundAggregate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let distinct = if self.distinct { "DISTINCT " } else { "" };
         match &self.arg {
-            None => write!(f, "{}(*)", self.func.name()),
-            Some(a) => write!(f, "{}({distinct}{a})", self.func.name()),
+            None => write!(f, "{}(*)", self.func.name())?,
+            Some(a) => write!(f, "{}({distinct}{a})", self.func.name())?,
+        }
+        match &self.filter {
+            Some(c) => write!(f, " FILTER (WHERE {c})"),
+            None => Ok(()),
         }
     }
 }
@@ -37,7 +42,37 @@ pub struct BoundAggregate {
     pub arg: Option<Expr>,
     pub distinct: bool,
     pub separator: Option<String>,
+    /// `FILTER (WHERE c)`: only rows where `c` is TRUE are aggregated.
+    pub filter: Option<Expr>,
     pub ty: SqlType,
+}
+
+impl BoundAggregate {
+    /// The function and argument the engine computes: a FILTER becomes a
+    /// CASE that gives NULL for the rows it leaves out, which every
+    /// aggregate skips (`COUNT(*)` becomes a COUNT of a constant).
+    pub fn computed(&self) -> (AggregateFunction, Option<Expr>) {
+        let Some(condition) = &self.filter else {
+            return (self.func, self.arg.clone());
+        };
+        let (func, value) = match (&self.arg, self.func) {
+            (Some(a), func) => (func, a.clone()),
+            (None, _) => (
+                AggregateFunction::Count,
+                Expr::Literal {
+                    value: ScalarValue::Int32(Some(1)),
+                    ty: SqlType::Int,
+                },
+            ),
+        };
+        let ty = value.ty();
+        let case = Expr::Case {
+            branches: vec![(condition.clone(), value)],
+            otherwise: None,
+            ty,
+        };
+        (func, Some(case))
+    }
 }
 
 impl ExprBinder<'_> {
@@ -74,10 +109,10 @@ impl ExprBinder<'_> {
         e: &ast::Expr,
     ) -> Result<Expr> {
         let span = spanned(e);
-        if call.filter.is_some() || call.over.is_some() {
+        if call.over.is_some() {
             let name = call.name.to_string().to_ascii_uppercase();
             return Err(Error::plan(
-                format!("{name} with FILTER or OVER is not supported here"),
+                format!("{name} with OVER is not supported here"),
                 span,
             ));
         }
@@ -112,12 +147,6 @@ impl ExprBinder<'_> {
             ),
             _ => (vec![], false),
         };
-        if call.filter.is_some() {
-            return Err(Error::plan(
-                format!("{name} with FILTER is not supported"),
-                span,
-            ));
-        }
         let mut inner = ExprBinder::new(self.schema, "aggregate argument");
         let mut bound_args = Vec::new();
         let mut star = false;
@@ -159,12 +188,23 @@ impl ExprBinder<'_> {
                 span,
             ));
         }
-        if distinct && func != AggregateFunction::Count {
-            return Err(Error::plan(
-                format!("{name}(DISTINCT ...) is not supported yet; only COUNT(DISTINCT x) is"),
-                span,
-            ));
+        if distinct && func == AggregateFunction::CountStar {
+            return Err(Error::plan("COUNT(DISTINCT *) is not valid SQL", span)
+                .with_hint("name the column: COUNT(DISTINCT x)"));
         }
+        let filter = match &call.filter {
+            None => None,
+            Some(condition) => {
+                if aggregate_call(condition).is_some() || contains_aggregate(condition) {
+                    return Err(Error::plan(
+                        "an aggregate's FILTER cannot hold another aggregate",
+                        spanned(condition),
+                    ));
+                }
+                let mut filter_binder = ExprBinder::new(self.schema, "FILTER");
+                Some(filter_binder.bind_boolean(condition)?)
+            }
+        };
         let arg = bound_args.first().map(|(b, _)| b.clone());
         let arg_type = arg.as_ref().map(|a| a.ty());
         let arg_span = bound_args.first().map(|(_, x)| spanned(x)).unwrap_or(span);
@@ -236,6 +276,7 @@ impl ExprBinder<'_> {
             arg,
             distinct,
             separator,
+            filter,
             ty,
         })
     }

@@ -13,8 +13,9 @@ use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction};
 use tidemark_common::{Error, Result, Span, SqlType};
 
 impl ExprBinder<'_> {
-    /// A BOOLEAN operand of `IS [NOT] TRUE`, `FALSE` or `UNKNOWN`.
-    fn bind_boolean(&mut self, e: &ast::Expr) -> Result<Expr> {
+    /// A BOOLEAN operand: of `IS [NOT] TRUE`, `FALSE` or `UNKNOWN`, or an
+    /// aggregate's `FILTER (WHERE ..)`.
+    pub(super) fn bind_boolean(&mut self, e: &ast::Expr) -> Result<Expr> {
         let bound = self.bind(e)?;
         expect_boolean(bound, spanned(e))
     }

@@ -13,9 +13,11 @@
 //! and the checkpoint encoding of per-group vectors. The families live
 //! apart: [`count`], [`sum`] (SUM and AVG), [`min_max`] (MIN/MAX of
 //! primitive types), [`row_value`] (MIN/MAX of other types, FIRST_VALUE,
-//! LAST_VALUE) and [`list_agg`].
+//! LAST_VALUE), [`list_agg`] and [`distinct`] (`AGG(DISTINCT x)` around
+//! any of them).
 
 mod count;
+mod distinct;
 mod list_agg;
 mod min_max;
 mod row_value;
@@ -27,6 +29,7 @@ use arrow::datatypes::{
     DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
 };
 use count::{Count, CountDistinct};
+use distinct::Distinct;
 use list_agg::ListAgg;
 use min_max::MinMax;
 use row_value::{Pick, RowValue};
@@ -101,6 +104,11 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         }
         F::CountStar => Box::new(Count::new(true)),
         F::Count if call.distinct => Box::new(CountDistinct::new(&arg_type)?),
+        // A repeat changes neither a minimum, a maximum nor the first
+        // value, so DISTINCT costs nothing there.
+        F::Sum | F::Avg | F::ListAgg | F::LastValue if call.distinct => {
+            Box::new(Distinct::new(call)?)
+        }
         F::Count => Box::new(Count::new(false)),
         F::Sum => match arg_type {
             SqlType::Int => Box::new(Sum::<Int32Type>::new(DataType::Int32)),
@@ -263,6 +271,7 @@ mod tests {
             distinct: false,
             separator: Some(" ".into()),
             offset: 0,
+            lag_default: None,
             ty: result,
         }
     }
