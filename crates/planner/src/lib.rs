@@ -437,6 +437,7 @@ fn build(
             right,
             kind,
             keys,
+            null_equal,
             window_ends,
             schema,
         } => {
@@ -466,6 +467,7 @@ fn build(
                     .iter()
                     .map(|(l, _)| left.schema().field(*l).ty.clone())
                     .collect(),
+                null_equal: null_equal.clone(),
                 left: side(left, keys.iter().map(|(l, _)| *l).collect(), window_ends.0),
                 right: side(right, keys.iter().map(|(_, r)| *r).collect(), window_ends.1),
                 trace: options.trace()?,

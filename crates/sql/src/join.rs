@@ -238,19 +238,23 @@ impl QueryBinder<'_> {
         let each_side =
             || "a window join's condition compares a column of each side: L.k = R.k".to_string();
         let mut keys = Vec::new();
+        let mut null_equal = Vec::new();
         let mut window_cols = Vec::new();
         for c in &condition.conjuncts {
-            let ast::Expr::BinaryOp {
-                left: a,
-                op: ast::BinaryOperator::Eq,
-                right: b,
-            } = c
-            else {
-                return Err(Error::plan(
-                    "a window join's condition takes equalities joined by AND",
-                    spanned(c),
-                )
-                .with_hint("filter a side in its own SELECT ... WHERE"));
+            let (a, b, nulls_meet) = match c {
+                ast::Expr::BinaryOp {
+                    left: a,
+                    op: ast::BinaryOperator::Eq,
+                    right: b,
+                } => (a, b, false),
+                ast::Expr::IsNotDistinctFrom(a, b) => (a, b, true),
+                _ => {
+                    return Err(Error::plan(
+                        "a window join's condition takes equalities (= or IS NOT DISTINCT FROM) joined by AND",
+                        spanned(c),
+                    )
+                    .with_hint("filter a side in its own SELECT ... WHERE"))
+                }
             };
             let (Some((sa, ca)), Some((sb, cb))) = (resolve(a, &order), resolve(b, &order)) else {
                 return Err(Error::plan(each_side(), spanned(c)));
@@ -267,6 +271,7 @@ impl QueryBinder<'_> {
                 continue;
             }
             keys.push(check_key(&plans, l, r, spanned(c))?);
+            null_equal.push(nulls_meet);
         }
         if !(window_cols.iter().any(|n| n == "window_start")
             && window_cols.iter().any(|n| n == "window_end"))
@@ -286,6 +291,7 @@ impl QueryBinder<'_> {
                 ));
             };
             keys.push(check_key(&plans, l, r, at)?);
+            null_equal.push(false);
         }
         let window_end = |plan: &LogicalPlan| {
             plan.schema()
@@ -324,6 +330,7 @@ impl QueryBinder<'_> {
             right: Box::new(right),
             kind,
             keys,
+            null_equal,
             window_ends,
             schema: Schema::new(fields),
         })

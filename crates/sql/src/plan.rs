@@ -83,6 +83,9 @@ pub enum LogicalPlan {
         kind: JoinType,
         /// Equal key columns: (left column, right column).
         keys: Vec<(usize, usize)>,
+        /// Per key: compared with `IS NOT DISTINCT FROM` (NULL meets
+        /// NULL) rather than `=` (NULL meets nothing).
+        null_equal: Vec<bool>,
         /// Each side's `window_end` column.
         window_ends: (usize, usize),
         schema: Schema,
@@ -286,14 +289,21 @@ impl LogicalPlan {
                 right,
                 kind,
                 keys,
+                null_equal,
                 ..
             } => {
                 let keys: Vec<_> = keys
                     .iter()
-                    .map(|(l, r)| {
+                    .zip(null_equal)
+                    .map(|((l, r), null_equal)| {
                         format!(
-                            "L.{} = R.{}",
+                            "L.{} {} R.{}",
                             left.schema().field(*l).name,
+                            if *null_equal {
+                                "IS NOT DISTINCT FROM"
+                            } else {
+                                "="
+                            },
                             right.schema().field(*r).name
                         )
                     })

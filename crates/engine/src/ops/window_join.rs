@@ -36,6 +36,9 @@ pub struct JoinSide {
 pub struct WindowJoinSpec {
     pub kind: JoinType,
     pub key_types: Vec<SqlType>,
+    /// Per key: NULL meets NULL (`IS NOT DISTINCT FROM`) rather than
+    /// nothing (`=`).
+    pub null_equal: Vec<bool>,
     pub left: JoinSide,
     pub right: JoinSide,
     /// Whether to write trace lines (FIRE, LATE).
@@ -151,8 +154,11 @@ impl JoinState {
     /// joins (left rows only).
     fn pairs(&self, left: &RecordBatch, right: &RecordBatch) -> Result<Vec<Pair>> {
         let n = self.spec.left.keys.len();
-        let left_keys = KeyColumns::new(self.keys.as_ref(), left, &self.spec.left.keys)?;
-        let right_keys = KeyColumns::new(self.keys.as_ref(), right, &self.spec.right.keys)?;
+        let null_equal = &self.spec.null_equal;
+        let left_keys =
+            KeyColumns::new(self.keys.as_ref(), left, &self.spec.left.keys, null_equal)?;
+        let right_keys =
+            KeyColumns::new(self.keys.as_ref(), right, &self.spec.right.keys, null_equal)?;
         let partners = Partners::new(&right_keys, right.num_rows());
         let kind = self.spec.kind;
         let left_only = |keep: &dyn Fn(usize) -> bool| -> Vec<Pair> {
@@ -181,10 +187,18 @@ impl JoinState {
                     in_col(left, &self.spec.left),
                     in_col(right, &self.spec.right),
                 );
-                let left_prefix =
-                    KeyColumns::new(self.prefix.as_ref(), left, &self.spec.left.keys[..n - 1])?;
-                let right_prefix =
-                    KeyColumns::new(self.prefix.as_ref(), right, &self.spec.right.keys[..n - 1])?;
+                let left_prefix = KeyColumns::new(
+                    self.prefix.as_ref(),
+                    left,
+                    &self.spec.left.keys[..n - 1],
+                    null_equal,
+                )?;
+                let right_prefix = KeyColumns::new(
+                    self.prefix.as_ref(),
+                    right,
+                    &self.spec.right.keys[..n - 1],
+                    null_equal,
+                )?;
                 // Per correlated key: whether a right row there has a NULL IN key.
                 let mut groups: HashMap<&[u8], bool> = HashMap::new();
                 for j in 0..right.num_rows() {
@@ -271,7 +285,9 @@ impl<'k> Partners<'k> {
 /// The join keys of a window's rows of one input, as arrow rows.
 struct KeyColumns {
     rows: Option<arrow::row::Rows>,
-    /// Whether each row's keys are all non-NULL (NULL equals nothing).
+    /// Whether each row can meet another: no NULL in a key compared with
+    /// `=` (NULL equals nothing there). A NULL in an `IS NOT DISTINCT
+    /// FROM` key meets NULL, as arrow's row format encodes it alike.
     valid: Vec<bool>,
 }
 
@@ -280,10 +296,15 @@ impl KeyColumns {
         converter: Option<&RowConverter>,
         batch: &RecordBatch,
         columns: &[usize],
+        null_equal: &[bool],
     ) -> Result<Self> {
         let rows = row_keys(converter, batch, columns)?;
         let mut valid = vec![true; batch.num_rows()];
-        for c in columns {
+        for (c, _) in columns
+            .iter()
+            .zip(null_equal.iter().chain(std::iter::repeat(&false)))
+            .filter(|(_, nulls_meet)| !**nulls_meet)
+        {
             if let Some(nulls) = batch.column(*c).logical_nulls() {
                 for (v, ok) in valid.iter_mut().zip(nulls.iter()) {
                     *v &= ok;
@@ -429,6 +450,7 @@ mod tests {
         WindowJoin::new(WindowJoinSpec {
             kind,
             key_types: vec![SqlType::String],
+            null_equal: vec![false],
             left: side(),
             right: side(),
             trace: false,
