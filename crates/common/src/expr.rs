@@ -179,6 +179,14 @@ pub enum ScalarFunction {
     Like {
         escape: Option<char>,
     },
+    /// `TIMESTAMPDIFF(unit, t1, t2)`: whole units from `t1` to `t2` as INT
+    /// (the BIGINT count narrowed by wrapping, as Flink). Fixed units
+    /// truncate toward zero; MONTH, QUARTER and YEAR count calendar months
+    /// with month ends clamped, as Flink's month arithmetic does.
+    TimestampDiff(TimeUnit),
+    /// `TIMESTAMPADD(unit, n, ts)`: `ts` moved by `n` units; months clamp
+    /// to the month's last day.
+    TimestampAddUnit(TimeUnit),
 }
 
 /// The units of `EXTRACT`, `FLOOR(.. TO ..)` and `CEIL(.. TO ..)`.
@@ -243,6 +251,8 @@ impl ScalarFunction {
             ScalarFunction::CeilTime(_) => "CEIL",
             ScalarFunction::DateFormat => "DATE_FORMAT",
             ScalarFunction::UnixTimestamp => "UNIX_TIMESTAMP",
+            ScalarFunction::TimestampDiff(_) => "TIMESTAMPDIFF",
+            ScalarFunction::TimestampAddUnit(_) => "TIMESTAMPADD",
         }
     }
 }
@@ -475,6 +485,13 @@ impl fmt::Display for Expr {
                 args,
                 ..
             } => write!(f, "{}({} TO {})", func.name(), join(args), unit.name()),
+            Expr::Function {
+                func:
+                    func
+                    @ (ScalarFunction::TimestampDiff(unit) | ScalarFunction::TimestampAddUnit(unit)),
+                args,
+                ..
+            } => write!(f, "{}({}, {})", func.name(), unit.name(), join(args)),
             Expr::Function {
                 func: ScalarFunction::Round { digits },
                 args,

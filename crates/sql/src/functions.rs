@@ -11,7 +11,7 @@
 use crate::expr_binder::{coerce, unify};
 use crate::types::{arithmetic_type, common_type};
 use datafusion_common::ScalarValue;
-use sqlparser::ast::{DateTimeField, TrimWhereField};
+use sqlparser::ast::{self, DateTimeField, TrimWhereField};
 use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
 use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction, TimeUnit};
 use tidemark_common::{Error, Result, Span, SqlType};
@@ -572,6 +572,110 @@ fn time_unit(field: &DateTimeField) -> Option<TimeUnit> {
         DateTimeField::Second | DateTimeField::Seconds => TimeUnit::Second,
         _ => return None,
     })
+}
+
+/// `TIMESTAMPDIFF(unit, t1, t2)` (INT) and `TIMESTAMPADD(unit, n, ts)`
+/// (the type of `ts`); `unit` is the keyword as sqlparser parsed it.
+pub fn bind_timestamp_unit_call(
+    name: &str,
+    unit: Option<&ast::Expr>,
+    args: Vec<Arg>,
+    span: Span,
+) -> Result<Expr> {
+    let call = Call { name, span };
+    let diff = name == "TIMESTAMPDIFF";
+    let signature = if diff {
+        "TIMESTAMPDIFF(unit, t1, t2)"
+    } else {
+        "TIMESTAMPADD(unit, n, ts)"
+    };
+    let units = "SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR";
+    let Some(unit_expr) = unit else {
+        return Err(Error::plan(format!("{name} needs a unit first"), span)
+            .with_hint(format!("call it as {signature}, the unit one of {units}")));
+    };
+    let unit_span = crate::expr_binder::spanned(unit_expr);
+    let unit = match unit_expr {
+        ast::Expr::Identifier(id) if id.quote_style.is_none() => {
+            Some(id.value.to_ascii_uppercase())
+        }
+        _ => None,
+    }
+    .and_then(|u| {
+        Some(match u.as_str() {
+            "SECOND" => TimeUnit::Second,
+            "MINUTE" => TimeUnit::Minute,
+            "HOUR" => TimeUnit::Hour,
+            "DAY" => TimeUnit::Day,
+            "WEEK" => TimeUnit::Week,
+            "MONTH" => TimeUnit::Month,
+            "QUARTER" => TimeUnit::Quarter,
+            "YEAR" => TimeUnit::Year,
+            _ => return None,
+        })
+    })
+    .ok_or_else(|| {
+        Error::plan(
+            format!("{name}'s unit must be one of {units}, not {unit_expr}"),
+            unit_span,
+        )
+    })?;
+    // Two arguments after the unit; count the unit in the message.
+    if args.len() != 2 {
+        return Err(Error::plan(
+            format!("{name} takes 3 argument(s), got {}", args.len() + 1),
+            span,
+        )
+        .with_hint(format!("call it as {signature}")));
+    }
+    let mut it = args.into_iter();
+    let (Some(a), Some(b)) = (it.next(), it.next()) else {
+        return Err(Error::Internal("arity checked above".into()));
+    };
+    let timestamp = |a: Arg| -> Result<Expr> {
+        match a.expr.ty() {
+            t if t.is_timestamp() => Ok(a.expr),
+            SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            other => Err(Error::plan(
+                format!("{name} needs a TIMESTAMP or TIMESTAMP_LTZ, got {other}"),
+                a.span,
+            )),
+        }
+    };
+    if diff {
+        let (t1, t2) = (timestamp(a)?, timestamp(b)?);
+        let ltz = |e: &Expr| matches!(e.ty(), SqlType::TimestampLtz(_));
+        if ltz(&t1) != ltz(&t2) {
+            return Err(Error::plan(
+                format!(
+                    "TIMESTAMPDIFF of a {} and a {}: both must be TIMESTAMP or both TIMESTAMP_LTZ, as in Flink",
+                    t1.ty(),
+                    t2.ty()
+                ),
+                span,
+            )
+            .with_hint("CAST one of them"));
+        }
+        return call.function(
+            ScalarFunction::TimestampDiff(unit),
+            vec![t1, t2],
+            SqlType::Int,
+        );
+    }
+    let n = match a.expr.ty() {
+        t if t.is_integer() => a.expr,
+        SqlType::Null => coerce(a.expr, &SqlType::Int),
+        other => {
+            return Err(Error::plan(
+                format!("TIMESTAMPADD's count must be an INT or BIGINT, got {other}"),
+                a.span,
+            ))
+        }
+    };
+    let n = coerce(n, &SqlType::BigInt);
+    let ts = timestamp(b)?;
+    let ty = ts.ty();
+    call.function(ScalarFunction::TimestampAddUnit(unit), vec![n, ts], ty)
 }
 
 /// Flink's result type of ROUND(DECIMAL(p, s), digits): unchanged when

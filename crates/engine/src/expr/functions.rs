@@ -134,6 +134,12 @@ pub(crate) fn evaluate_function(
         ScalarFunction::DateFormat => {
             temporal::date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
         }
+        ScalarFunction::TimestampDiff(unit) => {
+            temporal::timestamp_diff(unit, &values[0], &values[1])?
+        }
+        ScalarFunction::TimestampAddUnit(unit) => {
+            temporal::timestamp_add(unit, &values[0], &values[1])?
+        }
         ScalarFunction::UnixTimestamp => temporal::unix_timestamp(
             string(0),
             &chrono_format(&args[1], PatternMode::Parse)?,
