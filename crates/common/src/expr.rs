@@ -187,6 +187,34 @@ pub enum ScalarFunction {
     /// `TIMESTAMPADD(unit, n, ts)`: `ts` moved by `n` units; months clamp
     /// to the month's last day.
     TimestampAddUnit(TimeUnit),
+    /// `LOCATE(needle, s [, start])`, also `POSITION(needle IN s)`: the
+    /// 1-based character position, 0 when absent.
+    Locate,
+    /// `INITCAP(s)`: words of ASCII letters and digits capitalised.
+    InitCap,
+    /// `LPAD(s, len, pad)`.
+    Lpad,
+    /// `RPAD(s, len, pad)`.
+    Rpad,
+    /// `REPEAT(s, n)`.
+    Repeat,
+    Reverse,
+    /// `REGEXP(s, regex)`: whether the regex matches anywhere in `s`.
+    Regexp,
+    /// `REGEXP_REPLACE(s, regex, replacement)`, the replacement literal.
+    RegexpReplace,
+    /// `LEFT(s, n)`.
+    Left,
+    /// `RIGHT(s, n)`.
+    Right,
+    /// `ASCII(s)`: the first UTF-8 byte, signed.
+    Ascii,
+    /// `CHR(n)`: the Latin-1 character `n` modulo 256.
+    Chr,
+    /// `OVERLAY(s PLACING r FROM start [FOR len])`.
+    Overlay,
+    /// `TRANSLATE(s, from, to)`.
+    Translate,
 }
 
 /// The units of `EXTRACT`, `FLOOR(.. TO ..)` and `CEIL(.. TO ..)`.
@@ -253,6 +281,20 @@ impl ScalarFunction {
             ScalarFunction::UnixTimestamp => "UNIX_TIMESTAMP",
             ScalarFunction::TimestampDiff(_) => "TIMESTAMPDIFF",
             ScalarFunction::TimestampAddUnit(_) => "TIMESTAMPADD",
+            ScalarFunction::Locate => "LOCATE",
+            ScalarFunction::InitCap => "INITCAP",
+            ScalarFunction::Lpad => "LPAD",
+            ScalarFunction::Rpad => "RPAD",
+            ScalarFunction::Repeat => "REPEAT",
+            ScalarFunction::Reverse => "REVERSE",
+            ScalarFunction::Regexp => "REGEXP",
+            ScalarFunction::RegexpReplace => "REGEXP_REPLACE",
+            ScalarFunction::Left => "LEFT",
+            ScalarFunction::Right => "RIGHT",
+            ScalarFunction::Ascii => "ASCII",
+            ScalarFunction::Chr => "CHR",
+            ScalarFunction::Overlay => "OVERLAY",
+            ScalarFunction::Translate => "TRANSLATE",
         }
     }
 }

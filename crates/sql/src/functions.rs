@@ -44,6 +44,21 @@ pub fn bind_call(
         "DATE_FORMAT" => call.date_format(args),
         "UNIX_TIMESTAMP" => call.unix_timestamp(args),
         "SUBSTRING" | "SUBSTR" => call.substring_call(args),
+        "LOCATE" => call.locate(args),
+        "INITCAP" => call.strings(args, 1, "INITCAP(s)", ScalarFunction::InitCap),
+        "REVERSE" => call.strings(args, 1, "REVERSE(s)", ScalarFunction::Reverse),
+        "TRANSLATE" => call.strings(args, 3, "TRANSLATE(s, from, to)", ScalarFunction::Translate),
+        "LPAD" => call.pad(args, ScalarFunction::Lpad),
+        "RPAD" => call.pad(args, ScalarFunction::Rpad),
+        "REPEAT" => call.string_int(args, "REPEAT(s, n)", ScalarFunction::Repeat),
+        "LEFT" => call.string_int(args, "LEFT(s, n)", ScalarFunction::Left),
+        "RIGHT" => call.string_int(args, "RIGHT(s, n)", ScalarFunction::Right),
+        "REGEXP" => call.regexp(args),
+        "REGEXP_REPLACE" => call.regexp_replace(args),
+        "LTRIM" => call.side_trim(args, true),
+        "RTRIM" => call.side_trim(args, false),
+        "ASCII" => call.ascii(args),
+        "CHR" => call.chr(args),
         _ => return Err(args),
     })
 }
@@ -188,6 +203,143 @@ impl Call<'_> {
         };
         let args = vec![self.string(s, "text")?, self.string(regex, "regex")?, group];
         self.function(ScalarFunction::RegexpExtract, args, SqlType::String)
+    }
+
+    /// A function of `n` STRING arguments that returns a STRING.
+    fn strings(
+        &self,
+        args: Vec<Arg>,
+        n: usize,
+        signature: &str,
+        func: ScalarFunction,
+    ) -> Result<Expr> {
+        self.arity(&args, n, n, signature)?;
+        let args = args
+            .into_iter()
+            .map(|a| self.string(a, "arguments"))
+            .collect::<Result<_>>()?;
+        self.function(func, args, SqlType::String)
+    }
+
+    /// A function of a STRING and an INT that returns a STRING.
+    fn string_int(&self, args: Vec<Arg>, signature: &str, func: ScalarFunction) -> Result<Expr> {
+        self.arity(&args, 2, 2, signature)?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(n)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![self.string(s, "text")?, self.integer(n, "count")?];
+        self.function(func, args, SqlType::String)
+    }
+
+    fn locate(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 3, "LOCATE(needle, s [, start])")?;
+        let mut it = args.into_iter();
+        let (Some(needle), Some(s)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let mut args = vec![self.string(needle, "needle")?, self.string(s, "text")?];
+        if let Some(start) = it.next() {
+            args.push(self.integer(start, "start")?);
+        }
+        self.function(ScalarFunction::Locate, args, SqlType::Int)
+    }
+
+    fn pad(&self, args: Vec<Arg>, func: ScalarFunction) -> Result<Expr> {
+        let signature = format!("{}(s, length, padding)", self.name);
+        self.arity(&args, 3, 3, &signature)?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(len), Some(pad)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![
+            self.string(s, "text")?,
+            self.integer(len, "length")?,
+            self.string(pad, "padding")?,
+        ];
+        self.function(func, args, SqlType::String)
+    }
+
+    /// A regex argument; a literal one must compile.
+    fn regex(&self, a: Arg) -> Result<Expr> {
+        if let Some(pattern) = constant_string(&a.expr) {
+            if let Err(e) = regex::Regex::new(pattern) {
+                return Err(Error::plan(
+                    format!(
+                        "{}: invalid regex '{pattern}': {}",
+                        self.name,
+                        regex_error(&e)
+                    ),
+                    a.span,
+                )
+                .with_hint("regexes follow Java's syntax except look-around and back-references"));
+            }
+        }
+        self.string(a, "regex")
+    }
+
+    fn regexp(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 2, "REGEXP(s, regex)")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(regex)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![self.string(s, "text")?, self.regex(regex)?];
+        self.function(ScalarFunction::Regexp, args, SqlType::Boolean)
+    }
+
+    fn regexp_replace(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 3, 3, "REGEXP_REPLACE(s, regex, replacement)")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(regex), Some(with)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![
+            self.string(s, "text")?,
+            self.regex(regex)?,
+            self.string(with, "replacement")?,
+        ];
+        self.function(ScalarFunction::RegexpReplace, args, SqlType::String)
+    }
+
+    /// LTRIM / RTRIM(s [, characters]): spaces by default (not tabs).
+    fn side_trim(&self, args: Vec<Arg>, leading: bool) -> Result<Expr> {
+        let signature = format!("{}(s [, characters])", self.name);
+        self.arity(&args, 1, 2, &signature)?;
+        let mut it = args.into_iter();
+        let Some(s) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let chars = match it.next() {
+            Some(c) => self.string(c, "characters")?,
+            None => string_literal(" "),
+        };
+        self.function(
+            ScalarFunction::Trim {
+                leading,
+                trailing: !leading,
+            },
+            vec![self.string(s, "text")?, chars],
+            SqlType::String,
+        )
+    }
+
+    fn ascii(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 1, "ASCII(s)")?;
+        let args = args
+            .into_iter()
+            .map(|a| self.string(a, "argument"))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Ascii, args, SqlType::Int)
+    }
+
+    fn chr(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 1, "CHR(code)")?;
+        let args = args
+            .into_iter()
+            .map(|a| self.integer(a, "code"))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Chr, args, SqlType::String)
     }
 
     fn split_index(&self, args: Vec<Arg>) -> Result<Expr> {
@@ -475,6 +627,33 @@ pub fn bind_substring(s: Arg, start: Option<Arg>, length: Option<Arg>, span: Spa
             .with_hint("write SUBSTRING(s FROM 2 FOR 3)"));
     };
     call.substring(s, start, length)
+}
+
+/// `POSITION(needle IN s)`: LOCATE without a start.
+pub fn bind_position(needle: Arg, s: Arg, span: Span) -> Result<Expr> {
+    let call = Call {
+        name: "POSITION",
+        span,
+    };
+    let args = vec![call.string(needle, "needle")?, call.string(s, "text")?];
+    call.function(ScalarFunction::Locate, args, SqlType::Int)
+}
+
+/// `OVERLAY(s PLACING r FROM start [FOR length])`.
+pub fn bind_overlay(s: Arg, r: Arg, start: Arg, length: Option<Arg>, span: Span) -> Result<Expr> {
+    let call = Call {
+        name: "OVERLAY",
+        span,
+    };
+    let mut args = vec![
+        call.string(s, "text")?,
+        call.string(r, "replacement")?,
+        call.integer(start, "start")?,
+    ];
+    if let Some(l) = length {
+        args.push(call.integer(l, "length")?);
+    }
+    call.function(ScalarFunction::Overlay, args, SqlType::String)
 }
 
 /// `TRIM([BOTH|LEADING|TRAILING] [chars FROM] s)`: spaces by default.

@@ -4,12 +4,13 @@
 //! [`crate::expr::eval`] owns operators and CASE ([`crate::expr::cast`]
 //! CAST) and hands every function call to [`evaluate_function`], the one
 //! place a function is dispatched; the time functions are
-//! [`crate::expr::temporal`]. Arguments arrive as arrays; where an argument
+//! [`crate::expr::temporal`], the newer string functions
+//! [`crate::expr::strings`]. Arguments arrive as arrays; where an argument
 //! is a literal in the plan (a regex, a substring position) its bound
 //! expression is read too, so that constant work happens once per batch
 //! and arrow's kernels can be used.
 
-use crate::expr::temporal;
+use crate::expr::{strings, temporal};
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, StringArray, StringBuilder};
 use arrow::compute::cast;
 use arrow::compute::kernels::concat_elements::concat_elements_utf8_many;
@@ -140,6 +141,20 @@ pub(crate) fn evaluate_function(
         ScalarFunction::TimestampAddUnit(unit) => {
             temporal::timestamp_add(unit, &values[0], &values[1])?
         }
+        ScalarFunction::Locate => strings::locate(values),
+        ScalarFunction::InitCap => strings::initcap(&values[0]),
+        ScalarFunction::Lpad => strings::pad(values, true)?,
+        ScalarFunction::Rpad => strings::pad(values, false)?,
+        ScalarFunction::Repeat => strings::repeat(values)?,
+        ScalarFunction::Reverse => strings::reverse(&values[0]),
+        ScalarFunction::Regexp => strings::regexp(values),
+        ScalarFunction::RegexpReplace => strings::regexp_replace(values)?,
+        ScalarFunction::Left => strings::left_right(values, true),
+        ScalarFunction::Right => strings::left_right(values, false),
+        ScalarFunction::Ascii => strings::ascii(&values[0]),
+        ScalarFunction::Chr => strings::chr(&values[0]),
+        ScalarFunction::Overlay => strings::overlay(values),
+        ScalarFunction::Translate => strings::translate(values),
         ScalarFunction::UnixTimestamp => temporal::unix_timestamp(
             string(0),
             &chrono_format(&args[1], PatternMode::Parse)?,
