@@ -215,6 +215,32 @@ pub enum ScalarFunction {
     Overlay,
     /// `TRANSLATE(s, from, to)`.
     Translate,
+    /// `LN(x)`, also `LOG(x)`: DOUBLE.
+    Ln,
+    /// `LOG(base, x)`: DOUBLE.
+    Log,
+    Log10,
+    Log2,
+    Exp,
+    Sqrt,
+    /// `SIGN(x)`: -1, 0 or 1 in the type of `x`.
+    Sign,
+    /// `TRUNCATE(x [, digits])` with the digits a constant: toward zero.
+    Truncate {
+        digits: i32,
+    },
+    /// `CEIL(x)` of a number.
+    CeilNumber,
+    /// `FLOOR(x)` of a number.
+    FloorNumber,
+    /// `BIN(n)`: the 64-bit two's complement in binary.
+    Bin,
+    /// `HEX(n)` (two's complement) or `HEX(s)` (UTF-8 bytes).
+    Hex,
+    /// `GREATEST(a, b, ...)`: NULL when any argument is.
+    Greatest,
+    /// `LEAST(a, b, ...)`: NULL when any argument is.
+    Least,
 }
 
 /// The units of `EXTRACT`, `FLOOR(.. TO ..)` and `CEIL(.. TO ..)`.
@@ -295,6 +321,20 @@ impl ScalarFunction {
             ScalarFunction::Chr => "CHR",
             ScalarFunction::Overlay => "OVERLAY",
             ScalarFunction::Translate => "TRANSLATE",
+            ScalarFunction::Ln => "LN",
+            ScalarFunction::Log => "LOG",
+            ScalarFunction::Log10 => "LOG10",
+            ScalarFunction::Log2 => "LOG2",
+            ScalarFunction::Exp => "EXP",
+            ScalarFunction::Sqrt => "SQRT",
+            ScalarFunction::Sign => "SIGN",
+            ScalarFunction::Truncate { .. } => "TRUNCATE",
+            ScalarFunction::CeilNumber => "CEIL",
+            ScalarFunction::FloorNumber => "FLOOR",
+            ScalarFunction::Bin => "BIN",
+            ScalarFunction::Hex => "HEX",
+            ScalarFunction::Greatest => "GREATEST",
+            ScalarFunction::Least => "LEAST",
         }
     }
 }
@@ -539,6 +579,11 @@ impl fmt::Display for Expr {
                 args,
                 ..
             } => write!(f, "ROUND({}, {digits})", join(args)),
+            Expr::Function {
+                func: ScalarFunction::Truncate { digits },
+                args,
+                ..
+            } => write!(f, "TRUNCATE({}, {digits})", join(args)),
             Expr::Function { func, args, .. } => write!(f, "{}({})", func.name(), join(args)),
         }
     }

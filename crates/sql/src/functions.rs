@@ -59,6 +59,31 @@ pub fn bind_call(
         "RTRIM" => call.side_trim(args, false),
         "ASCII" => call.ascii(args),
         "CHR" => call.chr(args),
+        "LN" => call.double(args, 1, "LN(x)", ScalarFunction::Ln),
+        "LOG" if args.len() == 1 => call.double(args, 1, "LOG([base,] x)", ScalarFunction::Ln),
+        "LOG" => call.double(args, 2, "LOG([base,] x)", ScalarFunction::Log),
+        "LOG10" => call.double(args, 1, "LOG10(x)", ScalarFunction::Log10),
+        "LOG2" => call.double(args, 1, "LOG2(x)", ScalarFunction::Log2),
+        "EXP" => call.double(args, 1, "EXP(x)", ScalarFunction::Exp),
+        "SQRT" => call.double(args, 1, "SQRT(x)", ScalarFunction::Sqrt),
+        "SIGN" => call.sign(args),
+        "CEILING" => match <[Arg; 1]>::try_from(args) {
+            Ok([x]) => bind_floor_ceil(true, &DateTimeField::NoDateTime, x, span),
+            Err(args) => call
+                .arity(&args, 1, 1, "CEILING(x)")
+                .and_then(|_| Err(Error::Internal("arity checked".into()))),
+        },
+        "TRUNCATE" => call.truncate(args),
+        "BIN" => call.bin_hex(args, false),
+        "HEX" => call.bin_hex(args, true),
+        "PI" => call.pi(args),
+        "GREATEST" => call.greatest_least(args, ScalarFunction::Greatest),
+        "LEAST" => call.greatest_least(args, ScalarFunction::Least),
+        "RAND" | "RAND_INTEGER" | "UUID" => Err(Error::plan(
+            format!("{name} is not supported: its results could not be reproduced from the input"),
+            span,
+        )
+        .with_hint("derive the value from the row, e.g. a hash of a key column")),
         _ => return Err(args),
     })
 }
@@ -365,6 +390,123 @@ impl Call<'_> {
             format!("{}'s {what} must be numeric, got {ty}", self.name),
             a.span,
         ))
+    }
+
+    /// A DOUBLE function of `n` numeric arguments, each cast to DOUBLE.
+    fn double(
+        &self,
+        args: Vec<Arg>,
+        n: usize,
+        signature: &str,
+        func: ScalarFunction,
+    ) -> Result<Expr> {
+        self.arity(&args, n, n, signature)?;
+        let args = args
+            .into_iter()
+            .map(|a| {
+                if a.expr.ty() != SqlType::Null {
+                    self.numeric(&a, "arguments")?;
+                }
+                Ok(coerce(a.expr, &SqlType::Double))
+            })
+            .collect::<Result<_>>()?;
+        self.function(func, args, SqlType::Double)
+    }
+
+    fn sign(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 1, "SIGN(x)")?;
+        let Some(x) = args.into_iter().next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ty = self.numeric(&x, "argument")?;
+        self.function(ScalarFunction::Sign, vec![x.expr], ty)
+    }
+
+    fn truncate(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 2, "TRUNCATE(x [, digits])")?;
+        let mut it = args.into_iter();
+        let Some(x) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ty = self.numeric(&x, "argument")?;
+        let digits = match it.next() {
+            None => 0,
+            Some(d) => constant_int(&d.expr)
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(|| {
+                    Error::plan("TRUNCATE's digits must be an integer literal", d.span)
+                        .with_hint("write e.g. TRUNCATE(x, 2)")
+                })?,
+        };
+        // As Flink: the type ROUND gives.
+        let ty = match ty {
+            SqlType::Decimal(p, s) => {
+                let (p, s) = round_decimal_type(p, s, digits);
+                SqlType::Decimal(p, s)
+            }
+            other => other,
+        };
+        self.function(ScalarFunction::Truncate { digits }, vec![x.expr], ty)
+    }
+
+    fn bin_hex(&self, args: Vec<Arg>, hex: bool) -> Result<Expr> {
+        let signature = if hex { "HEX(n or s)" } else { "BIN(n)" };
+        self.arity(&args, 1, 1, signature)?;
+        let Some(x) = args.into_iter().next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let func = if hex {
+            ScalarFunction::Hex
+        } else {
+            ScalarFunction::Bin
+        };
+        let arg = match x.expr.ty() {
+            t if t.is_integer() => coerce(x.expr, &SqlType::BigInt),
+            SqlType::Null => coerce(x.expr, &SqlType::BigInt),
+            SqlType::String if hex => x.expr,
+            other => {
+                return Err(Error::plan(
+                    format!(
+                        "{}'s argument must be an INT or BIGINT{}, got {other}",
+                        self.name,
+                        if hex { " or a STRING" } else { "" }
+                    ),
+                    x.span,
+                ))
+            }
+        };
+        self.function(func, vec![arg], SqlType::String)
+    }
+
+    fn pi(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 0, 0, "PI()")?;
+        Ok(Expr::Literal {
+            value: ScalarValue::Float64(Some(std::f64::consts::PI)),
+            ty: SqlType::Double,
+        })
+    }
+
+    /// GREATEST / LEAST: the arguments' common type, as comparisons find it.
+    fn greatest_least(&self, args: Vec<Arg>, func: ScalarFunction) -> Result<Expr> {
+        let signature = format!("{}(a, b, ...)", self.name);
+        self.arity(&args, 1, usize::MAX, &signature)?;
+        let mut ty = SqlType::Null;
+        for a in &args {
+            ty = common_type(&ty, &a.expr.ty()).ok_or_else(|| {
+                Error::plan(
+                    format!("{} cannot compare {ty} and {}", self.name, a.expr.ty()),
+                    a.span,
+                )
+            })?;
+        }
+        if ty == SqlType::Null || ty == SqlType::Boolean {
+            return Err(Error::plan(
+                format!("{} needs comparable arguments, got {ty}", self.name),
+                self.span,
+            ));
+        }
+        let args = args.into_iter().map(|a| coerce(a.expr, &ty)).collect();
+        self.function(func, args, ty)
     }
 
     fn round(&self, args: Vec<Arg>) -> Result<Expr> {
@@ -705,11 +847,24 @@ pub fn bind_floor_ceil(ceil: bool, field: &DateTimeField, ts: Arg, span: Span) -
     let name = if ceil { "CEIL" } else { "FLOOR" };
     let call = Call { name, span };
     if *field == DateTimeField::NoDateTime {
-        return Err(Error::plan(
-            format!("{name} of a number is not supported; only {name}(ts TO unit) is"),
-            span,
-        )
-        .with_hint("use ROUND(x) or CAST(x AS BIGINT)"));
+        // As Flink: integers and DOUBLE keep their type, DECIMAL(p, s)
+        // becomes DECIMAL(p, 0).
+        let ty = match ts.expr.ty() {
+            SqlType::Decimal(p, _) => SqlType::Decimal(p, 0),
+            t if t.is_numeric() => t,
+            other => {
+                return Err(Error::plan(
+                    format!("{name} needs a number, or a timestamp with TO unit; got {other}"),
+                    ts.span,
+                ))
+            }
+        };
+        let func = if ceil {
+            ScalarFunction::CeilNumber
+        } else {
+            ScalarFunction::FloorNumber
+        };
+        return call.function(func, vec![ts.expr], ty);
     }
     let unit = time_unit(field)
         .filter(|u| !matches!(u, TimeUnit::DayOfWeek | TimeUnit::DayOfYear))
