@@ -237,6 +237,9 @@ pub enum ScalarFunction {
     Bin,
     /// `HEX(n)` (two's complement) or `HEX(s)` (UTF-8 bytes).
     Hex,
+    /// `FROM_UNIXTIME(seconds [, format])`: the instant written in the
+    /// session zone with a Java date pattern literal.
+    FromUnixtime,
     /// `GREATEST(a, b, ...)`: NULL when any argument is.
     Greatest,
     /// `LEAST(a, b, ...)`: NULL when any argument is.
@@ -333,6 +336,7 @@ impl ScalarFunction {
             ScalarFunction::FloorNumber => "FLOOR",
             ScalarFunction::Bin => "BIN",
             ScalarFunction::Hex => "HEX",
+            ScalarFunction::FromUnixtime => "FROM_UNIXTIME",
             ScalarFunction::Greatest => "GREATEST",
             ScalarFunction::Least => "LEAST",
         }

@@ -43,6 +43,22 @@ pub fn bind_call(
         "NULLIF" => call.nullif(args),
         "DATE_FORMAT" => call.date_format(args),
         "UNIX_TIMESTAMP" => call.unix_timestamp(args),
+        "FROM_UNIXTIME" => call.from_unix_time(args),
+        "YEAR" => call.time_part(args, TimeUnit::Year),
+        "QUARTER" => call.time_part(args, TimeUnit::Quarter),
+        "MONTH" => call.time_part(args, TimeUnit::Month),
+        "WEEK" => call.time_part(args, TimeUnit::Week),
+        "DAYOFMONTH" => call.time_part(args, TimeUnit::Day),
+        "DAYOFWEEK" => call.time_part(args, TimeUnit::DayOfWeek),
+        "DAYOFYEAR" => call.time_part(args, TimeUnit::DayOfYear),
+        "HOUR" => call.time_part(args, TimeUnit::Hour),
+        "MINUTE" => call.time_part(args, TimeUnit::Minute),
+        "SECOND" => call.time_part(args, TimeUnit::Second),
+        "TO_DATE" | "CURRENT_DATE" | "DATE" => Err(Error::plan(
+            format!("{name} is not supported: it returns DATE, which tidemark does not have yet; use TO_TIMESTAMP(s [, format]) for a TIMESTAMP"),
+            span,
+        )
+        .with_hint("FLOOR(ts TO DAY) gives the start of a day")),
         "SUBSTRING" | "SUBSTR" => call.substring_call(args),
         "LOCATE" => call.locate(args),
         "INITCAP" => call.strings(args, 1, "INITCAP(s)", ScalarFunction::InitCap),
@@ -729,6 +745,43 @@ impl Call<'_> {
             ScalarFunction::UnixTimestamp,
             vec![s, format],
             SqlType::BigInt,
+        )
+    }
+
+    /// YEAR(ts), HOUR(ts), DAYOFWEEK(ts), ...: EXTRACT of that unit.
+    fn time_part(&self, args: Vec<Arg>, unit: TimeUnit) -> Result<Expr> {
+        let signature = format!("{}(ts)", self.name);
+        self.arity(&args, 1, 1, &signature)?;
+        let Some(ts) = args.into_iter().next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ts = self.wall_clock(ts, false)?;
+        self.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
+    }
+
+    fn from_unix_time(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 2, "FROM_UNIXTIME(seconds [, format])")?;
+        let mut it = args.into_iter();
+        let Some(n) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let n = match n.expr.ty() {
+            t if t.is_integer() || t == SqlType::Null => coerce(n.expr, &SqlType::BigInt),
+            other => {
+                return Err(Error::plan(
+                    format!("FROM_UNIXTIME's seconds must be an INT or BIGINT, got {other}"),
+                    n.span,
+                ))
+            }
+        };
+        let format = match it.next() {
+            Some(f) => self.format(f, PatternMode::Format)?,
+            None => string_literal("yyyy-MM-dd HH:mm:ss"),
+        };
+        self.function(
+            ScalarFunction::FromUnixtime,
+            vec![n, format],
+            SqlType::String,
         )
     }
 

@@ -171,6 +171,11 @@ pub(crate) fn evaluate_function(
             math::string_hex(&values[0])
         }
         ScalarFunction::Hex => math::integer_digits(&values[0], true),
+        ScalarFunction::FromUnixtime => temporal::from_unixtime(
+            &values[0],
+            &chrono_format(&args[1], PatternMode::Format)?,
+            time_zone,
+        )?,
         ScalarFunction::Greatest => math::greatest_least(values, true)?,
         ScalarFunction::Least => math::greatest_least(values, false)?,
         ScalarFunction::UnixTimestamp => temporal::unix_timestamp(

@@ -1,6 +1,6 @@
 //! The time functions of the library: EXTRACT, FLOOR and CEIL of a
 //! timestamp to a unit, TIMESTAMPDIFF and TIMESTAMPADD, DATE_FORMAT,
-//! UNIX_TIMESTAMP, TO_TIMESTAMP and TO_TIMESTAMP_LTZ, over whole arrays of wall-clock timestamps, instants
+//! FROM_UNIXTIME, UNIX_TIMESTAMP, TO_TIMESTAMP and TO_TIMESTAMP_LTZ, over whole arrays of wall-clock timestamps, instants
 //! or text.
 
 use arrow::array::{
@@ -310,6 +310,20 @@ pub(crate) fn timestamp_add(unit: TimeUnit, n: &ArrayRef, ts: &ArrayRef) -> Resu
             .collect()
     };
     Ok(Arc::new(out.with_timezone_opt(tz)))
+}
+
+/// FROM_UNIXTIME(seconds, format): the instant on the session zone's wall
+/// clock, written with the chrono format the binder checked; NULL past
+/// the range chrono can write.
+pub(crate) fn from_unixtime(
+    seconds: &ArrayRef,
+    format: &str,
+    tz: chrono_tz::Tz,
+) -> Result<ArrayRef> {
+    let wall: TimestampMillisecondArray = seconds
+        .as_primitive::<Int64Type>()
+        .unary_opt(|s| crate::time::zone::to_wall_clock(s.checked_mul(1000)?, tz));
+    date_format(&(Arc::new(wall) as ArrayRef), format)
 }
 
 #[cfg(test)]
