@@ -43,7 +43,7 @@ pub fn bind_call(
         "NULLIF" => call.nullif(args),
         "DATE_FORMAT" => call.date_format(args),
         "UNIX_TIMESTAMP" => call.unix_timestamp(args),
-        "FROM_UNIXTIME" => call.from_unix_time(args),
+        "FROM_UNIXTIME" => call.bind_from_unixtime(args),
         "YEAR" => call.time_part(args, TimeUnit::Year),
         "QUARTER" => call.time_part(args, TimeUnit::Quarter),
         "MONTH" => call.time_part(args, TimeUnit::Month),
@@ -759,7 +759,7 @@ impl Call<'_> {
         self.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
     }
 
-    fn from_unix_time(&self, args: Vec<Arg>) -> Result<Expr> {
+    fn bind_from_unixtime(&self, args: Vec<Arg>) -> Result<Expr> {
         self.arity(&args, 1, 2, "FROM_UNIXTIME(seconds [, format])")?;
         let mut it = args.into_iter();
         let Some(n) = it.next() else {
