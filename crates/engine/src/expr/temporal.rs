@@ -283,7 +283,8 @@ fn add_months(date: NaiveDate, months: i64) -> Option<NaiveDate> {
 /// TIMESTAMPADD(unit, n, ts): fixed units add milliseconds (wrapping, as
 /// Java's long arithmetic); months, quarters and years move the date with
 /// the month end clamped and keep the time of day, counting in INT as Flink
-/// does (so a count past INT wraps). A date past chrono's range is NULL.
+/// does (so a count past INT wraps). A result outside years 0000-9999 is
+/// NULL.
 pub(crate) fn timestamp_add(unit: TimeUnit, n: &ArrayRef, ts: &ArrayRef) -> Result<ArrayRef> {
     let n = n.as_primitive::<Int64Type>();
     let ts = ts.as_primitive::<TimestampMillisecondType>();
@@ -296,7 +297,10 @@ pub(crate) fn timestamp_add(unit: TimeUnit, n: &ArrayRef, ts: &ArrayRef) -> Resu
     };
     let out: TimestampMillisecondArray = if months_per_unit == 0 {
         let unit_ms = fixed_unit(unit).unwrap_or(1);
-        arrow::compute::binary(n, ts, |n, t| t.wrapping_add(n.wrapping_mul(unit_ms)))?
+        n.iter()
+            .zip(ts.iter())
+            .map(|(n, t)| Some(t?.wrapping_add(n?.wrapping_mul(unit_ms))))
+            .collect()
     } else {
         n.iter()
             .zip(ts.iter())
@@ -309,8 +313,15 @@ pub(crate) fn timestamp_add(unit: TimeUnit, n: &ArrayRef, ts: &ArrayRef) -> Resu
             })
             .collect()
     };
+    // Past years 0000-9999 Flink prints garbage: NULL here.
+    let out: TimestampMillisecondArray =
+        out.unary_opt(|t| (FIRST_MS..=LAST_MS).contains(&t).then_some(t));
     Ok(Arc::new(out.with_timezone_opt(tz)))
 }
+
+/// 0000-01-01 00:00:00.000 and 9999-12-31 23:59:59.999.
+const FIRST_MS: i64 = -62_167_219_200_000;
+const LAST_MS: i64 = 253_402_300_799_999;
 
 /// FROM_UNIXTIME(seconds, format): the instant on the session zone's wall
 /// clock, written with the chrono format the binder checked; NULL past
@@ -431,5 +442,16 @@ mod tests {
             0,
             "no panic past the range"
         );
+    }
+
+    #[test]
+    fn timestamp_add_past_year_9999_is_null() -> Result<()> {
+        let n: ArrayRef = Arc::new(Int64Array::from(vec![i64::from(i32::MAX), 1]));
+        let ts: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![0, 0]));
+        for unit in [TimeUnit::Hour, TimeUnit::Week, TimeUnit::Quarter] {
+            let out = timestamp_add(unit, &n, &ts)?;
+            assert!(out.is_null(0) && out.is_valid(1), "{unit:?}");
+        }
+        Ok(())
     }
 }
