@@ -179,6 +179,71 @@ pub enum ScalarFunction {
     Like {
         escape: Option<char>,
     },
+    /// `TIMESTAMPDIFF(unit, t1, t2)`: whole units from `t1` to `t2` as INT
+    /// (the BIGINT count narrowed by wrapping, as Flink). Fixed units
+    /// truncate toward zero; MONTH, QUARTER and YEAR count calendar months
+    /// with month ends clamped, as Flink's month arithmetic does.
+    TimestampDiff(TimeUnit),
+    /// `TIMESTAMPADD(unit, n, ts)`: `ts` moved by `n` units; months clamp
+    /// to the month's last day.
+    TimestampAddUnit(TimeUnit),
+    /// `LOCATE(needle, s [, start])`, also `POSITION(needle IN s)`: the
+    /// 1-based character position, 0 when absent.
+    Locate,
+    /// `INITCAP(s)`: words of ASCII letters and digits capitalised.
+    InitCap,
+    /// `LPAD(s, len, pad)`.
+    Lpad,
+    /// `RPAD(s, len, pad)`.
+    Rpad,
+    /// `REPEAT(s, n)`.
+    Repeat,
+    Reverse,
+    /// `REGEXP(s, regex)`: whether the regex matches anywhere in `s`.
+    Regexp,
+    /// `REGEXP_REPLACE(s, regex, replacement)`, the replacement literal.
+    RegexpReplace,
+    /// `LEFT(s, n)`.
+    Left,
+    /// `RIGHT(s, n)`.
+    Right,
+    /// `ASCII(s)`: the first UTF-8 byte, signed.
+    Ascii,
+    /// `CHR(n)`: the Latin-1 character `n` modulo 256.
+    Chr,
+    /// `OVERLAY(s PLACING r FROM start [FOR len])`.
+    Overlay,
+    /// `TRANSLATE(s, from, to)`.
+    Translate,
+    /// `LN(x)`, also `LOG(x)`: DOUBLE.
+    Ln,
+    /// `LOG(base, x)`: DOUBLE.
+    Log,
+    Log10,
+    Log2,
+    Exp,
+    Sqrt,
+    /// `SIGN(x)`: -1, 0 or 1 in the type of `x`.
+    Sign,
+    /// `TRUNCATE(x [, digits])` with the digits a constant: toward zero.
+    Truncate {
+        digits: i32,
+    },
+    /// `CEIL(x)` of a number.
+    CeilNumber,
+    /// `FLOOR(x)` of a number.
+    FloorNumber,
+    /// `BIN(n)`: the 64-bit two's complement in binary.
+    Bin,
+    /// `HEX(n)` (two's complement) or `HEX(s)` (UTF-8 bytes).
+    Hex,
+    /// `FROM_UNIXTIME(seconds [, format])`: the instant written in the
+    /// session zone with a Java date pattern literal.
+    FromUnixtime,
+    /// `GREATEST(a, b, ...)`: NULL when any argument is.
+    Greatest,
+    /// `LEAST(a, b, ...)`: NULL when any argument is.
+    Least,
 }
 
 /// The units of `EXTRACT`, `FLOOR(.. TO ..)` and `CEIL(.. TO ..)`.
@@ -243,6 +308,37 @@ impl ScalarFunction {
             ScalarFunction::CeilTime(_) => "CEIL",
             ScalarFunction::DateFormat => "DATE_FORMAT",
             ScalarFunction::UnixTimestamp => "UNIX_TIMESTAMP",
+            ScalarFunction::TimestampDiff(_) => "TIMESTAMPDIFF",
+            ScalarFunction::TimestampAddUnit(_) => "TIMESTAMPADD",
+            ScalarFunction::Locate => "LOCATE",
+            ScalarFunction::InitCap => "INITCAP",
+            ScalarFunction::Lpad => "LPAD",
+            ScalarFunction::Rpad => "RPAD",
+            ScalarFunction::Repeat => "REPEAT",
+            ScalarFunction::Reverse => "REVERSE",
+            ScalarFunction::Regexp => "REGEXP",
+            ScalarFunction::RegexpReplace => "REGEXP_REPLACE",
+            ScalarFunction::Left => "LEFT",
+            ScalarFunction::Right => "RIGHT",
+            ScalarFunction::Ascii => "ASCII",
+            ScalarFunction::Chr => "CHR",
+            ScalarFunction::Overlay => "OVERLAY",
+            ScalarFunction::Translate => "TRANSLATE",
+            ScalarFunction::Ln => "LN",
+            ScalarFunction::Log => "LOG",
+            ScalarFunction::Log10 => "LOG10",
+            ScalarFunction::Log2 => "LOG2",
+            ScalarFunction::Exp => "EXP",
+            ScalarFunction::Sqrt => "SQRT",
+            ScalarFunction::Sign => "SIGN",
+            ScalarFunction::Truncate { .. } => "TRUNCATE",
+            ScalarFunction::CeilNumber => "CEIL",
+            ScalarFunction::FloorNumber => "FLOOR",
+            ScalarFunction::Bin => "BIN",
+            ScalarFunction::Hex => "HEX",
+            ScalarFunction::FromUnixtime => "FROM_UNIXTIME",
+            ScalarFunction::Greatest => "GREATEST",
+            ScalarFunction::Least => "LEAST",
         }
     }
 }
@@ -476,10 +572,22 @@ impl fmt::Display for Expr {
                 ..
             } => write!(f, "{}({} TO {})", func.name(), join(args), unit.name()),
             Expr::Function {
+                func:
+                    func
+                    @ (ScalarFunction::TimestampDiff(unit) | ScalarFunction::TimestampAddUnit(unit)),
+                args,
+                ..
+            } => write!(f, "{}({}, {})", func.name(), unit.name(), join(args)),
+            Expr::Function {
                 func: ScalarFunction::Round { digits },
                 args,
                 ..
             } => write!(f, "ROUND({}, {digits})", join(args)),
+            Expr::Function {
+                func: ScalarFunction::Truncate { digits },
+                args,
+                ..
+            } => write!(f, "TRUNCATE({}, {digits})", join(args)),
             Expr::Function { func, args, .. } => write!(f, "{}({})", func.name(), join(args)),
         }
     }

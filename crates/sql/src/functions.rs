@@ -11,7 +11,7 @@
 use crate::expr_binder::{coerce, unify};
 use crate::types::{arithmetic_type, common_type};
 use datafusion_common::ScalarValue;
-use sqlparser::ast::{DateTimeField, TrimWhereField};
+use sqlparser::ast::{self, DateTimeField, TrimWhereField};
 use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
 use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction, TimeUnit};
 use tidemark_common::{Error, Result, Span, SqlType};
@@ -43,7 +43,63 @@ pub fn bind_call(
         "NULLIF" => call.nullif(args),
         "DATE_FORMAT" => call.date_format(args),
         "UNIX_TIMESTAMP" => call.unix_timestamp(args),
+        "FROM_UNIXTIME" => call.bind_from_unixtime(args),
+        "YEAR" => call.time_part(args, TimeUnit::Year),
+        "QUARTER" => call.time_part(args, TimeUnit::Quarter),
+        "MONTH" => call.time_part(args, TimeUnit::Month),
+        "WEEK" => call.time_part(args, TimeUnit::Week),
+        "DAYOFMONTH" => call.time_part(args, TimeUnit::Day),
+        "DAYOFWEEK" => call.time_part(args, TimeUnit::DayOfWeek),
+        "DAYOFYEAR" => call.time_part(args, TimeUnit::DayOfYear),
+        "HOUR" => call.time_part(args, TimeUnit::Hour),
+        "MINUTE" => call.time_part(args, TimeUnit::Minute),
+        "SECOND" => call.time_part(args, TimeUnit::Second),
+        "TO_DATE" | "CURRENT_DATE" | "DATE" => Err(Error::plan(
+            format!("{name} is not supported: it returns DATE, which tidemark does not have yet; use TO_TIMESTAMP(s [, format]) for a TIMESTAMP"),
+            span,
+        )
+        .with_hint("FLOOR(ts TO DAY) gives the start of a day")),
         "SUBSTRING" | "SUBSTR" => call.substring_call(args),
+        "LOCATE" => call.locate(args),
+        "INITCAP" => call.strings(args, 1, "INITCAP(s)", ScalarFunction::InitCap),
+        "REVERSE" => call.strings(args, 1, "REVERSE(s)", ScalarFunction::Reverse),
+        "TRANSLATE" => call.strings(args, 3, "TRANSLATE(s, from, to)", ScalarFunction::Translate),
+        "LPAD" => call.pad(args, ScalarFunction::Lpad),
+        "RPAD" => call.pad(args, ScalarFunction::Rpad),
+        "REPEAT" => call.string_int(args, "REPEAT(s, n)", ScalarFunction::Repeat),
+        "LEFT" => call.string_int(args, "LEFT(s, n)", ScalarFunction::Left),
+        "RIGHT" => call.string_int(args, "RIGHT(s, n)", ScalarFunction::Right),
+        "REGEXP" => call.regexp(args),
+        "REGEXP_REPLACE" => call.regexp_replace(args),
+        "LTRIM" => call.side_trim(args, true),
+        "RTRIM" => call.side_trim(args, false),
+        "ASCII" => call.ascii(args),
+        "CHR" => call.chr(args),
+        "LN" => call.double(args, 1, "LN(x)", ScalarFunction::Ln),
+        "LOG" if args.len() == 1 => call.double(args, 1, "LOG([base,] x)", ScalarFunction::Ln),
+        "LOG" => call.double(args, 2, "LOG([base,] x)", ScalarFunction::Log),
+        "LOG10" => call.double(args, 1, "LOG10(x)", ScalarFunction::Log10),
+        "LOG2" => call.double(args, 1, "LOG2(x)", ScalarFunction::Log2),
+        "EXP" => call.double(args, 1, "EXP(x)", ScalarFunction::Exp),
+        "SQRT" => call.double(args, 1, "SQRT(x)", ScalarFunction::Sqrt),
+        "SIGN" => call.sign(args),
+        "CEILING" => match <[Arg; 1]>::try_from(args) {
+            Ok([x]) => bind_floor_ceil(true, &DateTimeField::NoDateTime, x, span),
+            Err(args) => call
+                .arity(&args, 1, 1, "CEILING(x)")
+                .and_then(|_| Err(Error::Internal("arity checked".into()))),
+        },
+        "TRUNCATE" => call.truncate(args),
+        "BIN" => call.bin_hex(args, false),
+        "HEX" => call.bin_hex(args, true),
+        "PI" => call.pi(args),
+        "GREATEST" => call.greatest_least(args, ScalarFunction::Greatest),
+        "LEAST" => call.greatest_least(args, ScalarFunction::Least),
+        "RAND" | "RAND_INTEGER" | "UUID" => Err(Error::plan(
+            format!("{name} is not supported: its results could not be reproduced from the input"),
+            span,
+        )
+        .with_hint("derive the value from the row, e.g. a hash of a key column")),
         _ => return Err(args),
     })
 }
@@ -190,6 +246,143 @@ impl Call<'_> {
         self.function(ScalarFunction::RegexpExtract, args, SqlType::String)
     }
 
+    /// A function of `n` STRING arguments that returns a STRING.
+    fn strings(
+        &self,
+        args: Vec<Arg>,
+        n: usize,
+        signature: &str,
+        func: ScalarFunction,
+    ) -> Result<Expr> {
+        self.arity(&args, n, n, signature)?;
+        let args = args
+            .into_iter()
+            .map(|a| self.string(a, "arguments"))
+            .collect::<Result<_>>()?;
+        self.function(func, args, SqlType::String)
+    }
+
+    /// A function of a STRING and an INT that returns a STRING.
+    fn string_int(&self, args: Vec<Arg>, signature: &str, func: ScalarFunction) -> Result<Expr> {
+        self.arity(&args, 2, 2, signature)?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(n)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![self.string(s, "text")?, self.integer(n, "count")?];
+        self.function(func, args, SqlType::String)
+    }
+
+    fn locate(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 3, "LOCATE(needle, s [, start])")?;
+        let mut it = args.into_iter();
+        let (Some(needle), Some(s)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let mut args = vec![self.string(needle, "needle")?, self.string(s, "text")?];
+        if let Some(start) = it.next() {
+            args.push(self.integer(start, "start")?);
+        }
+        self.function(ScalarFunction::Locate, args, SqlType::Int)
+    }
+
+    fn pad(&self, args: Vec<Arg>, func: ScalarFunction) -> Result<Expr> {
+        let signature = format!("{}(s, length, padding)", self.name);
+        self.arity(&args, 3, 3, &signature)?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(len), Some(pad)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![
+            self.string(s, "text")?,
+            self.integer(len, "length")?,
+            self.string(pad, "padding")?,
+        ];
+        self.function(func, args, SqlType::String)
+    }
+
+    /// A regex argument; a literal one must compile.
+    fn regex(&self, a: Arg) -> Result<Expr> {
+        if let Some(pattern) = constant_string(&a.expr) {
+            if let Err(e) = regex::Regex::new(pattern) {
+                return Err(Error::plan(
+                    format!(
+                        "{}: invalid regex '{pattern}': {}",
+                        self.name,
+                        regex_error(&e)
+                    ),
+                    a.span,
+                )
+                .with_hint("regexes follow Java's syntax except look-around and back-references"));
+            }
+        }
+        self.string(a, "regex")
+    }
+
+    fn regexp(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 2, 2, "REGEXP(s, regex)")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(regex)) = (it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![self.string(s, "text")?, self.regex(regex)?];
+        self.function(ScalarFunction::Regexp, args, SqlType::Boolean)
+    }
+
+    fn regexp_replace(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 3, 3, "REGEXP_REPLACE(s, regex, replacement)")?;
+        let mut it = args.into_iter();
+        let (Some(s), Some(regex), Some(with)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let args = vec![
+            self.string(s, "text")?,
+            self.regex(regex)?,
+            self.string(with, "replacement")?,
+        ];
+        self.function(ScalarFunction::RegexpReplace, args, SqlType::String)
+    }
+
+    /// LTRIM / RTRIM(s [, characters]): spaces by default (not tabs).
+    fn side_trim(&self, args: Vec<Arg>, leading: bool) -> Result<Expr> {
+        let signature = format!("{}(s [, characters])", self.name);
+        self.arity(&args, 1, 2, &signature)?;
+        let mut it = args.into_iter();
+        let Some(s) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let chars = match it.next() {
+            Some(c) => self.string(c, "characters")?,
+            None => string_literal(" "),
+        };
+        self.function(
+            ScalarFunction::Trim {
+                leading,
+                trailing: !leading,
+            },
+            vec![self.string(s, "text")?, chars],
+            SqlType::String,
+        )
+    }
+
+    fn ascii(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 1, "ASCII(s)")?;
+        let args = args
+            .into_iter()
+            .map(|a| self.string(a, "argument"))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Ascii, args, SqlType::Int)
+    }
+
+    fn chr(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 1, "CHR(code)")?;
+        let args = args
+            .into_iter()
+            .map(|a| self.integer(a, "code"))
+            .collect::<Result<_>>()?;
+        self.function(ScalarFunction::Chr, args, SqlType::String)
+    }
+
     fn split_index(&self, args: Vec<Arg>) -> Result<Expr> {
         self.arity(&args, 3, 3, "SPLIT_INDEX(s, separator, index)")?;
         let mut it = args.into_iter();
@@ -213,6 +406,123 @@ impl Call<'_> {
             format!("{}'s {what} must be numeric, got {ty}", self.name),
             a.span,
         ))
+    }
+
+    /// A DOUBLE function of `n` numeric arguments, each cast to DOUBLE.
+    fn double(
+        &self,
+        args: Vec<Arg>,
+        n: usize,
+        signature: &str,
+        func: ScalarFunction,
+    ) -> Result<Expr> {
+        self.arity(&args, n, n, signature)?;
+        let args = args
+            .into_iter()
+            .map(|a| {
+                if a.expr.ty() != SqlType::Null {
+                    self.numeric(&a, "arguments")?;
+                }
+                Ok(coerce(a.expr, &SqlType::Double))
+            })
+            .collect::<Result<_>>()?;
+        self.function(func, args, SqlType::Double)
+    }
+
+    fn sign(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 1, "SIGN(x)")?;
+        let Some(x) = args.into_iter().next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ty = self.numeric(&x, "argument")?;
+        self.function(ScalarFunction::Sign, vec![x.expr], ty)
+    }
+
+    fn truncate(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 2, "TRUNCATE(x [, digits])")?;
+        let mut it = args.into_iter();
+        let Some(x) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ty = self.numeric(&x, "argument")?;
+        let digits = match it.next() {
+            None => 0,
+            Some(d) => constant_int(&d.expr)
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(|| {
+                    Error::plan("TRUNCATE's digits must be an integer literal", d.span)
+                        .with_hint("write e.g. TRUNCATE(x, 2)")
+                })?,
+        };
+        // As Flink: the type ROUND gives.
+        let ty = match ty {
+            SqlType::Decimal(p, s) => {
+                let (p, s) = round_decimal_type(p, s, digits);
+                SqlType::Decimal(p, s)
+            }
+            other => other,
+        };
+        self.function(ScalarFunction::Truncate { digits }, vec![x.expr], ty)
+    }
+
+    fn bin_hex(&self, args: Vec<Arg>, hex: bool) -> Result<Expr> {
+        let signature = if hex { "HEX(n or s)" } else { "BIN(n)" };
+        self.arity(&args, 1, 1, signature)?;
+        let Some(x) = args.into_iter().next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let func = if hex {
+            ScalarFunction::Hex
+        } else {
+            ScalarFunction::Bin
+        };
+        let arg = match x.expr.ty() {
+            t if t.is_integer() => coerce(x.expr, &SqlType::BigInt),
+            SqlType::Null => coerce(x.expr, &SqlType::BigInt),
+            SqlType::String if hex => x.expr,
+            other => {
+                return Err(Error::plan(
+                    format!(
+                        "{}'s argument must be an INT or BIGINT{}, got {other}",
+                        self.name,
+                        if hex { " or a STRING" } else { "" }
+                    ),
+                    x.span,
+                ))
+            }
+        };
+        self.function(func, vec![arg], SqlType::String)
+    }
+
+    fn pi(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 0, 0, "PI()")?;
+        Ok(Expr::Literal {
+            value: ScalarValue::Float64(Some(std::f64::consts::PI)),
+            ty: SqlType::Double,
+        })
+    }
+
+    /// GREATEST / LEAST: the arguments' common type, as comparisons find it.
+    fn greatest_least(&self, args: Vec<Arg>, func: ScalarFunction) -> Result<Expr> {
+        let signature = format!("{}(a, b, ...)", self.name);
+        self.arity(&args, 1, usize::MAX, &signature)?;
+        let mut ty = SqlType::Null;
+        for a in &args {
+            ty = common_type(&ty, &a.expr.ty()).ok_or_else(|| {
+                Error::plan(
+                    format!("{} cannot compare {ty} and {}", self.name, a.expr.ty()),
+                    a.span,
+                )
+            })?;
+        }
+        if ty == SqlType::Null || ty == SqlType::Boolean {
+            return Err(Error::plan(
+                format!("{} needs comparable arguments, got {ty}", self.name),
+                self.span,
+            ));
+        }
+        let args = args.into_iter().map(|a| coerce(a.expr, &ty)).collect();
+        self.function(func, args, ty)
     }
 
     fn round(&self, args: Vec<Arg>) -> Result<Expr> {
@@ -438,6 +748,43 @@ impl Call<'_> {
         )
     }
 
+    /// YEAR(ts), HOUR(ts), DAYOFWEEK(ts), ...: EXTRACT of that unit.
+    fn time_part(&self, args: Vec<Arg>, unit: TimeUnit) -> Result<Expr> {
+        let signature = format!("{}(ts)", self.name);
+        self.arity(&args, 1, 1, &signature)?;
+        let Some(ts) = args.into_iter().next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let ts = self.wall_clock(ts, false)?;
+        self.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
+    }
+
+    fn bind_from_unixtime(&self, args: Vec<Arg>) -> Result<Expr> {
+        self.arity(&args, 1, 2, "FROM_UNIXTIME(seconds [, format])")?;
+        let mut it = args.into_iter();
+        let Some(n) = it.next() else {
+            return Err(Error::Internal("arity checked above".into()));
+        };
+        let n = match n.expr.ty() {
+            t if t.is_integer() || t == SqlType::Null => coerce(n.expr, &SqlType::BigInt),
+            other => {
+                return Err(Error::plan(
+                    format!("FROM_UNIXTIME's seconds must be an INT or BIGINT, got {other}"),
+                    n.span,
+                ))
+            }
+        };
+        let format = match it.next() {
+            Some(f) => self.format(f, PatternMode::Format)?,
+            None => string_literal("yyyy-MM-dd HH:mm:ss"),
+        };
+        self.function(
+            ScalarFunction::FromUnixtime,
+            vec![n, format],
+            SqlType::String,
+        )
+    }
+
     fn substring_call(&self, args: Vec<Arg>) -> Result<Expr> {
         self.arity(&args, 2, 3, "SUBSTRING(s, start [, length])")?;
         let mut it = args.into_iter();
@@ -475,6 +822,33 @@ pub fn bind_substring(s: Arg, start: Option<Arg>, length: Option<Arg>, span: Spa
             .with_hint("write SUBSTRING(s FROM 2 FOR 3)"));
     };
     call.substring(s, start, length)
+}
+
+/// `POSITION(needle IN s)`: LOCATE without a start.
+pub fn bind_position(needle: Arg, s: Arg, span: Span) -> Result<Expr> {
+    let call = Call {
+        name: "POSITION",
+        span,
+    };
+    let args = vec![call.string(needle, "needle")?, call.string(s, "text")?];
+    call.function(ScalarFunction::Locate, args, SqlType::Int)
+}
+
+/// `OVERLAY(s PLACING r FROM start [FOR length])`.
+pub fn bind_overlay(s: Arg, r: Arg, start: Arg, length: Option<Arg>, span: Span) -> Result<Expr> {
+    let call = Call {
+        name: "OVERLAY",
+        span,
+    };
+    let mut args = vec![
+        call.string(s, "text")?,
+        call.string(r, "replacement")?,
+        call.integer(start, "start")?,
+    ];
+    if let Some(l) = length {
+        args.push(call.integer(l, "length")?);
+    }
+    call.function(ScalarFunction::Overlay, args, SqlType::String)
 }
 
 /// `TRIM([BOTH|LEADING|TRAILING] [chars FROM] s)`: spaces by default.
@@ -526,11 +900,24 @@ pub fn bind_floor_ceil(ceil: bool, field: &DateTimeField, ts: Arg, span: Span) -
     let name = if ceil { "CEIL" } else { "FLOOR" };
     let call = Call { name, span };
     if *field == DateTimeField::NoDateTime {
-        return Err(Error::plan(
-            format!("{name} of a number is not supported; only {name}(ts TO unit) is"),
-            span,
-        )
-        .with_hint("use ROUND(x) or CAST(x AS BIGINT)"));
+        // As Flink: integers and DOUBLE keep their type, DECIMAL(p, s)
+        // becomes DECIMAL(p, 0).
+        let ty = match ts.expr.ty() {
+            SqlType::Decimal(p, _) => SqlType::Decimal(p, 0),
+            t if t.is_numeric() => t,
+            other => {
+                return Err(Error::plan(
+                    format!("{name} needs a number, or a timestamp with TO unit; got {other}"),
+                    ts.span,
+                ))
+            }
+        };
+        let func = if ceil {
+            ScalarFunction::CeilNumber
+        } else {
+            ScalarFunction::FloorNumber
+        };
+        return call.function(func, vec![ts.expr], ty);
     }
     let unit = time_unit(field)
         .filter(|u| !matches!(u, TimeUnit::DayOfWeek | TimeUnit::DayOfYear))
@@ -572,6 +959,110 @@ fn time_unit(field: &DateTimeField) -> Option<TimeUnit> {
         DateTimeField::Second | DateTimeField::Seconds => TimeUnit::Second,
         _ => return None,
     })
+}
+
+/// `TIMESTAMPDIFF(unit, t1, t2)` (INT) and `TIMESTAMPADD(unit, n, ts)`
+/// (the type of `ts`); `unit` is the keyword as sqlparser parsed it.
+pub fn bind_timestamp_unit_call(
+    name: &str,
+    unit: Option<&ast::Expr>,
+    args: Vec<Arg>,
+    span: Span,
+) -> Result<Expr> {
+    let call = Call { name, span };
+    let diff = name == "TIMESTAMPDIFF";
+    let signature = if diff {
+        "TIMESTAMPDIFF(unit, t1, t2)"
+    } else {
+        "TIMESTAMPADD(unit, n, ts)"
+    };
+    let units = "SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR";
+    let Some(unit_expr) = unit else {
+        return Err(Error::plan(format!("{name} needs a unit first"), span)
+            .with_hint(format!("call it as {signature}, the unit one of {units}")));
+    };
+    let unit_span = crate::expr_binder::spanned(unit_expr);
+    let unit = match unit_expr {
+        ast::Expr::Identifier(id) if id.quote_style.is_none() => {
+            Some(id.value.to_ascii_uppercase())
+        }
+        _ => None,
+    }
+    .and_then(|u| {
+        Some(match u.as_str() {
+            "SECOND" => TimeUnit::Second,
+            "MINUTE" => TimeUnit::Minute,
+            "HOUR" => TimeUnit::Hour,
+            "DAY" => TimeUnit::Day,
+            "WEEK" => TimeUnit::Week,
+            "MONTH" => TimeUnit::Month,
+            "QUARTER" => TimeUnit::Quarter,
+            "YEAR" => TimeUnit::Year,
+            _ => return None,
+        })
+    })
+    .ok_or_else(|| {
+        Error::plan(
+            format!("{name}'s unit must be one of {units}, not {unit_expr}"),
+            unit_span,
+        )
+    })?;
+    // Two arguments after the unit; count the unit in the message.
+    if args.len() != 2 {
+        return Err(Error::plan(
+            format!("{name} takes 3 argument(s), got {}", args.len() + 1),
+            span,
+        )
+        .with_hint(format!("call it as {signature}")));
+    }
+    let mut it = args.into_iter();
+    let (Some(a), Some(b)) = (it.next(), it.next()) else {
+        return Err(Error::Internal("arity checked above".into()));
+    };
+    let timestamp = |a: Arg| -> Result<Expr> {
+        match a.expr.ty() {
+            t if t.is_timestamp() => Ok(a.expr),
+            SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            other => Err(Error::plan(
+                format!("{name} needs a TIMESTAMP or TIMESTAMP_LTZ, got {other}"),
+                a.span,
+            )),
+        }
+    };
+    if diff {
+        let (t1, t2) = (timestamp(a)?, timestamp(b)?);
+        let ltz = |e: &Expr| matches!(e.ty(), SqlType::TimestampLtz(_));
+        if ltz(&t1) != ltz(&t2) {
+            return Err(Error::plan(
+                format!(
+                    "TIMESTAMPDIFF of a {} and a {}: both must be TIMESTAMP or both TIMESTAMP_LTZ, as in Flink",
+                    t1.ty(),
+                    t2.ty()
+                ),
+                span,
+            )
+            .with_hint("CAST one of them"));
+        }
+        return call.function(
+            ScalarFunction::TimestampDiff(unit),
+            vec![t1, t2],
+            SqlType::Int,
+        );
+    }
+    let n = match a.expr.ty() {
+        t if t.is_integer() => a.expr,
+        SqlType::Null => coerce(a.expr, &SqlType::Int),
+        other => {
+            return Err(Error::plan(
+                format!("TIMESTAMPADD's count must be an INT or BIGINT, got {other}"),
+                a.span,
+            ))
+        }
+    };
+    let n = coerce(n, &SqlType::BigInt);
+    let ts = timestamp(b)?;
+    let ty = ts.ty();
+    call.function(ScalarFunction::TimestampAddUnit(unit), vec![n, ts], ty)
 }
 
 /// Flink's result type of ROUND(DECIMAL(p, s), digits): unchanged when

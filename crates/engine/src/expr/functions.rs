@@ -4,12 +4,13 @@
 //! [`crate::expr::eval`] owns operators and CASE ([`crate::expr::cast`]
 //! CAST) and hands every function call to [`evaluate_function`], the one
 //! place a function is dispatched; the time functions are
-//! [`crate::expr::temporal`]. Arguments arrive as arrays; where an argument
+//! [`crate::expr::temporal`], the newer string functions
+//! [`crate::expr::strings`] and numeric ones [`crate::expr::math`]. Arguments arrive as arrays; where an argument
 //! is a literal in the plan (a regex, a substring position) its bound
 //! expression is read too, so that constant work happens once per batch
 //! and arrow's kernels can be used.
 
-use crate::expr::temporal;
+use crate::expr::{math, strings, temporal};
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, StringArray, StringBuilder};
 use arrow::compute::cast;
 use arrow::compute::kernels::concat_elements::concat_elements_utf8_many;
@@ -134,6 +135,49 @@ pub(crate) fn evaluate_function(
         ScalarFunction::DateFormat => {
             temporal::date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
         }
+        ScalarFunction::TimestampDiff(unit) => {
+            temporal::timestamp_diff(unit, &values[0], &values[1])?
+        }
+        ScalarFunction::TimestampAddUnit(unit) => {
+            temporal::timestamp_add(unit, &values[0], &values[1])?
+        }
+        ScalarFunction::Locate => strings::locate(values),
+        ScalarFunction::InitCap => strings::initcap(&values[0]),
+        ScalarFunction::Lpad => strings::pad(values, true)?,
+        ScalarFunction::Rpad => strings::pad(values, false)?,
+        ScalarFunction::Repeat => strings::repeat(values)?,
+        ScalarFunction::Reverse => strings::reverse(&values[0]),
+        ScalarFunction::Regexp => strings::regexp(values),
+        ScalarFunction::RegexpReplace => strings::regexp_replace(values)?,
+        ScalarFunction::Left => strings::left_right(values, true),
+        ScalarFunction::Right => strings::left_right(values, false),
+        ScalarFunction::Ascii => strings::ascii(&values[0]),
+        ScalarFunction::Chr => strings::chr(&values[0]),
+        ScalarFunction::Overlay => strings::overlay(values),
+        ScalarFunction::Translate => strings::translate(values),
+        ScalarFunction::Ln => math::unary_double(&values[0], f64::ln),
+        ScalarFunction::Log => math::log_base(&values[0], &values[1])?,
+        ScalarFunction::Log10 => math::unary_double(&values[0], f64::log10),
+        ScalarFunction::Log2 => math::unary_double(&values[0], |x| x.ln() / std::f64::consts::LN_2),
+        ScalarFunction::Exp => math::unary_double(&values[0], f64::exp),
+        // Flink computes SQRT(x) as POWER(x, 0.5): SQRT(-0.0) is 0.0.
+        ScalarFunction::Sqrt => math::unary_double(&values[0], |x| x.powf(0.5)),
+        ScalarFunction::Sign => math::sign(&values[0])?,
+        ScalarFunction::Truncate { digits } => math::truncate(&values[0], digits, &ty.to_arrow())?,
+        ScalarFunction::CeilNumber => math::ceil_floor(&values[0], true, &ty.to_arrow())?,
+        ScalarFunction::FloorNumber => math::ceil_floor(&values[0], false, &ty.to_arrow())?,
+        ScalarFunction::Bin => math::integer_digits(&values[0], false),
+        ScalarFunction::Hex if values[0].data_type() == &DataType::Utf8 => {
+            math::string_hex(&values[0])
+        }
+        ScalarFunction::Hex => math::integer_digits(&values[0], true),
+        ScalarFunction::FromUnixtime => temporal::from_unixtime(
+            &values[0],
+            &chrono_format(&args[1], PatternMode::Format)?,
+            time_zone,
+        )?,
+        ScalarFunction::Greatest => math::greatest_least(values, true)?,
+        ScalarFunction::Least => math::greatest_least(values, false)?,
         ScalarFunction::UnixTimestamp => temporal::unix_timestamp(
             string(0),
             &chrono_format(&args[1], PatternMode::Parse)?,
@@ -433,6 +477,12 @@ fn round_decimal(x: i128, s: i8, digits: i32) -> Option<i128> {
 }
 
 fn round_double(x: f64, digits: i32) -> f64 {
+    round_double_to(x, digits, true)
+}
+
+/// A DOUBLE cut to `digits` on its shortest decimal form, rounded HALF_UP
+/// or (for TRUNCATE) toward zero.
+pub(crate) fn round_double_to(x: f64, digits: i32, half_up: bool) -> f64 {
     if !x.is_finite() || x == 0.0 {
         return x;
     }
@@ -461,7 +511,7 @@ fn round_double(x: f64, digits: i32) -> f64 {
     let mut kept = all[..keep]
         .iter()
         .fold(0u128, |acc, &d| acc * 10 + u128::from(d));
-    if all[keep] >= 5 {
+    if half_up && all[keep] >= 5 {
         kept += 1;
     }
     if kept == 0 {

@@ -1,10 +1,11 @@
 //! The time functions of the library: EXTRACT, FLOOR and CEIL of a
-//! timestamp to a unit, DATE_FORMAT, UNIX_TIMESTAMP, TO_TIMESTAMP and
-//! TO_TIMESTAMP_LTZ, over whole arrays of wall-clock timestamps, instants
+//! timestamp to a unit, TIMESTAMPDIFF and TIMESTAMPADD, DATE_FORMAT,
+//! FROM_UNIXTIME, UNIX_TIMESTAMP, TO_TIMESTAMP and TO_TIMESTAMP_LTZ, over whole arrays of wall-clock timestamps, instants
 //! or text.
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Int64Array, StringArray, StringBuilder, TimestampMillisecondArray,
+    Array, ArrayRef, AsArray, Int32Array, Int64Array, StringArray, StringBuilder,
+    TimestampMillisecondArray,
 };
 use arrow::compute::kernels::temporal::{date_part, DatePart};
 use arrow::compute::{cast, kernels::numeric};
@@ -208,6 +209,134 @@ pub(crate) fn unix_timestamp(s: &StringArray, format: &str, tz: chrono_tz::Tz) -
     Arc::new(out)
 }
 
+/// TIMESTAMPDIFF(unit, t1, t2) over two arrays of the same timestamp
+/// kind: Flink computes on the stored milliseconds, so a TIMESTAMP_LTZ
+/// counts in UTC whatever the session zone.
+pub(crate) fn timestamp_diff(unit: TimeUnit, t1: &ArrayRef, t2: &ArrayRef) -> Result<ArrayRef> {
+    let (t1, t2) = (
+        t1.as_primitive::<TimestampMillisecondType>(),
+        t2.as_primitive::<TimestampMillisecondType>(),
+    );
+    let out: Int32Array = arrow::compute::binary(t1, t2, |a, b| diff_units(unit, a, b))?;
+    Ok(Arc::new(out))
+}
+
+/// The whole `unit`s from `start` to `end`, narrowed to INT by wrapping as
+/// Java's `(int)` cast does.
+fn diff_units(unit: TimeUnit, start: i64, end: i64) -> i32 {
+    let count = match unit {
+        TimeUnit::Month => months_between(start, end),
+        TimeUnit::Quarter => months_between(start, end) / 3,
+        TimeUnit::Year => months_between(start, end) / 12,
+        // Flink counts weeks from the seconds already narrowed to INT, so
+        // past 68 years the week count comes from the wrapped seconds.
+        TimeUnit::Week => i64::from((end.wrapping_sub(start) / 1000) as i32) / (7 * 86_400),
+        // Integer division truncates toward zero, as Flink's does.
+        other => end.wrapping_sub(start) / fixed_unit(other).unwrap_or(1),
+    };
+    count as i32
+}
+
+/// Flink's month count from `start` to `end`: the calendar months between
+/// the two days (a month from the 31st ends on the month's last day), one
+/// less when that lands on `end`'s day but `end`'s time of day is earlier
+/// than `start`'s. The time correction is one-sided, as in Flink, so going
+/// backwards a shorter time of day makes the count one more negative.
+fn months_between(start: i64, end: i64) -> i64 {
+    let (start_day, start_ms) = (start.div_euclid(MS_PER_DAY), start.rem_euclid(MS_PER_DAY));
+    let (end_day, end_ms) = (end.div_euclid(MS_PER_DAY), end.rem_euclid(MS_PER_DAY));
+    let (Some(from), Some(to)) = (date_of(start_day), date_of(end_day)) else {
+        return 0;
+    };
+    let mut months = calendar_months(from, to);
+    if add_months(from, months) == Some(to) && end_ms < start_ms {
+        months -= 1;
+    }
+    months
+}
+
+/// The most months `m` with `from + m months <= to` (for `to < from`, minus
+/// the count from `to` to `from`).
+fn calendar_months(from: NaiveDate, to: NaiveDate) -> i64 {
+    if to < from {
+        return -calendar_months(to, from);
+    }
+    let months =
+        i64::from(to.year() - from.year()) * 12 + i64::from(to.month()) - i64::from(from.month());
+    // Landing in `to`'s month past its day is one month too many.
+    match add_months(from, months) {
+        Some(d) if d > to => months - 1,
+        _ => months,
+    }
+}
+
+/// `date` moved by `months`, clamped to the month's last day.
+fn add_months(date: NaiveDate, months: i64) -> Option<NaiveDate> {
+    let step = chrono::Months::new(u32::try_from(months.unsigned_abs()).ok()?);
+    if months < 0 {
+        date.checked_sub_months(step)
+    } else {
+        date.checked_add_months(step)
+    }
+}
+
+/// TIMESTAMPADD(unit, n, ts): fixed units add milliseconds (wrapping, as
+/// Java's long arithmetic); months, quarters and years move the date with
+/// the month end clamped and keep the time of day, counting in INT as Flink
+/// does (so a count past INT wraps). A result outside years 0000-9999 is
+/// NULL.
+pub(crate) fn timestamp_add(unit: TimeUnit, n: &ArrayRef, ts: &ArrayRef) -> Result<ArrayRef> {
+    let n = n.as_primitive::<Int64Type>();
+    let ts = ts.as_primitive::<TimestampMillisecondType>();
+    let tz = ts.timezone().map(Arc::<str>::from);
+    let months_per_unit = match unit {
+        TimeUnit::Month => 1,
+        TimeUnit::Quarter => 3,
+        TimeUnit::Year => 12,
+        _ => 0,
+    };
+    let out: TimestampMillisecondArray = if months_per_unit == 0 {
+        let unit_ms = fixed_unit(unit).unwrap_or(1);
+        n.iter()
+            .zip(ts.iter())
+            .map(|(n, t)| Some(t?.wrapping_add(n?.wrapping_mul(unit_ms))))
+            .collect()
+    } else {
+        n.iter()
+            .zip(ts.iter())
+            .map(|(n, t)| {
+                let (n, t) = (n?, t?);
+                let months = (n as i32).wrapping_mul(months_per_unit);
+                let (day, ms) = (t.div_euclid(MS_PER_DAY), t.rem_euclid(MS_PER_DAY));
+                let date = add_months(date_of(day)?, i64::from(months))?;
+                millis_of(date)?.checked_add(ms)
+            })
+            .collect()
+    };
+    // Past years 0000-9999 Flink prints garbage: NULL here.
+    let out: TimestampMillisecondArray =
+        out.unary_opt(|t| (FIRST_MS..=LAST_MS).contains(&t).then_some(t));
+    Ok(Arc::new(out.with_timezone_opt(tz)))
+}
+
+/// 0000-01-01 00:00:00.000 and 9999-12-31 23:59:59.999.
+const FIRST_MS: i64 = -62_167_219_200_000;
+const LAST_MS: i64 = 253_402_300_799_999;
+
+/// FROM_UNIXTIME(seconds, format): the instant on the session zone's wall
+/// clock, written with the chrono format the binder checked; NULL past
+/// the range chrono can write.
+pub(crate) fn from_unixtime(
+    seconds: &ArrayRef,
+    format: &str,
+    tz: chrono_tz::Tz,
+) -> Result<ArrayRef> {
+    let wall: TimestampMillisecondArray = seconds
+        .as_primitive::<Int64Type>()
+        .unary_opt(|s| crate::time::zone::to_wall_clock(s.checked_mul(1000)?, tz));
+    date_format(&(Arc::new(wall) as ArrayRef), format)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +417,41 @@ mod tests {
             let got = got.as_primitive::<TimestampMillisecondType>().value(0);
             assert_eq!(got, ts(want), "{t} {unit:?} ceil={ceil}");
         }
+    }
+
+    #[test]
+    fn month_counts_follow_flink() {
+        let ms = |s: &str| {
+            chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.3f")
+                .map(|d| d.and_utc().timestamp_millis())
+                .unwrap_or(i64::MIN)
+        };
+        let cases = [
+            ("2024-01-31 10:00:00.000", "2024-02-29 09:59:59.999", 0),
+            ("2024-01-31 10:00:00.000", "2024-02-29 10:00:00.000", 1),
+            ("2024-03-01 00:00:00.000", "2024-01-01 00:00:00.500", -2),
+            ("2024-03-01 00:00:00.500", "2024-01-01 00:00:00.000", -3),
+            ("2020-02-29 12:00:00.000", "2021-02-28 12:00:00.000", 12),
+            ("2024-01-31 00:00:00.000", "2024-02-28 00:00:00.000", 0),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(months_between(ms(a), ms(b)), want, "{a} to {b}");
+        }
+        assert_eq!(
+            months_between(i64::MIN, i64::MAX),
+            0,
+            "no panic past the range"
+        );
+    }
+
+    #[test]
+    fn timestamp_add_past_year_9999_is_null() -> Result<()> {
+        let n: ArrayRef = Arc::new(Int64Array::from(vec![i64::from(i32::MAX), 1]));
+        let ts: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![0, 0]));
+        for unit in [TimeUnit::Hour, TimeUnit::Week, TimeUnit::Quarter] {
+            let out = timestamp_add(unit, &n, &ts)?;
+            assert!(out.is_null(0) && out.is_valid(1), "{unit:?}");
+        }
+        Ok(())
     }
 }

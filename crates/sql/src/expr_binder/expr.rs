@@ -1,7 +1,7 @@
 //! Expressions: column references (plain or qualified by a join side),
 //! operators, BETWEEN and IN, CAST, CASE, references to OVER results, and
-//! the SQL syntax of EXTRACT, FLOOR/CEIL, SUBSTRING and TRIM (bound by the
-//! function library).
+//! the SQL syntax of EXTRACT, FLOOR/CEIL, SUBSTRING, TRIM, POSITION and
+//! OVERLAY (bound by the function library).
 
 use super::literal::{interval_millis, literal, typed_string};
 use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify};
@@ -397,6 +397,23 @@ impl ExprBinder<'_> {
                 let s = self.arg(expr)?;
                 let chars = trim_what.as_deref().map(|x| self.arg(x)).transpose()?;
                 library::bind_trim(trim_where.as_ref(), chars, s, span)
+            }
+            ast::Expr::Position { expr, r#in } => {
+                let needle = self.arg(expr)?;
+                let s = self.arg(r#in)?;
+                library::bind_position(needle, s, span)
+            }
+            ast::Expr::Overlay {
+                expr,
+                overlay_what,
+                overlay_from,
+                overlay_for,
+            } => {
+                let s = self.arg(expr)?;
+                let r = self.arg(overlay_what)?;
+                let start = self.arg(overlay_from)?;
+                let len = overlay_for.as_deref().map(|x| self.arg(x)).transpose()?;
+                library::bind_overlay(s, r, start, len, span)
             }
             ast::Expr::Interval(_) => Err(Error::plan(
                 "an INTERVAL can only be added to or subtracted from a timestamp here",

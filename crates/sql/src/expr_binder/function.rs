@@ -1,7 +1,9 @@
 //! Function calls: aggregate calls are handed to the aggregate scope,
 //! the function library binds what it knows, and the calls left (COALESCE,
 //! string functions, ABS, CURRENT_WATERMARK, PROCTIME, TO_TIMESTAMP and
-//! TO_TIMESTAMP_LTZ) are bound here.
+//! TO_TIMESTAMP_LTZ) are bound here. The unit keyword that TIMESTAMPDIFF
+//! and TIMESTAMPADD take first is split off here, before the other
+//! arguments are bound as expressions.
 
 use super::aggregate::aggregate_call;
 use super::typing::{coerce, unify};
@@ -46,13 +48,25 @@ impl ExprBinder<'_> {
                 span,
             ));
         }
+        // TIMESTAMPDIFF and TIMESTAMPADD take a unit keyword first, which
+        // sqlparser hands over as an identifier: it is no column.
+        let unit_first = matches!(name.as_str(), "TIMESTAMPDIFF" | "TIMESTAMPADD");
+        let mut unit = None;
         let args = match &f.args {
             FunctionArguments::List(list) => list
                 .args
                 .iter()
-                .map(|a| match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => self.arg(x),
-                    _ => Err(Error::plan(format!("unsupported argument to {name}"), span)),
+                .enumerate()
+                .filter_map(|(i, a)| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) if unit_first && i == 0 => {
+                        unit = Some(x);
+                        None
+                    }
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(self.arg(x)),
+                    _ => Some(Err(Error::plan(
+                        format!("unsupported argument to {name}"),
+                        span,
+                    ))),
                 })
                 .collect::<Result<Vec<_>>>()?,
             FunctionArguments::None => vec![],
@@ -60,6 +74,9 @@ impl ExprBinder<'_> {
                 return Err(Error::plan("subqueries are not supported", span))
             }
         };
+        if unit_first {
+            return library::bind_timestamp_unit_call(&name, unit, args, span);
+        }
         let args = match library::bind_call(&name, args, span) {
             Ok(bound) => return bound,
             Err(args) => args,
