@@ -46,7 +46,7 @@ pub use ops::partitioned::{
 };
 pub use ops::session_agg::SessionAggregate;
 pub use ops::session_rows::SessionRows;
-pub use ops::stateless::{Filter, ProcTimeWatermarks, Project, WindowLabels};
+pub use ops::stateless::{Expand, Filter, ProcTimeWatermarks, Project, WindowLabels};
 #[cfg(any(test, feature = "testing"))]
 pub use ops::testing;
 pub use ops::union::{Branch, UnionSource};

@@ -349,10 +349,14 @@ fn time_origin(plan: &LogicalPlan, column: usize) -> String {
             }
         }
         LogicalPlan::Filter { input, .. } => time_origin(input, column),
+        LogicalPlan::Expand { input, .. } if column < input.schema().len() => {
+            time_origin(input, column)
+        }
         LogicalPlan::WindowRank { input, .. } if column < input.schema().len() => {
             time_origin(input, column)
         }
         LogicalPlan::WindowRank { .. } => "the rank of the window ranking below".into(),
+        LogicalPlan::Expand { .. } => "the number of the grouping set".into(),
         LogicalPlan::OverAggregate { input, schema, .. } => {
             if column < input.schema().len() {
                 time_origin(input, column)

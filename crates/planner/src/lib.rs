@@ -20,7 +20,7 @@ use tidemark_engine::SessionRows;
 use tidemark_engine::{auto_split, partitionable, PartitionedWindowAggregate};
 use tidemark_engine::{Branch, UnionSource};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
-use tidemark_engine::{Filter, ProcTimeWatermarks, Project, WindowLabels};
+use tidemark_engine::{Expand, Filter, ProcTimeWatermarks, Project, WindowLabels};
 use tidemark_engine::{Idleness, TableSource};
 use tidemark_engine::{JoinSide, WindowJoin, WindowJoinSpec};
 use tidemark_engine::{WindowAggregate, WindowAggregateSpec};
@@ -506,6 +506,15 @@ fn build(
                 eval,
                 input.schema().fields.len(),
             )));
+            Ok(source)
+        }
+        LogicalPlan::Expand {
+            input,
+            nulled,
+            schema,
+        } => {
+            let source = build(input, operators, options, batch_size, eval, clock)?;
+            operators.push(Box::new(Expand::new(nulled.clone(), schema.to_arrow())));
             Ok(source)
         }
         LogicalPlan::Project {

@@ -46,6 +46,11 @@ impl Dialect for FlinkDialect {
         true
     }
 
+    /// `GROUPING SETS`, `ROLLUP` and `CUBE` in GROUP BY.
+    fn supports_group_by_expr(&self) -> bool {
+        true
+    }
+
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
         let is_table_arg = matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::TABLE)
             && matches!(&parser.peek_nth_token(1).token, Token::Word(_));

@@ -37,6 +37,15 @@ pub enum LogicalPlan {
         exprs: Vec<Expr>,
         schema: Schema,
     },
+    /// `GROUPING SETS`, `ROLLUP` and `CUBE`: each input row once per
+    /// grouping set, in row order, with the key columns the set leaves out
+    /// NULL (`nulled[set]`) and the set's number (BIGINT, from 0) after
+    /// the input's columns.
+    Expand {
+        input: Box<LogicalPlan>,
+        nulled: Vec<Vec<usize>>,
+        schema: Schema,
+    },
     /// A window TVF not followed by an aggregation: every input column plus
     /// `window_start`, `window_end`, `window_time`, per window of the row.
     WindowTvf {
@@ -135,6 +144,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Expand { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
             | LogicalPlan::WindowRank { input, .. }
@@ -153,6 +163,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Expand { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
             | LogicalPlan::WindowRank { input, .. }
             | LogicalPlan::WindowTvf { input, .. } => input.has_window_aggregate(),
@@ -167,6 +178,7 @@ impl LogicalPlan {
             | LogicalPlan::OverAggregate { schema, .. }
             | LogicalPlan::WindowRank { schema, .. }
             | LogicalPlan::Project { schema, .. }
+            | LogicalPlan::Expand { schema, .. }
             | LogicalPlan::WindowTvf { schema, .. }
             | LogicalPlan::WindowAggregate { schema, .. } => schema,
             LogicalPlan::Filter { input, .. } => input.schema(),
@@ -202,6 +214,7 @@ impl LogicalPlan {
             | LogicalPlan::WindowJoin { .. } => None,
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Expand { input, .. }
             | LogicalPlan::WindowTvf { input, .. }
             | LogicalPlan::OverAggregate { input, .. }
             | LogicalPlan::WindowRank { input, .. }
@@ -225,6 +238,24 @@ impl LogicalPlan {
                 line
             }
             LogicalPlan::Filter { predicate, .. } => format!("Filter: {predicate}"),
+            LogicalPlan::Expand { input, nulled, .. } => {
+                // The keys some set leaves out; the others are in all.
+                let varying: std::collections::BTreeSet<usize> =
+                    nulled.iter().flatten().copied().collect();
+                let sets: Vec<String> = nulled
+                    .iter()
+                    .map(|set| {
+                        let kept: Vec<&str> = varying
+                            .iter()
+                            .copied()
+                            .filter(|c| !set.contains(c))
+                            .map(|c| input.schema().field(c).name.as_str())
+                            .collect();
+                        format!("({})", kept.join(", "))
+                    })
+                    .collect();
+                format!("Expand: a copy per grouping set [{}]", sets.join(", "))
+            }
             LogicalPlan::OverAggregate {
                 input,
                 partition,

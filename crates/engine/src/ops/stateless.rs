@@ -1,5 +1,6 @@
-//! Operators that keep no state: projection, filter, and a window TVF that
-//! only labels rows with their window.
+//! Operators that keep no state: projection, filter, the expansion of rows
+//! into grouping sets, and a window TVF that only labels rows with their
+//! window.
 
 use crate::expr::eval::{evaluate, predicate_mask, EvalContext};
 use crate::ops::operator::{Operator, OperatorMetrics};
@@ -267,6 +268,53 @@ impl ChunkStep for Predicate {
         let rows: Vec<u32> = (0..chunk.num_rows() as u32)
             .filter(|i| mask.value(*i as usize))
             .collect();
+        Ok(chunk.select(batch, &rows))
+    }
+}
+
+/// GROUPING SETS, ROLLUP and CUBE: each row once per grouping set.
+pub type Expand = ChunkMap<Expansion>;
+
+/// The step of [`Expand`]: row `r`'s copies come together, set by set, so
+/// that their watermarks stay in order; in the copy for set `s` the
+/// columns `nulled[s]` are NULL, and a last BIGINT column holds `s`.
+pub struct Expansion {
+    nulled: Vec<Vec<usize>>,
+    schema: SchemaRef,
+}
+
+impl Expand {
+    pub fn new(nulled: Vec<Vec<usize>>, schema: SchemaRef) -> Self {
+        ChunkMap::of(Expansion { nulled, schema })
+    }
+}
+
+impl ChunkStep for Expansion {
+    const NAME: &'static str = "Expand";
+
+    fn apply(&self, chunk: &Chunk) -> Result<Chunk> {
+        let sets = self.nulled.len();
+        let rows: Vec<u32> = (0..chunk.num_rows() as u32)
+            .flat_map(|r| std::iter::repeat_n(r, sets))
+            .collect();
+        let indices = arrow::array::UInt32Array::from(rows.clone());
+        let set_of = |i: usize| i % sets;
+        let mut columns = Vec::with_capacity(chunk.batch.num_columns() + 1);
+        for (c, column) in chunk.batch.columns().iter().enumerate() {
+            let copied = arrow::compute::take(column, &indices, None)?;
+            if !self.nulled.iter().any(|set| set.contains(&c)) {
+                columns.push(copied);
+                continue;
+            }
+            let left_out = arrow::array::BooleanArray::from_iter(
+                (0..rows.len()).map(|i| Some(self.nulled[set_of(i)].contains(&c))),
+            );
+            columns.push(arrow::compute::nullif(&copied, &left_out)?);
+        }
+        columns.push(Arc::new(arrow::array::Int64Array::from_iter_values(
+            (0..rows.len()).map(|i| set_of(i) as i64),
+        )));
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         Ok(chunk.select(batch, &rows))
     }
 }

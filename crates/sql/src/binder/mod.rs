@@ -11,6 +11,7 @@
 //! or an INSERT INTO asks for.
 
 mod conform;
+pub(crate) mod grouping_sets;
 mod relation;
 mod select;
 mod window_aggregate;

@@ -3,6 +3,7 @@
 //! HAVING, and the plan that projects the input, aggregates per window and
 //! projects the SELECT list.
 
+use super::grouping_sets::{grouping_sets, GroupingIds};
 use super::relation::Relation;
 use super::select::{filter, select_list};
 use super::QueryBinder;
@@ -56,24 +57,64 @@ impl QueryBinder<'_> {
             input = filter(input, predicate, spanned(w))?;
         }
 
+        // The keys of every grouping set, and which of them each set has.
+        let sets = grouping_sets(group_exprs)?;
         let mut keys: Vec<(Expr, Span)> = Vec::new();
-        let mut window_columns = [false; 3];
-        for g in group_exprs {
-            let bound = ExprBinder::new(&tvf_schema, "GROUP BY").bind(g)?;
-            match bound.as_column() {
-                Some(c) if c >= n_in => window_columns[c - n_in] = true,
-                _ => {
-                    if reads_window(&bound, n_in) {
-                        return Err(Error::plan(
-                            "group by window_start, window_end or window_time as plain columns",
-                            spanned(g),
-                        ));
-                    }
-                    if !keys.iter().any(|(k, _)| *k == bound) {
-                        keys.push((bound, spanned(g)));
+        let mut present: Vec<Vec<usize>> = Vec::new();
+        let mut set_windows: Vec<[bool; 3]> = Vec::new();
+        for set in &sets {
+            let mut window_columns = [false; 3];
+            let mut has = Vec::new();
+            for g in set {
+                let bound = ExprBinder::new(&tvf_schema, "GROUP BY").bind(g)?;
+                match bound.as_column() {
+                    Some(c) if c >= n_in => window_columns[c - n_in] = true,
+                    _ => {
+                        if reads_window(&bound, n_in) {
+                            return Err(Error::plan(
+                                "group by window_start, window_end or window_time as plain columns",
+                                spanned(g),
+                            ));
+                        }
+                        let index = match keys.iter().position(|(k, _)| *k == bound) {
+                            Some(i) => i,
+                            None => {
+                                keys.push((bound, spanned(g)));
+                                keys.len() - 1
+                            }
+                        };
+                        has.push(index);
                     }
                 }
             }
+            present.push(has);
+            set_windows.push(window_columns);
+        }
+        let window_columns = set_windows[0];
+        let several_sets = sets.len() > 1;
+        if several_sets
+            && !set_windows
+                .iter()
+                .all(|w| w[0] && w[1] && w[2] == window_columns[2])
+        {
+            return Err(Error::plan(
+                "a grouping set without window_start and window_end (or with window_time in some sets only) would aggregate without a window, which is not supported on a stream",
+                group_span,
+            )
+            .with_hint("put the window columns outside the sets: GROUP BY window_start, window_end, GROUPING SETS (...)"));
+        }
+        if several_sets
+            && (!relation.partition.is_empty()
+                || matches!(
+                    window.kind,
+                    tidemark_common::window::WindowKind::Session { .. }
+                ))
+        {
+            return Err(Error::plan(
+                "GROUPING SETS, ROLLUP and CUBE are not supported on a SESSION window",
+                group_span,
+            )
+            .with_hint("aggregate each grouping in its own query and UNION ALL them"));
         }
         if !(window_columns[0] && window_columns[1]) {
             return Err(Error::plan(
@@ -102,8 +143,10 @@ impl QueryBinder<'_> {
             }
         }
 
-        // Output of the aggregation: keys, window columns, aggregates.
+        // Output of the aggregation: keys, the grouping set's number when
+        // there are several, window columns, aggregates.
         let n_keys = keys.len();
+        let n_group = n_keys + usize::from(several_sets);
         let mut groups: Vec<(Expr, Expr)> = Vec::new();
         let mut out_fields = Vec::new();
         for (i, (k, _)) in keys.iter().enumerate() {
@@ -111,8 +154,21 @@ impl QueryBinder<'_> {
                 Expr::Column { name, .. } => name.clone(),
                 _ => format!("$key{i}"),
             };
-            out_fields.push(Field::new(name.clone(), k.ty()));
+            let mut field = Field::new(name.clone(), k.ty());
+            field.nullable |= several_sets;
+            out_fields.push(field);
             groups.push((k.clone(), Expr::column(i, name, k.ty())));
+        }
+        let grouping = several_sets.then(|| GroupingIds {
+            keys: keys.iter().map(|(k, _)| k.clone()).collect(),
+            present: present
+                .iter()
+                .map(|has| (0..n_keys).map(|k| has.contains(&k)).collect())
+                .collect(),
+            set_column: Expr::column(n_keys, GROUPING_SET, SqlType::BigInt),
+        });
+        if several_sets {
+            out_fields.push(Field::new(GROUPING_SET, SqlType::BigInt));
         }
         let time_ty = tvf_schema.field(wt).ty.clone();
         for (j, (col, name, ty)) in [
@@ -128,13 +184,14 @@ impl QueryBinder<'_> {
             out_fields.push(Field::new(name, ty.clone()).rowtime(j == 2));
             groups.push((
                 Expr::column(col, name, ty.clone()),
-                Expr::column(n_keys + j, name, ty),
+                Expr::column(n_group + j, name, ty),
             ));
         }
         let mut scope = AggregateScope {
             groups,
             calls: Vec::new(),
-            first_aggregate_column: n_keys + 3,
+            first_aggregate_column: n_group + 3,
+            grouping,
         };
 
         let having = match &select.having {
@@ -187,18 +244,21 @@ impl QueryBinder<'_> {
             pre_exprs.push(k.clone());
             pre_fields.push(Field::new(k.to_string(), k.ty()));
         }
+        // With grouping sets the key columns are NULL where a set leaves
+        // them out, so an argument equal to a key gets its own column.
+        let shared_from = if several_sets { 1 + n_keys } else { 0 };
         let mut aggregates = Vec::new();
         for (call, (func, computed_arg)) in scope.calls.iter().zip(computed) {
-            let arg = computed_arg
-                .as_ref()
-                .map(|a| match pre_exprs.iter().position(|e| e == a) {
-                    Some(i) => i,
+            let arg = computed_arg.as_ref().map(|a| {
+                match pre_exprs[shared_from..].iter().position(|e| e == a) {
+                    Some(i) => shared_from + i,
                     None => {
                         pre_exprs.push(a.clone());
                         pre_fields.push(Field::new(a.to_string(), a.ty()));
                         pre_exprs.len() - 1
                     }
-                });
+                }
+            });
             aggregates.push(AggregateCall {
                 func,
                 arg,
@@ -211,11 +271,34 @@ impl QueryBinder<'_> {
             });
             out_fields.push(Field::new(call.to_string(), call.ty.clone()));
         }
-        let pre = LogicalPlan::Project {
+        let pre_width = pre_exprs.len();
+        let mut pre = LogicalPlan::Project {
             input: Box::new(input),
             exprs: pre_exprs,
-            schema: Schema::new(pre_fields),
+            schema: Schema::new(pre_fields.clone()),
         };
+        let mut agg_keys: Vec<usize> = (1..=n_keys).collect();
+        if several_sets {
+            let mut fields = pre_fields;
+            for f in &mut fields[1..=n_keys] {
+                f.nullable = true;
+            }
+            fields.push(Field::new(GROUPING_SET, SqlType::BigInt));
+            pre = LogicalPlan::Expand {
+                input: Box::new(pre),
+                nulled: present
+                    .iter()
+                    .map(|has| {
+                        (0..n_keys)
+                            .filter(|k| !has.contains(k))
+                            .map(|k| 1 + k)
+                            .collect()
+                    })
+                    .collect(),
+                schema: Schema::new(fields),
+            };
+            agg_keys.push(pre_width);
+        }
         let mut plan = LogicalPlan::WindowAggregate {
             input: Box::new(pre),
             window: WindowSpec {
@@ -224,7 +307,7 @@ impl QueryBinder<'_> {
                 partition: vec![],
                 span: window.span,
             },
-            keys: (1..=n_keys).collect(),
+            keys: agg_keys,
             aggregates,
             schema: Schema::new(out_fields),
         };
@@ -238,6 +321,9 @@ impl QueryBinder<'_> {
         })
     }
 }
+
+/// The name of the column holding a row's grouping set number.
+const GROUPING_SET: &str = "$grouping_set";
 
 /// Whether `e` reads window_start, window_end or window_time: the columns
 /// a window TVF puts after its `n_in` input columns.

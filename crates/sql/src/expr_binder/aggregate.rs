@@ -4,6 +4,7 @@
 //! expression equal to a grouping key reads that key's column.
 
 use super::{spanned, ExprBinder};
+use crate::binder::grouping_sets::{grouping_call, GroupingIds};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, DuplicateTreatment, FunctionArg, FunctionArgExpr, FunctionArguments};
 use tidemark_common::expr::{AggregateFunction, Expr};
@@ -18,6 +19,8 @@ pub struct AggregateScope {
     pub calls: Vec<BoundAggregate>,
     /// Index of the first aggregate column in the aggregation's output.
     pub first_aggregate_column: usize,
+    /// The grouping sets, when GROUP BY has several.
+    pub grouping: Option<GroupingIds>,
 }
 
 /// Shown as it reads in SQL: `COUNT(*)`, `SUM(price)`, `COUNT(DISTINCT k)`,
@@ -77,6 +80,9 @@ impl BoundAggregate {
 
 impl ExprBinder<'_> {
     pub(super) fn bind_in_aggregate(&mut self, e: &ast::Expr) -> Result<Expr> {
+        if let Some(call) = grouping_call(e) {
+            return self.bind_grouping(call, e);
+        }
         if let Some(call) = aggregate_call(e) {
             return self.bind_aggregate_call(call, e);
         }
@@ -101,6 +107,53 @@ impl ExprBinder<'_> {
             }
         }
         self.bind_plain(e)
+    }
+
+    /// `GROUPING(k, ..)` / `GROUPING_ID(k, ..)`: which of its arguments,
+    /// each a GROUP BY expression, the row's grouping set leaves out.
+    fn bind_grouping(&mut self, call: &ast::Function, e: &ast::Expr) -> Result<Expr> {
+        let name = call.name.to_string().to_ascii_uppercase();
+        let args: Vec<&ast::Expr> = match &call.args {
+            FunctionArguments::List(list) if list.duplicate_treatment.is_none() => list
+                .args
+                .iter()
+                .map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Ok(x),
+                    _ => Err(Error::plan(
+                        format!("unsupported argument to {name}"),
+                        spanned(e),
+                    )),
+                })
+                .collect::<Result<_>>()?,
+            _ => vec![],
+        };
+        if args.is_empty() {
+            return Err(Error::plan(
+                format!("{name} takes the GROUP BY expressions to test"),
+                spanned(e),
+            )
+            .with_hint(format!("{name}(k)")));
+        }
+        let scope = self
+            .aggregate
+            .as_deref()
+            .expect("aggregate scope checked by caller");
+        let mut key_of = Vec::with_capacity(args.len());
+        for a in args {
+            let bound = ExprBinder::new(self.schema, "GROUPING").bind_plain(a)?;
+            let keys = scope.grouping.as_ref().map_or(&[][..], |g| &g.keys[..]);
+            match keys.iter().position(|k| *k == bound) {
+                Some(k) => key_of.push(Some(k)),
+                None if scope.groups.iter().any(|(g, _)| *g == bound) => key_of.push(None),
+                None => {
+                    return Err(Error::plan(
+                        format!("{name}'s argument '{bound}' is not a GROUP BY expression"),
+                        spanned(a),
+                    ))
+                }
+            }
+        }
+        Ok(GroupingIds::value(scope.grouping.as_ref(), &key_of))
     }
 
     pub(super) fn bind_aggregate_call(
