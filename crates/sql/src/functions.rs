@@ -439,30 +439,7 @@ impl Call<'_> {
     }
 
     fn truncate(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 1, 2, "TRUNCATE(x [, digits])")?;
-        let mut it = args.into_iter();
-        let Some(x) = it.next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
-        let ty = self.numeric(&x, "argument")?;
-        let digits = match it.next() {
-            None => 0,
-            Some(d) => constant_int(&d.expr)
-                .and_then(|v| i32::try_from(v).ok())
-                .ok_or_else(|| {
-                    Error::plan("TRUNCATE's digits must be an integer literal", d.span)
-                        .with_hint("write e.g. TRUNCATE(x, 2)")
-                })?,
-        };
-        // As Flink: the type ROUND gives.
-        let ty = match ty {
-            SqlType::Decimal(p, s) => {
-                let (p, s) = round_decimal_type(p, s, digits);
-                SqlType::Decimal(p, s)
-            }
-            other => other,
-        };
-        self.function(ScalarFunction::Truncate { digits }, vec![x.expr], ty)
+        self.rounding(args, |digits| ScalarFunction::Truncate { digits })
     }
 
     fn bin_hex(&self, args: Vec<Arg>, hex: bool) -> Result<Expr> {
@@ -526,7 +503,14 @@ impl Call<'_> {
     }
 
     fn round(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 1, 2, "ROUND(x [, digits])")?;
+        self.rounding(args, |digits| ScalarFunction::Round { digits })
+    }
+
+    /// ROUND and TRUNCATE: `x [, digits]` with the digits a constant; a
+    /// DECIMAL gets the type Flink gives ROUND's result.
+    fn rounding(&self, args: Vec<Arg>, func: impl Fn(i32) -> ScalarFunction) -> Result<Expr> {
+        let name = self.name;
+        self.arity(&args, 1, 2, &format!("{name}(x [, digits])"))?;
         let mut it = args.into_iter();
         let Some(x) = it.next() else {
             return Err(Error::Internal("arity checked above".into()));
@@ -537,8 +521,11 @@ impl Call<'_> {
             Some(d) => constant_int(&d.expr)
                 .and_then(|v| i32::try_from(v).ok())
                 .ok_or_else(|| {
-                    Error::plan("ROUND's digits must be an integer literal", d.span)
-                        .with_hint("write e.g. ROUND(x, 2)")
+                    Error::plan(
+                        format!("{name}'s digits must be an integer literal"),
+                        d.span,
+                    )
+                    .with_hint(format!("write e.g. {name}(x, 2)"))
                 })?,
         };
         let ty = match ty {
@@ -548,7 +535,7 @@ impl Call<'_> {
             }
             other => other,
         };
-        self.function(ScalarFunction::Round { digits }, vec![x.expr], ty)
+        self.function(func(digits), vec![x.expr], ty)
     }
 
     fn modulo(&self, args: Vec<Arg>) -> Result<Expr> {
