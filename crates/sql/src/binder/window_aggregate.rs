@@ -32,9 +32,30 @@ impl QueryBinder<'_> {
                     if group_span.is_known() { group_span } else { span },
                 ));
             }
+            let at = if group_span.is_known() {
+                group_span
+            } else {
+                span
+            };
+            let has_window_columns = relation.plan.schema().index_of("window_start").is_some()
+                && relation.plan.schema().index_of("window_end").is_some();
+            if has_window_columns && relation.plan.has_window_aggregate() {
+                return Err(Error::plan(
+                    "a window aggregation over another window aggregation's rows, by their window_start and window_end, is not supported yet",
+                    at,
+                )
+                .with_hint("window the first aggregation's window_time again: FROM TABLE(TUMBLE(TABLE first_view, DESCRIPTOR(window_time), INTERVAL ...)) GROUP BY window_start, window_end"));
+            }
+            if has_window_columns && relation.plan.tvf_window().is_some() {
+                return Err(Error::plan(
+                    "a window aggregation over a subquery of a window TVF is not supported yet",
+                    at,
+                )
+                .with_hint("aggregate in the same SELECT as the TVF, with the subquery's WHERE there: SELECT ... FROM TABLE(TUMBLE(...)) WHERE ... GROUP BY window_start, window_end, ..."));
+            }
             return Err(Error::plan(
                 "aggregation without a window is not supported on a stream",
-                if group_span.is_known() { group_span } else { span },
+                at,
             )
             .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
         };
