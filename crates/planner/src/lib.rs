@@ -457,8 +457,10 @@ fn build(
             let side = |plan: &LogicalPlan, keys: Vec<usize>, window_end: usize| JoinSide {
                 schema: plan.schema().to_arrow(),
                 keys,
-                // window_start, window_end, window_time are adjacent.
-                window_start: window_end - 1,
+                window_start: plan
+                    .schema()
+                    .index_of("window_start")
+                    .unwrap_or(window_end.saturating_sub(1)),
                 window_end,
             };
             operators.push(Box::new(WindowJoin::new(WindowJoinSpec {
