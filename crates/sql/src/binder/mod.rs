@@ -7,10 +7,12 @@
 //! aggregation, an OVER aggregation and a join. [`relation`] binds FROM
 //! items (tables, views, WITH queries, window TVFs, subqueries),
 //! [`select`] the SELECT list and filters, [`window_aggregate`] GROUP BY
-//! over a window TVF, and [`conform`] casts rows to the types a UNION ALL
+//! over a window TVF, [`group_window`] Flink's legacy `GROUP BY
+//! TUMBLE(ts, ..)`, rewritten into that, and [`conform`] casts rows to the types a UNION ALL
 //! or an INSERT INTO asks for.
 
 mod conform;
+mod group_window;
 mod relation;
 mod select;
 mod window_aggregate;
@@ -189,6 +191,9 @@ impl<'a> QueryBinder<'a> {
             }
             GroupByExpr::All(_) => return Err(Error::plan("GROUP BY ALL is not supported", span)),
         };
+        if group_window::uses_group_window(select, &group_exprs) {
+            return self.bind_group_window(select, relation, &group_exprs, span);
+        }
         let has_aggregates = select.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 contains_aggregate(e)

@@ -223,6 +223,7 @@ impl QueryBinder<'_> {
                 time_column: 0,
                 partition: vec![],
                 span: window.span,
+                legacy: window.legacy,
             },
             keys: (1..=n_keys).collect(),
             aggregates,
