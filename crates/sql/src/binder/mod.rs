@@ -297,6 +297,17 @@ mod tests {
                 "SELECT * FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL ⟨'5' SECOND))",
                 "CUMULATE's max size must be an integral multiple of its step",
             ),
+            (
+                "SELECT k, ⟨TUMBLE_END(ts, INTERVAL '1' SECOND), COUNT(*) FROM t GROUP BY k",
+                "TUMBLE_END needs a group window",
+            ),
+            (
+                "SELECT ⟨HOP_START(ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND) FROM t\nGROUP BY TUMBLE(ts, INTERVAL '1' SECOND)",
+                "HOP_START(ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND) does not match the group window",
+            ),
+            ("SELECT COUNT(*) FROM t GROUP BY TUMBLE(⟨other, INTERVAL '1' SECOND)", "column 'other' is not a rowtime attribute"),
+            ("SELECT COUNT(*) FROM t GROUP BY ⟨HOP(ts, INTERVAL '1' SECOND)", "HOP takes a time attribute and slide and size"),
+            ("SELECT COUNT(*) FROM t WHERE ⟨TUMBLE_START(ts, INTERVAL '1' SECOND) > ts GROUP BY TUMBLE(ts, INTERVAL '1' SECOND)", "TUMBLE_START cannot be used in WHERE"),
             ("SELECT ⟨PROCTIME() FROM t", "PROCTIME() can only define a computed column"),
             ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
             (
