@@ -75,6 +75,16 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "how long a fired window still takes late rows, re-firing with updates",
     },
     KnownOption {
+        key: "table.exec.emit.late-fire.delay",
+        default: Some("0 s"),
+        help: "how long late updates wait; only '0 s' (at once) is supported",
+    },
+    KnownOption {
+        key: "table.exec.emit.late-fire.enabled",
+        default: Some("false"),
+        help: "Flink's switch for late updates; a legacy group window with lateness needs 'true' (a window TVF emits them regardless)",
+    },
+    KnownOption {
         key: "table.exec.late-records.sink",
         default: None,
         help: "declared table that receives late rows",
@@ -241,6 +251,7 @@ impl SessionOptions {
         self.checkpoint_every()?;
         self.local_time_zone()?;
         self.allow_lateness()?;
+        self.late_fire()?;
         self.idle_timeout()?;
         self.state_ttl()?;
         self.trace()?;
@@ -399,6 +410,19 @@ impl SessionOptions {
     /// `table.exec.emit.allow-lateness`: how long after a window fires a
     /// late row may still update it (a duration such as `'3 s'`); 0 by
     /// default.
+    /// `table.exec.emit.late-fire.enabled` and `.delay`: whether late
+    /// updates were asked for, as a legacy group window needs.
+    pub fn late_fire(&self) -> Result<bool> {
+        let delay = self.duration("table.exec.emit.late-fire.delay", 0)?;
+        if delay != 0 {
+            return Err(Error::plan(
+                "'table.exec.emit.late-fire.delay' must be '0 s': tidemark emits a late row's update at once",
+                Span::default(),
+            ));
+        }
+        self.flag("table.exec.emit.late-fire.enabled")
+    }
+
     pub fn allow_lateness(&self) -> Result<i64> {
         self.duration("table.exec.emit.allow-lateness", 0)
     }

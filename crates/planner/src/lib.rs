@@ -26,7 +26,7 @@ use tidemark_engine::{JoinSide, WindowJoin, WindowJoinSpec};
 use tidemark_engine::{WindowAggregate, WindowAggregateSpec};
 use tidemark_engine::{WindowRank, WindowRankSpec};
 use tidemark_over::{OverAggregate, OverSpec};
-use tidemark_sql::LogicalPlan;
+use tidemark_sql::{LogicalPlan, WindowSpec};
 
 /// A planned query: the pipeline and what its output rows look like.
 pub struct PhysicalQuery {
@@ -81,6 +81,31 @@ pub(crate) fn as_run(options: &SessionOptions) -> std::borrow::Cow<'_, SessionOp
     let mut one_thread = options.clone();
     one_thread.set("parallelism.default", "1");
     std::borrow::Cow::Owned(one_thread)
+}
+
+/// What Flink's legacy group windows take of the emit settings: allowed
+/// lateness on TUMBLE and HOP only with late firing on, which is what
+/// tidemark does (a late row's update at once); without it Flink keeps
+/// late rows but never emits them. SESSION takes none, as in Flink.
+fn legacy_emit(window: &WindowSpec, options: &SessionOptions) -> Result<()> {
+    let lateness = options.allow_lateness()?;
+    let late_fire = options.late_fire()?;
+    if matches!(window.kind, WindowKind::Session { .. }) {
+        if lateness > 0 || late_fire {
+            return Err(Error::plan(
+                "a SESSION group window takes no emit strategy ('table.exec.emit.allow-lateness', 'table.exec.emit.late-fire.enabled'), as in Flink",
+                window.span,
+            )
+            .with_hint("the SESSION window TVF takes allowed lateness: FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), gap)) GROUP BY window_start, window_end, k"));
+        }
+    } else if lateness > 0 && !late_fire {
+        return Err(Error::plan(
+            "allowed lateness on a group window needs late firing: SET 'table.exec.emit.late-fire.enabled' = 'true'",
+            window.span,
+        )
+        .with_hint("without it Flink adds late rows to fired windows but never emits them; tidemark emits each late row's update at once"));
+    }
+    Ok(())
 }
 
 /// Whether Flink would run this aggregation in two phases (local
@@ -583,6 +608,9 @@ fn build(
                     window.span,
                 )
                 .with_hint("RESET 'tidemark.emit.early-fire' for this query"));
+            }
+            if window.legacy {
+                legacy_emit(window, options)?;
             }
             let source = build(input, operators, options, batch_size, eval, clock)?;
             let in_schema = input.schema();

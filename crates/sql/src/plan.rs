@@ -129,6 +129,9 @@ pub struct WindowSpec {
     pub partition: Vec<usize>,
     /// The TVF call, for errors about it.
     pub span: tidemark_common::Span,
+    /// Written as a legacy group window (`GROUP BY SESSION(ts, ..)`),
+    /// where Flink takes no emit strategy on SESSION.
+    pub legacy: bool,
 }
 
 impl LogicalPlan {

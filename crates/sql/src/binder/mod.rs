@@ -7,10 +7,13 @@
 //! aggregation, an OVER aggregation and a join. [`relation`] binds FROM
 //! items (tables, views, WITH queries, window TVFs, subqueries),
 //! [`select`] the SELECT list and filters, [`window_aggregate`] GROUP BY
-//! over a window TVF, and [`conform`] casts rows to the types a UNION ALL
-//! or an INSERT INTO asks for.
+//! over a window TVF (with [`grouping_sets`] for GROUPING SETS, ROLLUP and
+//! CUBE), [`group_window`] Flink's legacy `GROUP BY TUMBLE(ts, ..)`,
+//! rewritten into that, and [`conform`] casts rows to the types a UNION
+//! ALL or an INSERT INTO asks for.
 
 mod conform;
+mod group_window;
 pub(crate) mod grouping_sets;
 mod relation;
 mod select;
@@ -190,6 +193,9 @@ impl<'a> QueryBinder<'a> {
             }
             GroupByExpr::All(_) => return Err(Error::plan("GROUP BY ALL is not supported", span)),
         };
+        if group_window::uses_group_window(select, &group_exprs) {
+            return self.bind_group_window(select, relation, &group_exprs, span);
+        }
         let has_aggregates = select.projection.iter().any(|item| match item {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 contains_aggregate(e)
@@ -293,6 +299,17 @@ mod tests {
                 "SELECT * FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL ⟨'5' SECOND))",
                 "CUMULATE's max size must be an integral multiple of its step",
             ),
+            (
+                "SELECT k, ⟨TUMBLE_END(ts, INTERVAL '1' SECOND), COUNT(*) FROM t GROUP BY k",
+                "TUMBLE_END needs a group window",
+            ),
+            (
+                "SELECT ⟨HOP_START(ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND) FROM t\nGROUP BY TUMBLE(ts, INTERVAL '1' SECOND)",
+                "HOP_START(ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND) does not match the group window",
+            ),
+            ("SELECT COUNT(*) FROM t GROUP BY TUMBLE(⟨other, INTERVAL '1' SECOND)", "column 'other' is not a rowtime attribute"),
+            ("SELECT COUNT(*) FROM t GROUP BY ⟨HOP(ts, INTERVAL '1' SECOND)", "HOP takes a time attribute and slide and size"),
+            ("SELECT COUNT(*) FROM t WHERE ⟨TUMBLE_START(ts, INTERVAL '1' SECOND) > ts GROUP BY TUMBLE(ts, INTERVAL '1' SECOND)", "TUMBLE_START cannot be used in WHERE"),
             ("SELECT ⟨PROCTIME() FROM t", "PROCTIME() can only define a computed column"),
             ("SELECT k || ⟨v FROM t", "cannot apply '||' to STRING and INT"),
             (

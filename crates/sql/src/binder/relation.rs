@@ -76,6 +76,7 @@ impl QueryBinder<'_> {
                     time_column,
                     partition: partition.iter().map(|(c, _)| *c).collect(),
                     span: call.span,
+                    legacy: false,
                 };
                 let schema = tvf_schema(input.schema(), &window);
                 Ok(Relation {

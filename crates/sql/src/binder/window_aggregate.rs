@@ -327,6 +327,7 @@ impl QueryBinder<'_> {
                 time_column: 0,
                 partition: vec![],
                 span: window.span,
+                legacy: window.legacy,
             },
             keys: agg_keys,
             aggregates,
