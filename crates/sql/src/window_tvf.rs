@@ -206,25 +206,7 @@ impl TvfCall<'_> {
         };
         let field = schema.field(index);
         if !field.rowtime && !field.proctime {
-            let rowtimes: Vec<_> = schema
-                .fields
-                .iter()
-                .filter(|f| f.rowtime)
-                .map(|f| f.name.as_str())
-                .collect();
-            let hint = if rowtimes.is_empty() {
-                format!(
-                    "declare it with WATERMARK FOR {} AS ... in CREATE TABLE",
-                    field.name
-                )
-            } else {
-                format!("the rowtime attribute is {}", rowtimes.join(", "))
-            };
-            return Err(Error::plan(
-                format!("column '{}' is not a rowtime attribute", field.name),
-                col_span,
-            )
-            .with_hint(hint));
+            return Err(not_a_time_attribute(schema, index, col_span));
         }
         Ok(index)
     }
@@ -307,4 +289,30 @@ impl TvfCall<'_> {
             },
         })
     }
+}
+
+/// The error for windowing on column `index` of `schema`, which is not a
+/// time attribute, with a hint naming the rowtime there is or how to
+/// declare one.
+pub(crate) fn not_a_time_attribute(schema: &Schema, index: usize, at: Span) -> Error {
+    let field = schema.field(index);
+    let rowtimes: Vec<_> = schema
+        .fields
+        .iter()
+        .filter(|f| f.rowtime)
+        .map(|f| f.name.as_str())
+        .collect();
+    let hint = if rowtimes.is_empty() {
+        format!(
+            "declare it with WATERMARK FOR {} AS ... in CREATE TABLE",
+            field.name
+        )
+    } else {
+        format!("the rowtime attribute is {}", rowtimes.join(", "))
+    };
+    Error::plan(
+        format!("column '{}' is not a rowtime attribute", field.name),
+        at,
+    )
+    .with_hint(hint)
 }

@@ -251,25 +251,11 @@ fn time_attribute(schema: &tidemark_common::Schema, kind: &str, e: &ast::Expr) -
     };
     let field = schema.field(c);
     if !field.rowtime && !field.proctime {
-        let rowtimes: Vec<_> = schema
-            .fields
-            .iter()
-            .filter(|f| f.rowtime)
-            .map(|f| f.name.as_str())
-            .collect();
-        let hint = if rowtimes.is_empty() {
-            format!(
-                "declare it with WATERMARK FOR {} AS ... in CREATE TABLE",
-                field.name
-            )
-        } else {
-            format!("the rowtime attribute is {}", rowtimes.join(", "))
-        };
-        return Err(Error::plan(
-            format!("column '{}' is not a rowtime attribute", field.name),
+        return Err(crate::window_tvf::not_a_time_attribute(
+            schema,
+            c,
             spanned(e),
-        )
-        .with_hint(hint));
+        ));
     }
     Ok(c)
 }
