@@ -49,7 +49,7 @@ impl QueryBinder<'_> {
         let Some((kind, call)) = windows.next() else {
             let (name, at) = select_exprs(select)
                 .find_map(first_auxiliary)
-                .expect("uses_group_window found an auxiliary call");
+                .ok_or_else(|| Error::Internal("a group window query without its window".into()))?;
             let kind = &name[..name.rfind('_').unwrap_or(name.len())];
             return Err(Error::plan(
                 format!(
