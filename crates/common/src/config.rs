@@ -407,9 +407,6 @@ impl SessionOptions {
         })
     }
 
-    /// `table.exec.emit.allow-lateness`: how long after a window fires a
-    /// late row may still update it (a duration such as `'3 s'`); 0 by
-    /// default.
     /// `table.exec.emit.late-fire.enabled` and `.delay`: whether late
     /// updates were asked for, as a legacy group window needs.
     pub fn late_fire(&self) -> Result<bool> {
@@ -423,6 +420,9 @@ impl SessionOptions {
         self.flag("table.exec.emit.late-fire.enabled")
     }
 
+    /// `table.exec.emit.allow-lateness`: how long after a window fires a
+    /// late row may still update it (a duration such as `'3 s'`); 0 by
+    /// default.
     pub fn allow_lateness(&self) -> Result<i64> {
         self.duration("table.exec.emit.allow-lateness", 0)
     }

@@ -164,6 +164,28 @@ impl Call<'_> {
         .with_hint(format!("call it as {signature}")))
     }
 
+    /// The first `N` arguments, after checking that there are `N` to
+    /// `max` of them, and an iterator over the optional rest.
+    fn leading<const N: usize>(
+        &self,
+        args: Vec<Arg>,
+        max: usize,
+        signature: &str,
+    ) -> Result<([Arg; N], std::vec::IntoIter<Arg>)> {
+        self.arity(&args, N, max, signature)?;
+        let mut it = args.into_iter();
+        let first: Vec<Arg> = it.by_ref().take(N).collect();
+        let first: [Arg; N] = first
+            .try_into()
+            .map_err(|_| Error::Internal("arity checked above".into()))?;
+        Ok((first, it))
+    }
+
+    /// Exactly `N` arguments.
+    fn exactly<const N: usize>(&self, args: Vec<Arg>, signature: &str) -> Result<[Arg; N]> {
+        Ok(self.leading(args, N, signature)?.0)
+    }
+
     fn string(&self, a: Arg, what: &str) -> Result<Expr> {
         let ty = a.expr.ty();
         if ty.is_string() || ty == SqlType::Null {
@@ -220,11 +242,7 @@ impl Call<'_> {
     }
 
     fn regexp_extract(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 3, "REGEXP_EXTRACT(s, regex [, group])")?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(regex)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([s, regex], mut it) = self.leading(args, 3, "REGEXP_EXTRACT(s, regex [, group])")?;
         if let Some(pattern) = constant_string(&regex.expr) {
             if let Err(e) = regex::Regex::new(pattern) {
                 return Err(Error::plan(
@@ -264,21 +282,13 @@ impl Call<'_> {
 
     /// A function of a STRING and an INT that returns a STRING.
     fn string_int(&self, args: Vec<Arg>, signature: &str, func: ScalarFunction) -> Result<Expr> {
-        self.arity(&args, 2, 2, signature)?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(n)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [s, n] = self.exactly(args, signature)?;
         let args = vec![self.string(s, "text")?, self.integer(n, "count")?];
         self.function(func, args, SqlType::String)
     }
 
     fn locate(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 3, "LOCATE(needle, s [, start])")?;
-        let mut it = args.into_iter();
-        let (Some(needle), Some(s)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([needle, s], mut it) = self.leading(args, 3, "LOCATE(needle, s [, start])")?;
         let mut args = vec![self.string(needle, "needle")?, self.string(s, "text")?];
         if let Some(start) = it.next() {
             args.push(self.integer(start, "start")?);
@@ -288,11 +298,7 @@ impl Call<'_> {
 
     fn pad(&self, args: Vec<Arg>, func: ScalarFunction) -> Result<Expr> {
         let signature = format!("{}(s, length, padding)", self.name);
-        self.arity(&args, 3, 3, &signature)?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(len), Some(pad)) = (it.next(), it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [s, len, pad] = self.exactly(args, &signature)?;
         let args = vec![
             self.string(s, "text")?,
             self.integer(len, "length")?,
@@ -320,21 +326,13 @@ impl Call<'_> {
     }
 
     fn regexp(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 2, "REGEXP(s, regex)")?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(regex)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [s, regex] = self.exactly(args, "REGEXP(s, regex)")?;
         let args = vec![self.string(s, "text")?, self.regex(regex)?];
         self.function(ScalarFunction::Regexp, args, SqlType::Boolean)
     }
 
     fn regexp_replace(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 3, 3, "REGEXP_REPLACE(s, regex, replacement)")?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(regex), Some(with)) = (it.next(), it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [s, regex, with] = self.exactly(args, "REGEXP_REPLACE(s, regex, replacement)")?;
         let args = vec![
             self.string(s, "text")?,
             self.regex(regex)?,
@@ -346,11 +344,7 @@ impl Call<'_> {
     /// LTRIM / RTRIM(s [, characters]): spaces by default (not tabs).
     fn side_trim(&self, args: Vec<Arg>, leading: bool) -> Result<Expr> {
         let signature = format!("{}(s [, characters])", self.name);
-        self.arity(&args, 1, 2, &signature)?;
-        let mut it = args.into_iter();
-        let Some(s) = it.next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([s], mut it) = self.leading(args, 2, &signature)?;
         let chars = match it.next() {
             Some(c) => self.string(c, "characters")?,
             None => string_literal(" "),
@@ -384,11 +378,7 @@ impl Call<'_> {
     }
 
     fn split_index(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 3, 3, "SPLIT_INDEX(s, separator, index)")?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(sep), Some(index)) = (it.next(), it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [s, sep, index] = self.exactly(args, "SPLIT_INDEX(s, separator, index)")?;
         let args = vec![
             self.string(s, "text")?,
             self.string(sep, "separator")?,
@@ -430,10 +420,7 @@ impl Call<'_> {
     }
 
     fn sign(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 1, 1, "SIGN(x)")?;
-        let Some(x) = args.into_iter().next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [x] = self.exactly(args, "SIGN(x)")?;
         let ty = self.numeric(&x, "argument")?;
         self.function(ScalarFunction::Sign, vec![x.expr], ty)
     }
@@ -444,10 +431,7 @@ impl Call<'_> {
 
     fn bin_hex(&self, args: Vec<Arg>, hex: bool) -> Result<Expr> {
         let signature = if hex { "HEX(n or s)" } else { "BIN(n)" };
-        self.arity(&args, 1, 1, signature)?;
-        let Some(x) = args.into_iter().next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [x] = self.exactly(args, signature)?;
         let func = if hex {
             ScalarFunction::Hex
         } else {
@@ -510,11 +494,7 @@ impl Call<'_> {
     /// DECIMAL gets the type Flink gives ROUND's result.
     fn rounding(&self, args: Vec<Arg>, func: impl Fn(i32) -> ScalarFunction) -> Result<Expr> {
         let name = self.name;
-        self.arity(&args, 1, 2, &format!("{name}(x [, digits])"))?;
-        let mut it = args.into_iter();
-        let Some(x) = it.next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([x], mut it) = self.leading(args, 2, &format!("{name}(x [, digits])"))?;
         let ty = self.numeric(&x, "argument")?;
         let digits = match it.next() {
             None => 0,
@@ -539,11 +519,7 @@ impl Call<'_> {
     }
 
     fn modulo(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 2, "MOD(a, b)")?;
-        let mut it = args.into_iter();
-        let (Some(a), Some(b)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [a, b] = self.exactly(args, "MOD(a, b)")?;
         for x in [&a, &b] {
             let ty = x.expr.ty();
             if !(ty.is_integer() || matches!(ty, SqlType::Decimal(..) | SqlType::Null)) {
@@ -601,11 +577,7 @@ impl Call<'_> {
     }
 
     fn if_(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 3, 3, "IF(condition, then, else)")?;
-        let mut it = args.into_iter();
-        let (Some(c), Some(a), Some(b)) = (it.next(), it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [c, a, b] = self.exactly(args, "IF(condition, then, else)")?;
         let cond = match c.expr.ty() {
             SqlType::Boolean => c.expr,
             SqlType::Null => coerce(c.expr, &SqlType::Boolean),
@@ -625,11 +597,7 @@ impl Call<'_> {
     }
 
     fn nullif(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 2, "NULLIF(a, b)")?;
-        let mut it = args.into_iter();
-        let (Some(a), Some(b)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [a, b] = self.exactly(args, "NULLIF(a, b)")?;
         let (at, bt) = (a.expr.ty(), b.expr.ty());
         if at == SqlType::Null {
             return Err(Error::plan("NULLIF of an untyped NULL", a.span)
@@ -696,11 +664,7 @@ impl Call<'_> {
     }
 
     fn date_format(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 2, "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')")?;
-        let mut it = args.into_iter();
-        let (Some(ts), Some(format)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [ts, format] = self.exactly(args, "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')")?;
         let ts = self.wall_clock(ts, true)?;
         let format = self.format(format, PatternMode::Format)?;
         self.function(
@@ -718,11 +682,7 @@ impl Call<'_> {
             )
             .with_hint("pass the time as text, UNIX_TIMESTAMP(s [, format]), or use a PROCTIME() column"));
         }
-        self.arity(&args, 1, 2, "UNIX_TIMESTAMP(s [, format])")?;
-        let mut it = args.into_iter();
-        let Some(s) = it.next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([s], mut it) = self.leading(args, 2, "UNIX_TIMESTAMP(s [, format])")?;
         let s = self.string(s, "text")?;
         let format = match it.next() {
             Some(f) => self.format(f, PatternMode::Parse)?,
@@ -738,20 +698,13 @@ impl Call<'_> {
     /// YEAR(ts), HOUR(ts), DAYOFWEEK(ts), ...: EXTRACT of that unit.
     fn time_part(&self, args: Vec<Arg>, unit: TimeUnit) -> Result<Expr> {
         let signature = format!("{}(ts)", self.name);
-        self.arity(&args, 1, 1, &signature)?;
-        let Some(ts) = args.into_iter().next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let [ts] = self.exactly(args, &signature)?;
         let ts = self.wall_clock(ts, false)?;
         self.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
     }
 
     fn bind_from_unixtime(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 1, 2, "FROM_UNIXTIME(seconds [, format])")?;
-        let mut it = args.into_iter();
-        let Some(n) = it.next() else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([n], mut it) = self.leading(args, 2, "FROM_UNIXTIME(seconds [, format])")?;
         let n = match n.expr.ty() {
             t if t.is_integer() || t == SqlType::Null => coerce(n.expr, &SqlType::BigInt),
             other => {
@@ -773,11 +726,7 @@ impl Call<'_> {
     }
 
     fn substring_call(&self, args: Vec<Arg>) -> Result<Expr> {
-        self.arity(&args, 2, 3, "SUBSTRING(s, start [, length])")?;
-        let mut it = args.into_iter();
-        let (Some(s), Some(start)) = (it.next(), it.next()) else {
-            return Err(Error::Internal("arity checked above".into()));
-        };
+        let ([s, start], mut it) = self.leading(args, 3, "SUBSTRING(s, start [, length])")?;
         self.substring(s, start, it.next())
     }
 
