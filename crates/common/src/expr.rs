@@ -493,6 +493,20 @@ impl Expr {
         f(self);
     }
 
+    /// This expression with each column `c` it reads replaced by `f(c)`
+    /// (kept where `f` gives None): the expression moved under the node
+    /// that computed its input's columns.
+    pub fn substitute_columns(mut self, f: &mut impl FnMut(usize) -> Option<Expr>) -> Expr {
+        self.rewrite(&mut |e| {
+            if let Expr::Column { index, .. } = e {
+                if let Some(new) = f(*index) {
+                    *e = new;
+                }
+            }
+        });
+        self
+    }
+
     /// Calls `f` on every column index this expression reads.
     pub fn visit_columns(&self, f: &mut impl FnMut(usize)) {
         self.visit(&mut |e| {

@@ -190,6 +190,10 @@ fn details(
         _ => return Vec::new(),
     };
     let mut lines = vec![format!("time: {}", time_origin(input, window.time_column))];
+    if let (Some(kind), true) = (window.attached, aggregated) {
+        lines.extend(attached_details(kind, lateness, early, late));
+        return lines;
+    }
     // Late rows are routed as rows of a source table: only where the
     // operator reads one, not the results of a window below.
     let late = if input.has_window_aggregate() {
@@ -243,6 +247,38 @@ fn details(
     };
     lines.push(format!("late rows: {late_rule}; {late}"));
     lines.push(format!("state: {}", state_layout(window.kind, aggregated)));
+    lines
+}
+
+/// The time details of an aggregation over rows that carry their `kind`
+/// window (another window's results).
+fn attached_details(
+    kind: WindowKind,
+    lateness: i64,
+    early: Option<i64>,
+    late: &str,
+) -> Vec<String> {
+    let mut lines = vec![
+        format!("windows: each row's own {kind} window, by its window_start and window_end"),
+        "fire: when the watermark reaches window_end - 1 ms".into(),
+    ];
+    if let Some(every) = early {
+        lines.push(format!(
+            "early: at the first watermark and every {} of watermark progress, open windows emit their partial results (+I, then -U/+U when they change)",
+            ms(every)
+        ));
+    }
+    lines.push(match lateness {
+        0 => "cleanup: at window_end - 1 ms, with the fire (allowed lateness 0 ms)".into(),
+        _ => format!(
+            "cleanup: at window_end - 1 ms + {} (allowed lateness); a late row until then makes its window fire again (-U/+U, or +I for a new key)",
+            ms(lateness)
+        ),
+    });
+    lines.push(format!(
+        "late rows: a row whose window is cleaned up; {late}"
+    ));
+    lines.push("state: accumulators per key and window".into());
     lines
 }
 

@@ -351,6 +351,16 @@ fn largest_window(plan: &LogicalPlan) -> Option<i64> {
         .max()
 }
 
+/// The options an input's steps are built with, when a union or a window
+/// join reads it: a window aggregation among them runs on one thread, as
+/// the rows it fires must go out before the input's watermark moves the
+/// union's on (spec §1), which a split aggregation's pool does not promise.
+fn branch_options(options: &SessionOptions) -> SessionOptions {
+    let mut one_thread = options.clone();
+    one_thread.set("tidemark.parallel.split-by-key", "false");
+    one_thread
+}
+
 /// Whether a window TVF or aggregation runs in `plan`.
 fn has_window(plan: &LogicalPlan) -> bool {
     matches!(
@@ -467,9 +477,11 @@ fn build(
             schema,
         } => {
             let mut branches = Vec::with_capacity(2);
+            let in_branch = branch_options(options);
             for side in [left, right] {
+                insert_only_input(side, Span::default(), options, "window join")?;
                 let mut steps = Vec::new();
-                match build(side, &mut steps, options, batch_size, eval, clock)? {
+                match build(side, &mut steps, &in_branch, batch_size, eval, clock)? {
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
@@ -483,9 +495,8 @@ fn build(
                 schema: plan.schema().to_arrow(),
                 keys,
                 window_start: plan
-                    .schema()
-                    .index_of("window_start")
-                    .unwrap_or(window_end.saturating_sub(1)),
+                    .windowed_rows()
+                    .map_or(window_end.saturating_sub(1), |w| w.start),
                 window_end,
             };
             operators.push(Box::new(WindowJoin::new(WindowJoinSpec {
@@ -634,7 +645,10 @@ fn build(
                 two_phase_sums: lateness == 0
                     && early_fire.is_none()
                     && two_phase_sums(aggregates, options),
-                zone: window_zone(&in_schema.field(window.time_column).ty, eval),
+                // An attached window's bounds are given: its 1 ms window
+                // over window_time is laid out on the instant.
+                zone: window_zone(&in_schema.field(window.time_column).ty, eval)
+                    .filter(|_| window.attached.is_none()),
                 trace: options.trace()?,
                 early_fire,
                 key_share: None,

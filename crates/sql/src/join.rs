@@ -1,5 +1,6 @@
-//! Window joins, bound to `LogicalPlan::WindowJoin`: two window TVFs of
-//! the same window joined per window on equal keys.
+//! Window joins, bound to `LogicalPlan::WindowJoin`: the rows of two
+//! windows of the same kind (window TVFs, or window aggregations or Top-N
+//! over them) joined per window on equal keys.
 //!
 //! Written `L [INNER|LEFT|RIGHT|FULL] JOIN R ON L.window_start =
 //! R.window_start AND L.window_end = R.window_end AND L.k = R.k`, or, for
@@ -174,22 +175,18 @@ impl QueryBinder<'_> {
         let mut plans = Vec::new();
         let mut aliases = Vec::new();
         let mut windows = Vec::new();
+        let mut window_columns = Vec::new();
         for factor in [left, right] {
             let at = span_of(factor.span());
             let plan = self.bind_relation(factor)?.plan;
-            if plan.has_window_aggregate() {
+            let Some(rows) = plan.windowed_rows() else {
                 return Err(Error::plan(
-                    "a window join of window aggregations is not supported yet: join the TVFs' rows",
-                    at,
-                ));
-            }
-            let Some(window) = plan.tvf_window() else {
-                return Err(Error::plan(
-                    "only window joins are supported on streams: each side must be a window TVF",
+                    "only window joins are supported on streams: each side must be a window TVF, or a window aggregation, Top-N or join over one",
                     at,
                 )
                 .with_hint("(SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) L JOIN (...) R ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k"));
             };
+            let window = rows.kind;
             if let WindowKind::Session { .. } = window {
                 return Err(Error::plan(
                     "a window join over SESSION windows is not supported: the two sides' sessions do not line up",
@@ -199,6 +196,7 @@ impl QueryBinder<'_> {
             }
             aliases.push(alias_of(factor));
             windows.push(window);
+            window_columns.push((rows.start, rows.end));
             plans.push(plan);
         }
         if windows[0] != windows[1] {
@@ -264,18 +262,18 @@ impl QueryBinder<'_> {
                 (1, 0) => (cb, ca),
                 _ => return Err(Error::plan(each_side(), spanned(c))),
             };
-            let name = plans[0].schema().field(l).name.to_ascii_lowercase();
-            let right_name = plans[1].schema().field(r).name.to_ascii_lowercase();
-            if name == right_name && (name == "window_start" || name == "window_end") {
-                window_cols.push(name);
+            if (l, r) == (window_columns[0].0, window_columns[1].0) {
+                window_cols.push("window_start");
+                continue;
+            }
+            if (l, r) == (window_columns[0].1, window_columns[1].1) {
+                window_cols.push("window_end");
                 continue;
             }
             keys.push(check_key(&plans, l, r, spanned(c))?);
             null_equal.push(nulls_meet);
         }
-        if !(window_cols.iter().any(|n| n == "window_start")
-            && window_cols.iter().any(|n| n == "window_end"))
-        {
+        if !(window_cols.contains(&"window_start") && window_cols.contains(&"window_end")) {
             return Err(Error::plan(
                 "a window join needs L.window_start = R.window_start AND L.window_end = R.window_end",
                 condition.span,
@@ -293,12 +291,7 @@ impl QueryBinder<'_> {
             keys.push(check_key(&plans, l, r, at)?);
             null_equal.push(false);
         }
-        let window_end = |plan: &LogicalPlan| {
-            plan.schema()
-                .index_of("window_end")
-                .ok_or_else(|| Error::Internal("a window TVF without window_end".into()))
-        };
-        let window_ends = (window_end(&plans[0])?, window_end(&plans[1])?);
+        let window_ends = (window_columns[0].1, window_columns[1].1);
         let mut fields = Vec::new();
         for (side, plan) in plans.iter().enumerate() {
             let padded = match kind {

@@ -25,7 +25,7 @@ pub use binder::{insert_plan, QueryBinder};
 pub use catalog::Catalog;
 pub use dialect::FlinkDialect;
 pub use expr_binder::nearest;
-pub use plan::{LogicalPlan, WindowSpec};
+pub use plan::{LogicalPlan, WindowSpec, WindowedRows};
 pub use show::{quote_ident, quote_string};
 pub use sqlparser::ast as sql_ast;
 pub use statement::{parse_script, span_of, ColumnDef, CreateTable, Statement};

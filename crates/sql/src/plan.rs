@@ -119,6 +119,22 @@ pub enum LogicalPlan {
     },
 }
 
+/// Columns of rows that carry their window (see
+/// [`LogicalPlan::windowed_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowedRows {
+    /// The window that made them.
+    pub kind: WindowKind,
+    /// Their `window_start`, `window_end` and, if kept, `window_time`.
+    pub start: usize,
+    pub end: usize,
+    pub time: Option<usize>,
+    /// The type of the window's rowtime: `window_time`'s type, whether or
+    /// not it is kept (a TIMESTAMP_LTZ rowtime's windows end on the wall
+    /// clock of the session zone).
+    pub time_type: tidemark_common::SqlType,
+}
+
 /// A window TVF's kind and the rowtime column (of its input) it windows on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowSpec {
@@ -132,6 +148,11 @@ pub struct WindowSpec {
     /// Written as a legacy group window (`GROUP BY SESSION(ts, ..)`),
     /// where Flink takes no emit strategy on SESSION.
     pub legacy: bool,
+    /// An aggregation over rows that carry their window (the kind named
+    /// here): each `window_end` is its window, which `kind` lays out as a
+    /// 1 ms TUMBLE over `window_time`, with `window_start` and
+    /// `window_end` the last two keys.
+    pub attached: Option<WindowKind>,
 }
 
 impl LogicalPlan {
@@ -197,15 +218,84 @@ impl LogicalPlan {
         }
     }
 
-    /// The window of a window TVF's rows: the TVF under projections and
-    /// filters.
-    pub fn tvf_window(&self) -> Option<tidemark_common::window::WindowKind> {
+    /// Where the node's rows carry the window they belong to: the rows
+    /// of a window TVF, a window aggregation's results, a window Top-N's
+    /// or a window join's rows, through projections that keep
+    /// `window_start` and `window_end` and through filters. What a later
+    /// window aggregation, Top-N or join over these rows windows by
+    /// (Flink's windows attached to their input).
+    pub fn windowed_rows(&self) -> Option<WindowedRows> {
         match self {
-            LogicalPlan::WindowTvf { window, .. } => Some(window.kind),
-            LogicalPlan::Project { input, .. } | LogicalPlan::Filter { input, .. } => {
-                input.tvf_window()
+            LogicalPlan::WindowTvf {
+                input,
+                window,
+                schema,
+            } => {
+                let n = input.schema().len();
+                Some(WindowedRows {
+                    kind: window.kind,
+                    start: n,
+                    end: n + 1,
+                    time: Some(n + 2),
+                    time_type: schema.field(n + 2).ty.clone(),
+                })
             }
-            _ => None,
+            LogicalPlan::WindowAggregate {
+                window,
+                aggregates,
+                schema,
+                ..
+            } => {
+                let own = schema.len().checked_sub(3 + aggregates.len())?;
+                // Over attached windows the bounds are the last two keys.
+                let (kind, start) = match window.attached {
+                    Some(kind) => (kind, own.checked_sub(2)?),
+                    None => (window.kind, own),
+                };
+                Some(WindowedRows {
+                    kind,
+                    start,
+                    end: start + 1,
+                    time: Some(own + 2),
+                    time_type: schema.field(own + 2).ty.clone(),
+                })
+            }
+            LogicalPlan::Filter { input, .. } | LogicalPlan::WindowRank { input, .. } => {
+                input.windowed_rows()
+            }
+            LogicalPlan::Project { input, exprs, .. } => {
+                let rows = input.windowed_rows()?;
+                let find = |column: usize| exprs.iter().position(|e| e.as_column() == Some(column));
+                Some(WindowedRows {
+                    start: find(rows.start)?,
+                    end: find(rows.end)?,
+                    time: rows.time.and_then(find),
+                    ..rows
+                })
+            }
+            LogicalPlan::WindowJoin {
+                left, right, kind, ..
+            } => match kind {
+                // The window of the side that is never padded with NULLs.
+                JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti { .. } => {
+                    left.windowed_rows()
+                }
+                JoinType::Right => {
+                    let width = left.schema().len();
+                    let rows = right.windowed_rows()?;
+                    Some(WindowedRows {
+                        start: width + rows.start,
+                        end: width + rows.end,
+                        time: rows.time.map(|t| width + t),
+                        ..rows
+                    })
+                }
+                JoinType::Full => None,
+            },
+            LogicalPlan::Scan { .. }
+            | LogicalPlan::Union { .. }
+            | LogicalPlan::Expand { .. }
+            | LogicalPlan::OverAggregate { .. } => None,
         }
     }
 
@@ -352,8 +442,8 @@ impl LogicalPlan {
                     JoinType::Anti { null_aware: true } => "ANTI (NOT IN, NULL-aware)",
                 };
                 let window = left
-                    .tvf_window()
-                    .map(|w| format!(" window={w}"))
+                    .windowed_rows()
+                    .map(|w| format!(" window={}", w.kind))
                     .unwrap_or_default();
                 format!("WindowJoin: {kind}{window} ON [{}]", keys.join(", "))
             }
@@ -405,10 +495,16 @@ impl LogicalPlan {
                         }
                     })
                     .collect();
+                let on = match window.attached {
+                    Some(kind) => format!("the {kind} windows its rows carry"),
+                    None => format!(
+                        "{} on {}",
+                        window.kind,
+                        in_schema.field(window.time_column).name
+                    ),
+                };
                 format!(
-                    "WindowAggregate: {} on {} keys=[{}] aggregates=[{}]",
-                    window.kind,
-                    in_schema.field(window.time_column).name,
+                    "WindowAggregate: {on} keys=[{}] aggregates=[{}]",
                     keys.join(", "),
                     aggs.join(", ")
                 )

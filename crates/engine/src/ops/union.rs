@@ -7,7 +7,13 @@
 //! size and timing. Since the chosen input's watermark is the lowest, each
 //! row keeps its own watermark as the union's. An input that has ended no
 //! longer holds the watermark back. Each input first goes through its own
-//! stateless steps (projection, filter) to the union's columns.
+//! steps to the union's columns: projections and filters, or a whole
+//! windowed query (a window join of two window aggregations).
+//!
+//! An input's steps are told its own watermark as soon as it rises, before
+//! the union tells the combined one: a window aggregation among them fires
+//! then, so the rows it fires reach the operator after the union ahead of
+//! the watermark that would find them late.
 
 use crate::connectors::source::{SourceMetrics, TableSource};
 use crate::ops::operator::Operator;
@@ -15,7 +21,7 @@ use crate::runtime::snapshot::{corrupt, StateReader, StateWriter};
 use crate::runtime::stream::{SideItem, StreamItem};
 use crate::time::align::{Aligner, HeldWatermark, Lane, Next, PREFETCH_ROWS};
 use crate::time::journal::{Change, Journal, Seat};
-use tidemark_common::time::FINAL_WATERMARK;
+use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
 use tidemark_common::{Error, Result};
 
 /// One input of a union: a table and the steps that shape its rows.
@@ -25,6 +31,9 @@ pub struct Branch {
     /// An error reading the input, raised once the rows read before it
     /// have gone out.
     pending_error: Option<Error>,
+    /// The input's watermark last told to its steps; the final one once
+    /// the input has ended.
+    told: i64,
 }
 
 impl Branch {
@@ -33,7 +42,28 @@ impl Branch {
             source,
             operators,
             pending_error: None,
+            told: NO_WATERMARK,
         }
+    }
+
+    /// Tells the steps the input's watermark `watermark` if it rose; what
+    /// they fire goes to `out` (their own watermarks are not the union's).
+    fn tell(&mut self, watermark: i64, out: &mut Vec<StreamItem>) -> Result<()> {
+        if watermark <= self.told {
+            return Ok(());
+        }
+        self.told = watermark;
+        let from = out.len();
+        self.shape(StreamItem::Watermark(watermark), out)?;
+        let mut kept = from;
+        for i in from..out.len() {
+            if !matches!(out[i], StreamItem::Watermark(_)) {
+                out.swap(kept, i);
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+        Ok(())
     }
 
     /// Reads into `lane` until an item is queued, the input ends or has
@@ -153,6 +183,14 @@ impl UnionSource {
         self.branches.iter_mut()
     }
 
+    /// Each input's steps, input by input.
+    pub fn step_operators(&self) -> Vec<&dyn Operator> {
+        self.branches
+            .iter()
+            .flat_map(|b| b.operators.iter().map(|o| o.as_ref()))
+            .collect()
+    }
+
     pub fn metrics(&self) -> Vec<SourceMetrics> {
         self.branches.iter().map(|b| b.source.metrics()).collect()
     }
@@ -221,11 +259,12 @@ impl UnionSource {
         match self.aligner.next() {
             Next::Ended => {
                 self.done = true;
-                for b in &mut self.branches {
-                    b.shape(StreamItem::Watermark(FINAL_WATERMARK), out)?;
+                for (lane, b) in self.branches.iter_mut().enumerate() {
+                    let from = out.len();
+                    b.tell(FINAL_WATERMARK, out)?;
                     b.shape(StreamItem::End, &mut Vec::new())?;
+                    tag(self.tagged, lane, &mut out[from..]);
                 }
-                out.retain(|item| !matches!(item, StreamItem::Watermark(_)));
                 self.aligner.finish();
                 out.push(StreamItem::Watermark(FINAL_WATERMARK));
                 out.push(StreamItem::End);
@@ -235,23 +274,36 @@ impl UnionSource {
             Next::Item { lane, item } => {
                 let from = out.len();
                 self.branches[lane].shape(item, out)?;
-                if self.tagged {
-                    for item in &mut out[from..] {
-                        if let StreamItem::Chunk(c) = item {
-                            c.input = lane as u8;
-                        }
-                    }
-                }
+                tag(self.tagged, lane, &mut out[from..]);
             }
         }
         // Watermarks of the steps are not the union's: it tells its own.
         out.retain(|item| !matches!(item, StreamItem::Watermark(_)));
         self.fill(out)?;
+        self.tell_inputs(out)?;
         let now = self.clock().map_or(i64::MIN, |c| c.now());
         let branches = &self.branches;
         self.aligner
             .close_step(now, |i| branches[i].source.may_pause(), out);
         Ok(true)
+    }
+
+    /// Tells each input's steps the input's watermark where it rose (the
+    /// final one where the input has ended), before the union's own
+    /// watermark goes out: the rows its steps fire carry the input's
+    /// watermark before the rise, which is at or above the union's.
+    fn tell_inputs(&mut self, out: &mut Vec<StreamItem>) -> Result<()> {
+        for lane in 0..self.branches.len() {
+            let state = self.aligner.lane(lane);
+            let watermark = match (state.ended(), state.holds_items()) {
+                (true, false) => FINAL_WATERMARK,
+                _ => state.next_watermark(),
+            };
+            let from = out.len();
+            self.branches[lane].tell(watermark, out)?;
+            tag(self.tagged, lane, &mut out[from..]);
+        }
+        Ok(())
     }
 
     /// The input that held the union's watermark while another had read
@@ -364,5 +416,18 @@ impl UnionSource {
     /// The clock the inputs read.
     pub fn clock(&self) -> Option<&crate::time::clock::Clock> {
         self.branches.first().map(|b| b.source.clock())
+    }
+}
+
+/// Marks chunks of input `lane` with it, when the union feeds a
+/// two-input operator (`tagged`).
+fn tag(tagged: bool, lane: usize, items: &mut [StreamItem]) {
+    if !tagged {
+        return;
+    }
+    for item in items {
+        if let StreamItem::Chunk(c) = item {
+            c.input = lane as u8;
+        }
     }
 }

@@ -144,6 +144,15 @@ impl PipelineSource {
         }
     }
 
+    /// The operators inside the source: each input's steps of a union or
+    /// a window join (a window aggregation among them).
+    fn operators(&self) -> Vec<&dyn Operator> {
+        match self {
+            PipelineSource::Table(_) => Vec::new(),
+            PipelineSource::Union(u) => u.step_operators(),
+        }
+    }
+
     fn metrics(&self) -> Vec<SourceMetrics> {
         match self {
             PipelineSource::Table(t) => vec![t.metrics()],
@@ -331,12 +340,24 @@ pub struct RunSummary {
 }
 
 impl Pipeline {
+    /// Every operator of the run, those inside the source first: what the
+    /// summary reports and the state limit measures.
+    fn all_operators(&self) -> Vec<&dyn Operator> {
+        let mut all = self.source.operators();
+        all.extend(self.operators.iter().map(|o| o.as_ref()));
+        all
+    }
+
     fn progress(&self, rows_emitted: u64, started: Instant) -> Progress {
         let sources = self.source.metrics();
         Progress {
             rows_read: sources.iter().map(|s| s.rows_read).sum(),
             rows_emitted,
-            late_rows: self.operators.iter().map(|o| o.metrics().late_rows).sum(),
+            late_rows: self
+                .all_operators()
+                .iter()
+                .map(|o| o.metrics().late_rows)
+                .sum(),
             watermark: self.source.watermark(),
             elapsed: started.elapsed(),
             held: self.source.held(false),
@@ -383,7 +404,7 @@ impl Pipeline {
         // on to the sink before the error ends the run.
         let mut failure = None;
         let mut cancelled = false;
-        let mut peak_state = vec![StateSize::default(); self.operators.len()];
+        let mut peak_state = vec![StateSize::default(); self.all_operators().len()];
         // Measured after the first batch, then every so often.
         let mut last_state: Option<Instant> = None;
         let checkpointed = self.checkpoint_every.is_some() || self.checkpoint_within.is_some();
@@ -485,7 +506,7 @@ impl Pipeline {
         Ok(RunSummary {
             sources: self.source.metrics_at_end(),
             operators: self
-                .operators
+                .all_operators()
                 .iter()
                 .map(|o| (o.name(), o.metrics()))
                 .collect(),
@@ -614,7 +635,8 @@ impl Pipeline {
     fn measure_state(&self, peaks: &mut [StateSize]) -> Result<()> {
         let mut total = 0;
         let mut largest: Option<(usize, StateSize)> = None;
-        for (i, op) in self.operators.iter().enumerate() {
+        let operators = self.all_operators();
+        for (i, op) in operators.iter().enumerate() {
             let now = op.state();
             total += now.bytes;
             if now.bytes > peaks[i].bytes {
@@ -628,7 +650,7 @@ impl Pipeline {
             (Some(limit), Some((i, size))) if total > limit => Err(Error::Execution(format!(
                 "the query's state outgrew 'tidemark.state.max-memory' = {}: operator {} holds {} in {} keyed entries ({} in all operators); raise the limit, or shorten the windows or the allowed lateness, or aggregate over fewer keys",
                 show_bytes(limit),
-                self.operators[i].name(),
+                operators[i].name(),
                 show_bytes(size.bytes),
                 size.entries,
                 show_bytes(total),

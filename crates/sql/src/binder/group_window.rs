@@ -130,6 +130,7 @@ impl QueryBinder<'_> {
             partition: partition.iter().map(|(c, _)| *c).collect(),
             span: spanned(call),
             legacy: true,
+            attached: None,
         };
         let rewritten = rewrite_select(select, kind, call, &schema, time_column)?;
         let relation = Relation {

@@ -18,6 +18,7 @@ pub(crate) mod grouping_sets;
 mod relation;
 mod select;
 mod window_aggregate;
+mod windowed_input;
 
 pub use conform::insert_plan;
 pub(crate) use select::{filter, select_list};

@@ -77,6 +77,7 @@ impl QueryBinder<'_> {
                     partition: partition.iter().map(|(c, _)| *c).collect(),
                     span: call.span,
                     legacy: false,
+                    attached: None,
                 };
                 let schema = tvf_schema(input.schema(), &window);
                 Ok(Relation {

@@ -6,6 +6,7 @@
 use super::grouping_sets::{grouping_sets, GroupingIds};
 use super::relation::Relation;
 use super::select::{filter, select_list};
+use super::windowed_input::WindowInput;
 use super::QueryBinder;
 use crate::expr_binder::{spanned, AggregateScope, ExprBinder};
 use crate::plan::{LogicalPlan, WindowSpec};
@@ -25,50 +26,41 @@ impl QueryBinder<'_> {
             .iter()
             .map(spanned)
             .fold(Span::default(), Span::union);
-        let Some((input, window)) = relation.tvf else {
-            if let LogicalPlan::WindowJoin { .. } = relation.plan {
-                return Err(Error::plan(
-                    "aggregating a window join's rows is not supported yet: they have no rowtime to window on",
-                    if group_span.is_known() { group_span } else { span },
-                ));
-            }
-            let at = if group_span.is_known() {
-                group_span
-            } else {
-                span
-            };
-            let has_window_columns = relation.plan.schema().index_of("window_start").is_some()
-                && relation.plan.schema().index_of("window_end").is_some();
-            if has_window_columns && relation.plan.has_window_aggregate() {
-                return Err(Error::plan(
-                    "a window aggregation over another window aggregation's rows, by their window_start and window_end, is not supported yet",
-                    at,
-                )
-                .with_hint("window the first aggregation's window_time again: FROM TABLE(TUMBLE(TABLE first_view, DESCRIPTOR(window_time), INTERVAL ...)) GROUP BY window_start, window_end"));
-            }
-            if has_window_columns && relation.plan.tvf_window().is_some() {
-                return Err(Error::plan(
-                    "a window aggregation over a subquery of a window TVF is not supported yet",
-                    at,
-                )
-                .with_hint("aggregate in the same SELECT as the TVF, with the subquery's WHERE there: SELECT ... FROM TABLE(TUMBLE(...)) WHERE ... GROUP BY window_start, window_end, ..."));
-            }
+        let at = if group_span.is_known() {
+            group_span
+        } else {
+            span
+        };
+        let source = if relation.tvf.is_some() {
+            WindowInput::of_tvf(relation)
+        } else {
+            WindowInput::pulled_up(&relation.plan)
+                .or_else(|| WindowInput::attached(relation.plan, at))
+        };
+        let Some(WindowInput {
+            input,
+            window,
+            schema: tvf_schema,
+            partition,
+        }) = source
+        else {
             return Err(Error::plan(
                 "aggregation without a window is not supported on a stream",
                 at,
             )
             .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
         };
-        let tvf_schema = relation.plan.schema().clone();
-        let n_in = input.schema().len();
+        let attached = window.attached.is_some();
+        let n_in = tvf_schema.len() - 3;
         let (ws, we, wt) = (n_in, n_in + 1, n_in + 2);
 
         // WHERE over a TVF may only read the TVF's input columns: it then
-        // filters the input before windows are assigned.
+        // filters the input before windows are assigned. Rows that carry
+        // their window are filtered as they are.
         let mut input = input;
         if let Some(w) = &select.selection {
             let predicate = ExprBinder::new(&tvf_schema, "WHERE").bind(w)?;
-            if reads_window(&predicate, n_in) {
+            if !attached && reads_window(&predicate, n_in) {
                 return Err(Error::plan(
                     "a WHERE before a window aggregation cannot read window_start, window_end or window_time",
                     spanned(w),
@@ -124,8 +116,15 @@ impl QueryBinder<'_> {
             )
             .with_hint("put the window columns outside the sets: GROUP BY window_start, window_end, GROUPING SETS (...)"));
         }
+        if several_sets && attached {
+            return Err(Error::plan(
+                "GROUPING SETS, ROLLUP and CUBE are not supported yet on the windows of another window's results",
+                group_span,
+            )
+            .with_hint("window the first aggregation's window_time again: FROM TABLE(TUMBLE(TABLE first_view, DESCRIPTOR(window_time), INTERVAL ...)) GROUP BY window_start, window_end, GROUPING SETS (...)"));
+        }
         if several_sets
-            && (!relation.partition.is_empty()
+            && (!partition.is_empty()
                 || matches!(
                     window.kind,
                     tidemark_common::window::WindowKind::Session { .. }
@@ -151,7 +150,7 @@ impl QueryBinder<'_> {
 
         // A session is kept per group key; PARTITION BY names (some of)
         // those keys, as Flink requires.
-        for (column, column_span) in &relation.partition {
+        for (column, column_span) in &partition {
             if !keys.iter().any(|(k, _)| k.as_column() == Some(*column)) {
                 return Err(Error::plan(
                     format!(
@@ -161,6 +160,18 @@ impl QueryBinder<'_> {
                     *column_span,
                 )
                 .with_hint("group by the PARTITION BY columns"));
+            }
+        }
+
+        // Rows aggregated per the window they carry: their window_start
+        // and window_end are the last keys, and the aggregation's own
+        // 1 ms windows are only when each fires.
+        if attached {
+            for c in [ws, we] {
+                keys.push((
+                    Expr::column(c, tvf_schema.field(c).name.clone(), SqlType::Timestamp(3)),
+                    at,
+                ));
             }
         }
 
@@ -202,6 +213,11 @@ impl QueryBinder<'_> {
         {
             // window_time is a rowtime attribute of the result only when it
             // is not grouped on explicitly; either way it can be read.
+            if attached && j < 2 {
+                // The keys above are the window's bounds.
+                out_fields.push(Field::new(format!("${name}"), ty));
+                continue;
+            }
             out_fields.push(Field::new(name, ty.clone()).rowtime(j == 2));
             groups.push((
                 Expr::column(col, name, ty.clone()),
@@ -328,6 +344,7 @@ impl QueryBinder<'_> {
                 partition: vec![],
                 span: window.span,
                 legacy: window.legacy,
+                attached: window.attached,
             },
             keys: agg_keys,
             aggregates,

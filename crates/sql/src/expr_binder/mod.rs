@@ -119,6 +119,8 @@ fn left_child(e: &ast::Expr) -> Option<&ast::Expr> {
 pub fn nearest<'n>(name: &str, candidates: impl Iterator<Item = &'n str>) -> Option<&'n str> {
     let lower = name.to_ascii_lowercase();
     candidates
+        // Columns the binder adds for itself (`$rowtime`) are not offered.
+        .filter(|c| !c.starts_with('$'))
         .map(|c| (strsim::levenshtein(&lower, &c.to_ascii_lowercase()), c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 3))
         .min_by_key(|(d, _)| *d)
