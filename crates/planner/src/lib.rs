@@ -361,14 +361,6 @@ fn branch_options(options: &SessionOptions) -> SessionOptions {
     one_thread
 }
 
-/// Whether a window TVF or aggregation runs in `plan`.
-fn has_window(plan: &LogicalPlan) -> bool {
-    matches!(
-        plan,
-        LogicalPlan::WindowTvf { .. } | LogicalPlan::WindowAggregate { .. }
-    ) || plan.inputs().into_iter().any(has_window)
-}
-
 /// Builds the chain bottom-up: returns the source and appends operators in
 /// the order rows flow through them.
 fn build(
@@ -517,15 +509,11 @@ fn build(
         }
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
+            let in_branch = branch_options(options);
             for input in inputs {
-                if has_window(input) {
-                    return Err(Error::plan(
-                        "a UNION ALL input with a window is not supported yet: union the tables, then window the union",
-                        Span::default(),
-                    ));
-                }
+                insert_only_input(input, Span::default(), options, "UNION ALL")?;
                 let mut steps = Vec::new();
-                match build(input, &mut steps, options, batch_size, eval, clock)? {
+                match build(input, &mut steps, &in_branch, batch_size, eval, clock)? {
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(

@@ -292,8 +292,15 @@ impl LogicalPlan {
                 }
                 JoinType::Full => None,
             },
+            // Inputs whose rows all carry the same window in the same
+            // columns.
+            LogicalPlan::Union { inputs, .. } => {
+                let mut each = inputs.iter().map(LogicalPlan::windowed_rows);
+                let first = each.next()??;
+                each.all(|rows| rows.as_ref() == Some(&first))
+                    .then_some(first)
+            }
             LogicalPlan::Scan { .. }
-            | LogicalPlan::Union { .. }
             | LogicalPlan::Expand { .. }
             | LogicalPlan::OverAggregate { .. } => None,
         }
