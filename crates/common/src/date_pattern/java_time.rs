@@ -10,7 +10,10 @@
 use super::pieces::{Field, Form, Piece, Sign};
 
 /// The pieces of a java.time pattern, or the message Java would give.
-pub(super) fn compile(pattern: &str) -> Result<Vec<Piece>, String> {
+/// With `writing`, also refused: what Java refuses only when it writes a
+/// TIMESTAMP (a zone letter outside an optional section, a field wider
+/// than its pad in some year 0000-9999).
+pub(super) fn compile(pattern: &str, writing: bool) -> Result<Vec<Piece>, String> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut pieces = Vec::new();
     // Open optional sections: where each starts in `pieces`, and whether a
@@ -43,7 +46,7 @@ pub(super) fn compile(pattern: &str) -> Result<Vec<Piece>, String> {
                 Some((field, form)) => {
                     let piece = Piece::Field { field, form, pad };
                     let widest = piece.widest();
-                    if pad > 0 && widest > pad {
+                    if writing && pad > 0 && widest > pad {
                         return Err(format!(
                             "pad width {pad} is narrower than '{}' can write ({widest} characters)",
                             letter.to_string().repeat(count)
@@ -53,6 +56,7 @@ pub(super) fn compile(pattern: &str) -> Result<Vec<Piece>, String> {
                 }
                 None => match sections.last_mut() {
                     Some((_, empty)) => *empty = true,
+                    None if !writing => {}
                     None => {
                         return Err(format!(
                             "letter '{letter}' is not supported: it writes a time zone, which a \

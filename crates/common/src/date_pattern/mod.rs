@@ -43,7 +43,7 @@ impl DatePattern {
     /// would refuse it (Flink refuses it when the job runs).
     pub fn compile(pattern: &str, dialect: Dialect) -> Result<DatePattern, String> {
         let compiled = match dialect {
-            Dialect::JavaTime => java_time::compile(pattern)?,
+            Dialect::JavaTime => java_time::compile(pattern, true)?,
             Dialect::Simple => simple::compile(pattern)?,
         };
         // Neighbouring literal text as one piece.
@@ -80,6 +80,12 @@ impl DatePattern {
             }
         }
         true
+    }
+
+    /// Whether java.time's `DateTimeFormatter.ofPattern` takes `pattern`
+    /// (Flink's TO_TIMESTAMP gives NULL for every row where it does not).
+    pub fn java_time_accepts(pattern: &str) -> bool {
+        java_time::compile(pattern, false).is_ok()
     }
 
     /// `wall_ms` written as a new string (see [`DatePattern::write`]).
@@ -140,6 +146,18 @@ mod tests {
             ("2021-09-05 00:00:00.000", "pMMM", Err("pad width 1 is narrower than 'MMM' can write (3 characters)")),
             ("2021-09-05 00:00:00.000", "yyyyyyyyyyyyyyyyyyyy", Err("'y' takes 1 to 19 letters")),
         ];
+        for (pattern, accepted) in [
+            ("pd z", true),
+            ("aa", false),
+            ("yyyy'", false),
+            ("[V]", false),
+        ] {
+            assert_eq!(
+                DatePattern::java_time_accepts(pattern),
+                accepted,
+                "{pattern}"
+            );
+        }
         for (ts, pattern, want) in cases {
             let got =
                 DatePattern::compile(pattern, J).map(|p| p.format(ms(ts), 0).unwrap_or_default());

@@ -12,7 +12,7 @@ use crate::dialect::TABLE_ARG;
 use crate::functions::{self as library, Arg};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments};
-use tidemark_common::date_pattern::{java_to_chrono_pattern, DatePattern, Dialect};
+use tidemark_common::date_pattern::{java_to_chrono_pattern, DatePattern};
 use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -206,7 +206,7 @@ impl ExprBinder<'_> {
                 };
                 // Flink reads with java.time's DateTimeFormatter, and a
                 // pattern it refuses gives NULL for every row.
-                if DatePattern::compile(&pattern, Dialect::JavaTime).is_err() {
+                if !DatePattern::java_time_accepts(&pattern) {
                     return Ok(Expr::Literal {
                         value: ScalarValue::TimestampMillisecond(None, None),
                         ty: SqlType::Timestamp(3),
