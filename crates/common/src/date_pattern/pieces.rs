@@ -227,7 +227,8 @@ impl Field {
     }
 
     /// The least and greatest values over years 0000 to 9999, the range of
-    /// a TIMESTAMP, for the widest text a padded field can write.
+    /// a TIMESTAMP, for the widest text a padded field can write; (0, 59)
+    /// stands for every field of at most two digits.
     pub fn range(self) -> (i64, i64) {
         match self {
             Field::YearOfEra => (1, 9999),
