@@ -167,7 +167,8 @@ pub enum ScalarFunction {
     /// `CEIL(ts TO unit)` of a wall-clock TIMESTAMP.
     CeilTime(TimeUnit),
     /// `DATE_FORMAT(ts, pattern)`: a wall-clock TIMESTAMP written with a
-    /// Java date pattern literal (see [`crate::date_pattern`]).
+    /// java.time pattern literal, or text written with a SimpleDateFormat
+    /// one (see [`crate::date_pattern`]).
     DateFormat,
     /// `UNIX_TIMESTAMP(text, pattern)`: seconds since the epoch of the text
     /// read with a Java date pattern literal in the session zone;

@@ -12,7 +12,8 @@
 //! - [`window`]: the closed enum of window kinds.
 //! - [`catalog`]: declared tables; [`connector`]: what connectors and
 //!   formats declare (options, capabilities).
-//! - [`date_pattern`]: Java date patterns as chrono formats.
+//! - [`date_pattern`]: Java date patterns (java.time's and SimpleDateFormat's
+//!   letters) compiled once and written as Flink writes them.
 //! - [`time`]: instants, durations and the saturating arithmetic that event
 //!   time needs.
 

@@ -12,7 +12,7 @@ use crate::expr_binder::{coerce, unify};
 use crate::types::{arithmetic_type, common_type};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, DateTimeField, TrimWhereField};
-use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
+use tidemark_common::date_pattern::{java_to_chrono_pattern, DatePattern, Dialect};
 use tidemark_common::expr::{BinaryOp, Expr, ScalarFunction, TimeUnit};
 use tidemark_common::{Error, Result, Span, SqlType};
 
@@ -626,17 +626,11 @@ impl Call<'_> {
     }
 
     /// A timestamp argument as a wall-clock TIMESTAMP: TIMESTAMP_LTZ in the
-    /// session zone, text read as Flink's CAST reads it (NULL if it does
-    /// not), when `text` allows it.
-    fn wall_clock(&self, a: Arg, text: bool) -> Result<Expr> {
+    /// session zone.
+    fn wall_clock(&self, a: Arg) -> Result<Expr> {
         match a.expr.ty() {
             SqlType::Timestamp(_) => Ok(a.expr),
             SqlType::TimestampLtz(_) | SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
-            SqlType::String if text => Ok(Expr::Cast {
-                expr: Box::new(a.expr),
-                to: SqlType::Timestamp(3),
-                try_cast: true,
-            }),
             other => Err(Error::plan(
                 format!("{} needs a TIMESTAMP, got {other}", self.name),
                 a.span,
@@ -644,29 +638,47 @@ impl Call<'_> {
         }
     }
 
-    /// A literal Java date pattern, checked to translate; the engine
-    /// translates it again, so that plans show the pattern as written.
-    fn format(&self, a: Arg, mode: PatternMode) -> Result<Expr> {
+    /// A literal Java date pattern in `dialect`, checked as Java checks it
+    /// (Flink fails the job where tidemark refuses the query); when
+    /// `reads`, also checked to be one tidemark can read text with. The
+    /// engine compiles it again, so that plans show the pattern as written.
+    fn pattern(&self, a: Arg, dialect: Dialect, reads: bool) -> Result<Expr> {
         let Some(pattern) = constant_string(&a.expr) else {
             return Err(Error::plan(
                 format!("{}'s format must be a string literal", self.name),
                 a.span,
             ));
         };
-        match java_to_chrono_pattern(pattern, mode) {
-            Some(_) => Ok(a.expr),
-            None => Err(
-                Error::plan(format!("format '{pattern}' is not supported"), a.span).with_hint(
-                    "use the letters y, M, d, H, h, m, s, SSS, a, E, D and quoted 'literal text'",
-                ),
-            ),
+        let checked = DatePattern::compile(pattern, dialect).map(|_| ());
+        let checked = match checked {
+            Ok(()) if reads => java_to_chrono_pattern(pattern).map(|_| ()),
+            other => other,
+        };
+        match checked {
+            Ok(()) => Ok(a.expr),
+            Err(why) => Err(Error::plan(
+                format!("{}'s pattern '{pattern}': {why}", self.name),
+                a.span,
+            )
+            .with_hint(match dialect {
+                Dialect::JavaTime => "a TIMESTAMP is written with the letters of Java's DateTimeFormatter",
+                Dialect::Simple => "FROM_UNIXTIME, UNIX_TIMESTAMP and DATE_FORMAT of a STRING take the letters of Java's SimpleDateFormat",
+            })),
         }
     }
 
     fn date_format(&self, args: Vec<Arg>) -> Result<Expr> {
         let [ts, format] = self.exactly(args, "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')")?;
-        let ts = self.wall_clock(ts, true)?;
-        let format = self.format(format, PatternMode::Format)?;
+        // Flink writes a timestamp with java.time's letters, but text
+        // (read as a timestamp) with SimpleDateFormat's.
+        let (ts, format) = if ts.expr.ty() == SqlType::String {
+            (ts.expr, self.pattern(format, Dialect::Simple, false)?)
+        } else {
+            (
+                self.wall_clock(ts)?,
+                self.pattern(format, Dialect::JavaTime, false)?,
+            )
+        };
         self.function(
             ScalarFunction::DateFormat,
             vec![ts, format],
@@ -685,7 +697,7 @@ impl Call<'_> {
         let ([s], mut it) = self.leading(args, 2, "UNIX_TIMESTAMP(s [, format])")?;
         let s = self.string(s, "text")?;
         let format = match it.next() {
-            Some(f) => self.format(f, PatternMode::Parse)?,
+            Some(f) => self.pattern(f, Dialect::Simple, true)?,
             None => string_literal("yyyy-MM-dd HH:mm:ss"),
         };
         self.function(
@@ -699,7 +711,7 @@ impl Call<'_> {
     fn time_part(&self, args: Vec<Arg>, unit: TimeUnit) -> Result<Expr> {
         let signature = format!("{}(ts)", self.name);
         let [ts] = self.exactly(args, &signature)?;
-        let ts = self.wall_clock(ts, false)?;
+        let ts = self.wall_clock(ts)?;
         self.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
     }
 
@@ -715,7 +727,7 @@ impl Call<'_> {
             }
         };
         let format = match it.next() {
-            Some(f) => self.format(f, PatternMode::Format)?,
+            Some(f) => self.pattern(f, Dialect::Simple, false)?,
             None => string_literal("yyyy-MM-dd HH:mm:ss"),
         };
         self.function(
@@ -826,7 +838,7 @@ pub fn bind_extract(field: &DateTimeField, ts: Arg, span: Span) -> Result<Expr> 
                 .with_hint("use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, DOW or DOY")
         })?,
     };
-    let ts = call.wall_clock(ts, false)?;
+    let ts = call.wall_clock(ts)?;
     call.function(ScalarFunction::Extract(unit), vec![ts], SqlType::BigInt)
 }
 
@@ -868,7 +880,7 @@ pub fn bind_floor_ceil(ceil: bool, field: &DateTimeField, ts: Arg, span: Span) -
             ts.span,
         ));
     }
-    let wall = call.wall_clock(ts, false)?;
+    let wall = call.wall_clock(ts)?;
     let func = if ceil {
         ScalarFunction::CeilTime(unit)
     } else {

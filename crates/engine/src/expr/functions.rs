@@ -18,7 +18,7 @@ use arrow::compute::kernels::substring::substring_by_char;
 use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type};
 use datafusion_common::ScalarValue;
 use std::sync::Arc;
-use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
+use tidemark_common::date_pattern::{java_to_chrono_pattern, DatePattern, Dialect};
 use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -132,8 +132,12 @@ pub(crate) fn evaluate_function(
         ScalarFunction::Extract(unit) => temporal::extract(&values[0], unit)?,
         ScalarFunction::FloorTime(unit) => temporal::truncate_time(&values[0], unit, false),
         ScalarFunction::CeilTime(unit) => temporal::truncate_time(&values[0], unit, true),
+        // Flink writes a STRING argument with SimpleDateFormat.
+        ScalarFunction::DateFormat if values[0].data_type() == &DataType::Utf8 => {
+            temporal::date_format_text(string(0), &date_pattern(&args[1], Dialect::Simple)?)
+        }
         ScalarFunction::DateFormat => {
-            temporal::date_format(&values[0], &chrono_format(&args[1], PatternMode::Format)?)?
+            temporal::date_format(&values[0], &date_pattern(&args[1], Dialect::JavaTime)?)
         }
         ScalarFunction::TimestampDiff(unit) => {
             temporal::timestamp_diff(unit, &values[0], &values[1])?
@@ -173,16 +177,14 @@ pub(crate) fn evaluate_function(
         ScalarFunction::Hex => math::integer_digits(&values[0], true),
         ScalarFunction::FromUnixtime => temporal::from_unixtime(
             &values[0],
-            &chrono_format(&args[1], PatternMode::Format)?,
-            time_zone,
-        )?,
-        ScalarFunction::Greatest => math::greatest_least(values, true)?,
-        ScalarFunction::Least => math::greatest_least(values, false)?,
-        ScalarFunction::UnixTimestamp => temporal::unix_timestamp(
-            string(0),
-            &chrono_format(&args[1], PatternMode::Parse)?,
+            &date_pattern(&args[1], Dialect::Simple)?,
             time_zone,
         ),
+        ScalarFunction::Greatest => math::greatest_least(values, true)?,
+        ScalarFunction::Least => math::greatest_least(values, false)?,
+        ScalarFunction::UnixTimestamp => {
+            temporal::unix_timestamp(string(0), &chrono_format(&args[1])?, time_zone)
+        }
     })
 }
 
@@ -226,10 +228,18 @@ fn literal_text(e: &Expr) -> Result<&str> {
 
 /// The chrono format of a Java date pattern literal (the binder checked
 /// that it translates).
-fn chrono_format(e: &Expr, mode: PatternMode) -> Result<String> {
+/// The literal pattern of a call, compiled once for the batch (the front
+/// end checked it).
+fn date_pattern(e: &Expr, dialect: Dialect) -> Result<DatePattern> {
     let pattern = literal_text(e)?;
-    java_to_chrono_pattern(pattern, mode)
-        .ok_or_else(|| Error::Internal(format!("date pattern '{pattern}' was not checked")))
+    DatePattern::compile(pattern, dialect)
+        .map_err(|e| Error::Internal(format!("date pattern '{pattern}' was not checked: {e}")))
+}
+
+fn chrono_format(e: &Expr) -> Result<String> {
+    let pattern = literal_text(e)?;
+    java_to_chrono_pattern(pattern)
+        .map_err(|e| Error::Internal(format!("date pattern '{pattern}' was not checked: {e}")))
 }
 
 /// Flink's SUBSTRING on characters: position 0 reads as 1, a negative

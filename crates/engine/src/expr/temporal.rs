@@ -11,10 +11,10 @@ use arrow::compute::kernels::temporal::{date_part, DatePart};
 use arrow::compute::{cast, kernels::numeric};
 use arrow::datatypes::{DataType, Int64Type, TimestampMillisecondType};
 use chrono::{Datelike, NaiveDate};
-use std::fmt::Write as _;
 use std::sync::Arc;
+use tidemark_common::date_pattern::{read_default_timestamp, DatePattern};
 use tidemark_common::expr::TimeUnit;
-use tidemark_common::{Error, Result};
+use tidemark_common::Result;
 
 /// TO_TIMESTAMP(text, format): text read with the chrono `format` the
 /// binder translated (the first row's; it is a literal), NULL where it
@@ -155,28 +155,42 @@ fn next_boundary(floor: i64, unit: TimeUnit) -> Option<i64> {
     millis_of(date.checked_add_months(chrono::Months::new(months))?)
 }
 
-/// DATE_FORMAT over wall-clock timestamps with a chrono format the binder
-/// translated and checked.
-pub(crate) fn date_format(v: &ArrayRef, format: &str) -> Result<ArrayRef> {
-    let items: Vec<chrono::format::Item> = chrono::format::StrftimeItems::new(format).collect();
+/// DATE_FORMAT over wall-clock timestamps with the pattern the binder
+/// checked.
+pub(crate) fn date_format(v: &ArrayRef, pattern: &DatePattern) -> ArrayRef {
     let ts = v.as_primitive::<TimestampMillisecondType>();
-    let mut out = StringBuilder::with_capacity(ts.len(), ts.len() * format.len());
+    write_pattern(ts.iter().map(|t| t.map(|t| (t, 0))), ts.len(), pattern)
+}
+
+/// DATE_FORMAT of text, as Flink does it: the text read as
+/// SimpleDateFormat reads `yyyy-MM-dd HH:mm:ss` (NULL where that fails),
+/// then written with a SimpleDateFormat pattern in UTC, whatever the
+/// session zone.
+pub(crate) fn date_format_text(text: &StringArray, pattern: &DatePattern) -> ArrayRef {
+    let values = text
+        .iter()
+        .map(|t| t.and_then(read_default_timestamp).map(|wall| (wall, 0)));
+    write_pattern(values, text.len(), pattern)
+}
+
+/// Each `(wall clock, offset)` written with `pattern`; NULL for NULL, and
+/// where a padded field is wider than its pad (Java fails there; the
+/// binder refuses such pads for years 0000-9999).
+fn write_pattern(
+    values: impl Iterator<Item = Option<(i64, i64)>>,
+    len: usize,
+    pattern: &DatePattern,
+) -> ArrayRef {
+    let mut out = StringBuilder::with_capacity(len, len * 24);
     let mut buf = String::new();
-    for t in ts.iter() {
-        let Some(t) = t else {
-            out.append_null();
-            continue;
-        };
-        let Some(dt) = chrono::DateTime::from_timestamp_millis(t) else {
-            out.append_null();
-            continue;
-        };
+    for v in values {
         buf.clear();
-        write!(buf, "{}", dt.naive_utc().format_with_items(items.iter()))
-            .map_err(|_| Error::Internal(format!("bad chrono format '{format}'")))?;
-        out.append_value(&buf);
+        match v {
+            Some((wall, offset)) if pattern.write(wall, offset, &mut buf) => out.append_value(&buf),
+            _ => out.append_null(),
+        }
     }
-    Ok(Arc::new(out.finish()))
+    Arc::new(out.finish())
 }
 
 /// UNIX_TIMESTAMP(text, format): like Java's SimpleDateFormat.parse, text
@@ -324,17 +338,21 @@ const FIRST_MS: i64 = -62_167_219_200_000;
 const LAST_MS: i64 = 253_402_300_799_999;
 
 /// FROM_UNIXTIME(seconds, format): the instant on the session zone's wall
-/// clock, written with the chrono format the binder checked; NULL past
-/// the range chrono can write.
+/// clock, written with the SimpleDateFormat pattern the binder checked
+/// (`Z` and `X` write the zone's offset then); NULL past the range of
+/// milliseconds.
 pub(crate) fn from_unixtime(
     seconds: &ArrayRef,
-    format: &str,
+    pattern: &DatePattern,
     tz: chrono_tz::Tz,
-) -> Result<ArrayRef> {
-    let wall: TimestampMillisecondArray = seconds
-        .as_primitive::<Int64Type>()
-        .unary_opt(|s| crate::time::zone::to_wall_clock(s.checked_mul(1000)?, tz));
-    date_format(&(Arc::new(wall) as ArrayRef), format)
+) -> ArrayRef {
+    let seconds = seconds.as_primitive::<Int64Type>();
+    let values = seconds.iter().map(|s| {
+        let instant = s?.checked_mul(1000)?;
+        let wall = crate::time::zone::to_wall_clock(instant, tz)?;
+        Some((wall, (wall - instant) / 1000))
+    });
+    write_pattern(values, seconds.len(), pattern)
 }
 
 #[cfg(test)]

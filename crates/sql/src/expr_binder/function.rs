@@ -12,7 +12,7 @@ use crate::dialect::TABLE_ARG;
 use crate::functions::{self as library, Arg};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments};
-use tidemark_common::date_pattern::{java_to_chrono_pattern, PatternMode};
+use tidemark_common::date_pattern::{java_to_chrono_pattern, DatePattern};
 use tidemark_common::expr::{Expr, ScalarFunction};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -204,12 +204,17 @@ impl ExprBinder<'_> {
                         ))
                     }
                 };
-                let format =
-                    java_to_chrono_pattern(&pattern, PatternMode::Parse).ok_or_else(|| {
-                        Error::plan(format!("format '{pattern}' is not supported"), span).with_hint(
-                        "use the letters yyyy, MM, dd, HH, mm, ss and SSS with literal separators",
-                    )
-                    })?;
+                // Flink reads with java.time's DateTimeFormatter, and a
+                // pattern it refuses gives NULL for every row.
+                if !DatePattern::java_time_accepts(&pattern) {
+                    return Ok(Expr::Literal {
+                        value: ScalarValue::TimestampMillisecond(None, None),
+                        ty: SqlType::Timestamp(3),
+                    });
+                }
+                let format = java_to_chrono_pattern(&pattern).map_err(|why| {
+                    Error::plan(format!("TO_TIMESTAMP's pattern '{pattern}': {why}"), span)
+                })?;
                 let text = coerce(
                     args.into_iter().next().expect("arity checked above"),
                     &SqlType::String,

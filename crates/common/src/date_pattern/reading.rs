@@ -1,26 +1,16 @@
-//! Java date patterns (`yyyy-MM-dd HH:mm:ss`, as Flink's TO_TIMESTAMP,
-//! DATE_FORMAT and UNIX_TIMESTAMP take them) translated to chrono formats.
+//! Reading text with a Java date pattern (TO_TIMESTAMP, UNIX_TIMESTAMP):
+//! the pattern translated to a chrono format, for the letters whose
+//! reading chrono can do.
 //!
 //! The front end translates a pattern to check it when the query is
-//! planned; the engine translates it again to read or write values, so
-//! plans keep the pattern as the user wrote it.
+//! planned; the engine translates it again to read values, so plans keep
+//! the pattern as the user wrote it.
 
-/// What a translated Java date pattern is for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum PatternMode {
-    /// Reading text (TO_TIMESTAMP, UNIX_TIMESTAMP): 1 to 3 `S` read
-    /// milliseconds.
-    Parse,
-    /// Writing text (DATE_FORMAT): only `SSS`, as chrono writes no shorter
-    /// fraction.
-    Format,
-}
-
-/// A Java date pattern (as Flink's TO_TIMESTAMP and DATE_FORMAT take) as a
-/// chrono format: the common letters, text in single quotes (`''` is a
-/// quote) and anything else not a letter taken literally. `None` for a
-/// letter or run chrono cannot express.
-pub fn java_to_chrono_pattern(pattern: &str, mode: PatternMode) -> Option<String> {
+/// A Java date pattern as a chrono format for reading: the letters
+/// `y M d D H h m s S a E` (1 to 3 `S` read milliseconds), text in single
+/// quotes (`''` is a quote) and anything else not a letter taken
+/// literally. The error names the letter or run chrono cannot read.
+pub fn java_to_chrono_pattern(pattern: &str) -> Result<String, String> {
     let mut out = String::new();
     let chars: Vec<char> = pattern.chars().collect();
     let mut i = 0;
@@ -43,7 +33,7 @@ pub fn java_to_chrono_pattern(pattern: &str, mode: PatternMode) -> Option<String
             i += 1;
             loop {
                 match (chars.get(i), chars.get(i + 1)) {
-                    (None, _) => return None,
+                    (None, _) => return Err(format!("unterminated quote in '{pattern}'")),
                     (Some('\''), Some('\'')) => {
                         out.push('\'');
                         i += 2;
@@ -80,12 +70,16 @@ pub fn java_to_chrono_pattern(pattern: &str, mode: PatternMode) -> Option<String
             ('m', 2) => "%M",
             ('s', 1) => "%-S",
             ('s', 2) => "%S",
-            ('S', 3) => "%3f",
-            ('S', 1..=2) if mode == PatternMode::Parse => "%3f",
+            ('S', 1..=3) => "%3f",
             ('a', 1) => "%p",
             ('E', 1..=3) => "%a",
             ('E', 4) => "%A",
-            (c, _) if c.is_ascii_alphabetic() => return None,
+            (c, n) if c.is_ascii_alphabetic() => {
+                return Err(format!(
+                    "'{}' is not supported when reading text; the letters y, M, d, D, H, h, m, s, S, a and E are",
+                    c.to_string().repeat(n)
+                ))
+            }
             _ => {
                 for _ in 0..run {
                     literal(&mut out, c);
@@ -95,7 +89,7 @@ pub fn java_to_chrono_pattern(pattern: &str, mode: PatternMode) -> Option<String
             }
         };
         // Fraction digits follow a '.' in chrono's %3f only with its own dot.
-        if piece == "%3f" && mode == PatternMode::Parse && out.ends_with('.') {
+        if piece == "%3f" && out.ends_with('.') {
             out.pop();
             out.push_str("%.3f");
         } else {
@@ -103,10 +97,14 @@ pub fn java_to_chrono_pattern(pattern: &str, mode: PatternMode) -> Option<String
         }
         i += run;
     }
-    // chrono must understand every item, or formatting could fail per row.
+    // chrono must understand every item, or reading could fail per row.
     let valid = chrono::format::StrftimeItems::new(&out)
         .all(|item| !matches!(item, chrono::format::Item::Error));
-    valid.then_some(out)
+    if valid {
+        Ok(out)
+    } else {
+        Err(format!("'{pattern}' cannot be read"))
+    }
 }
 
 #[cfg(test)]
@@ -115,42 +113,23 @@ mod tests {
 
     #[test]
     fn java_patterns_translate_to_chrono() {
-        let cases = [
-            (
-                "yyyy-MM-dd HH:mm:ss",
-                PatternMode::Parse,
-                Some("%Y-%m-%d %H:%M:%S"),
-            ),
-            (
-                "yyyy-MM-dd HH:mm:ss.SSS",
-                PatternMode::Parse,
-                Some("%Y-%m-%d %H:%M:%S%.3f"),
-            ),
-            (
-                "yyyy-MM-dd'T'HH:mm",
-                PatternMode::Format,
-                Some("%Y-%m-%dT%H:%M"),
-            ),
-            (
-                "hh 'o''clock' a",
-                PatternMode::Format,
-                Some("%I o'clock %p"),
-            ),
-            ("yyyy''MM", PatternMode::Format, Some("%Y'%m")),
-            (
-                "EEE, d MMM yyyy",
-                PatternMode::Format,
-                Some("%a, %-d %b %Y"),
-            ),
-            ("100%", PatternMode::Format, Some("100%%")),
-            ("S", PatternMode::Format, None),
-            ("'open", PatternMode::Format, None),
-            ("yyyy QQ", PatternMode::Format, None),
+        let cases: &[(&str, Result<&str, &str>)] = &[
+            ("yyyy-MM-dd HH:mm:ss", Ok("%Y-%m-%d %H:%M:%S")),
+            ("yyyy-MM-dd HH:mm:ss.SSS", Ok("%Y-%m-%d %H:%M:%S%.3f")),
+            ("yyyy-MM-dd'T'HH:mm", Ok("%Y-%m-%dT%H:%M")),
+            ("hh 'o''clock' a", Ok("%I o'clock %p")),
+            ("yyyy''MM", Ok("%Y'%m")),
+            ("EEE, d MMM yyyy", Ok("%a, %-d %b %Y")),
+            ("100%", Ok("100%%")),
+            ("S", Ok("%3f")),
+            ("'open", Err("unterminated quote in ''open'")),
+            ("yyyy QQ", Err("'QQ' is not supported when reading text; the letters y, M, d, D, H, h, m, s, S, a and E are")),
         ];
-        for (java, mode, want) in cases {
+        for (java, want) in cases {
+            let got = java_to_chrono_pattern(java);
             assert_eq!(
-                java_to_chrono_pattern(java, mode).as_deref(),
-                want,
+                got.as_deref(),
+                want.map_err(|e| e.to_string()).as_deref(),
                 "{java}"
             );
         }
