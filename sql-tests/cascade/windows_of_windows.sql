@@ -79,6 +79,16 @@ FROM (
 )
 GROUP BY window_start, window_end, zone;
 
+-- The trace of the same: the second aggregation names each window by the instant it ends, and
+-- fires it on the watermark advance that fired it below (its rows came first).
+SET 'tidemark.trace' = 'true';
+
+SELECT window_start, window_end, COUNT(*) AS devices
+FROM per_device
+GROUP BY window_start, window_end;
+
+RESET 'tidemark.trace';
+
 -- The plan: the second aggregation windows by the TUMBLE windows its rows carry.
 EXPLAIN
 SELECT window_start, window_end, COUNT(*) AS devices, SUM(total) AS total

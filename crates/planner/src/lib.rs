@@ -640,6 +640,7 @@ fn build(
                 trace: options.trace()?,
                 early_fire,
                 key_share: None,
+                attached: window.attached.is_some(),
             };
             let threads = options.parallelism()?;
             match window.kind {

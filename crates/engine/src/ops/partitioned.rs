@@ -545,6 +545,7 @@ mod tests {
             trace: false,
             early_fire: None,
             key_share: None,
+            attached: false,
         }
     }
 

@@ -677,6 +677,7 @@ mod tests {
             trace: false,
             early_fire: None,
             key_share: None,
+            attached: false,
         })
     }
 

@@ -55,6 +55,15 @@ impl TraceEvent {
     }
 }
 
+/// A window as a trace line names it.
+pub enum TracedWindow {
+    /// `[start, end)`.
+    Bounds(i64, i64),
+    /// The window that ends at this instant: windows that rows carry,
+    /// whose starts are theirs (a session's may differ by key).
+    Ending(i64),
+}
+
 /// One trace line under construction:
 /// `EVENT operator key=(..) window=[start, end) rows=n watermark=w`.
 pub struct TraceLine {
@@ -87,6 +96,14 @@ impl TraceLine {
     pub fn window(mut self, start: i64, end: i64) -> Self {
         let _ = write!(self.text, " window=[{}, {})", instant(start), instant(end));
         self
+    }
+
+    /// A window as `window`, or (start unknown) by its end alone.
+    pub fn window_of(self, window: TracedWindow) -> Self {
+        match window {
+            TracedWindow::Bounds(start, end) => self.window(start, end),
+            TracedWindow::Ending(end) => self.field("window_end", instant(end)),
+        }
     }
 
     pub fn field(mut self, name: &str, value: impl std::fmt::Display) -> Self {

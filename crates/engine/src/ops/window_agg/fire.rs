@@ -73,7 +73,7 @@ impl WindowState {
             };
             emitter.side(
                 TraceLine::new(event, Self::NAME)
-                    .window(self.slicing.window_start(window_end), window_end)
+                    .window_of(self.traced_window(window_end))
                     .field("keys", order.len())
                     .field("rows", slice.group_rows.iter().sum::<u64>())
                     .watermark(watermark),
@@ -203,7 +203,7 @@ impl WindowState {
             emitter.side(
                 TraceLine::new(TraceEvent::Refire, Self::NAME)
                     .key(&new.columns()[..self.key_columns.len()], &self.key_types, 0)?
-                    .window(self.slicing.window_start(window_end), window_end)
+                    .window_of(self.traced_window(window_end))
                     .field("rows", merged.group_rows.iter().sum::<u64>())
                     .watermark(watermark),
             )?;
@@ -288,7 +288,7 @@ impl WindowState {
         if self.trace {
             out.side(
                 TraceLine::new(TraceEvent::Cleanup, Self::NAME)
-                    .window(self.slicing.window_start(window_end), window_end)
+                    .window_of(self.traced_window(window_end))
                     .watermark(watermark),
             )?;
         }

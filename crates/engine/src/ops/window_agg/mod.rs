@@ -22,6 +22,7 @@ use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::slicing::Slicing;
+use crate::time::trace::TracedWindow;
 use crate::time::window_columns::WindowColumns;
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
@@ -57,6 +58,10 @@ pub struct WindowAggregateSpec {
     /// The operator is one of several that split the keys between them
     /// (see [`crate::ops::partitioned`]).
     pub key_share: Option<KeyShare>,
+    /// The windows are those the rows carry (another window's results):
+    /// `kind` is a 1 ms TUMBLE over their `window_time`, and the trace
+    /// names each by the instant it ends.
+    pub attached: bool,
 }
 
 /// One of several window aggregations that split the keys between them.
@@ -178,6 +183,18 @@ pub struct WindowState {
     /// This operator aggregates some of the keys only.
     key_share: Option<KeyShare>,
     two_phase: Option<TwoPhase>,
+    /// See [`WindowAggregateSpec::attached`].
+    attached: bool,
+}
+
+impl WindowState {
+    /// The window ending at `window_end`, as the trace names it.
+    fn traced_window(&self, window_end: i64) -> TracedWindow {
+        match self.attached {
+            true => TracedWindow::Ending(window_end),
+            false => TracedWindow::Bounds(self.slicing.window_start(window_end), window_end),
+        }
+    }
 }
 
 impl WindowAggregate {
@@ -202,6 +219,7 @@ impl WindowAggregate {
             .transpose()?;
         Ok(Windowed::from_state(WindowState {
             slicing,
+            attached: spec.attached,
             zone: spec.zone,
             lateness: spec.lateness,
             time_column: spec.time_column,

@@ -261,7 +261,7 @@ impl WindowState {
             out.side(
                 TraceLine::new(TraceEvent::Late, Self::NAME)
                     .key(&key_columns, &self.key_types, i)?
-                    .window(self.slicing.window_start(last), last)
+                    .window_of(self.traced_window(last))
                     .field("rowtime", instant(rowtime))
                     .watermark(watermark),
             )?;

@@ -32,6 +32,7 @@ fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
         trace: false,
         early_fire: None,
         key_share: None,
+        attached: false,
     })
 }
 
