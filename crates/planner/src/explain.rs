@@ -18,19 +18,31 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let ttl = options.state_ttl()?;
     let late = late_rows_destination(plan, options)?;
     let threads = options.parallelism()?;
-    let mut stack = vec![(plan, 0)];
-    while let Some((node, depth)) = stack.pop() {
+    // Each node with its depth, and whether it runs as one input of a
+    // union or a window join (`crate::branch_options`).
+    let mut stack = vec![(plan, 0, false)];
+    while let Some((node, depth, in_branch)) = stack.pop() {
         let pad = "  ".repeat(depth);
         out.push_str(&format!("{pad}{}\n", node.header()));
         for line in read_details(node, threads)
             .into_iter()
             .chain(idle_details(node, options)?)
-            .chain(split_details(node, options, threads)?)
+            .chain(split_details(node, options, threads, in_branch)?)
             .chain(details(node, lateness, early, &late, ttl))
         {
             out.push_str(&format!("{pad}  | {line}\n"));
         }
-        stack.extend(node.inputs().into_iter().rev().map(|i| (i, depth + 1)));
+        let branches = in_branch
+            || matches!(
+                node,
+                LogicalPlan::Union { .. } | LogicalPlan::WindowJoin { .. }
+            );
+        stack.extend(
+            node.inputs()
+                .into_iter()
+                .rev()
+                .map(|i| (i, depth + 1, branches)),
+        );
     }
     Ok(out)
 }
@@ -109,12 +121,18 @@ fn split_details(
     node: &LogicalPlan,
     options: &SessionOptions,
     threads: usize,
+    in_branch: bool,
 ) -> Result<Vec<String>> {
     let LogicalPlan::WindowAggregate { window, keys, .. } = node else {
         return Ok(Vec::new());
     };
     if threads < 2 {
         return Ok(Vec::new());
+    }
+    if in_branch {
+        return Ok(vec![
+            "parallel: on one thread: it is an input of a UNION ALL or window join, whose rows must go out before its watermark moves the others' on".into(),
+        ]);
     }
     let blocker = why_not_split(
         &window.kind,
