@@ -465,6 +465,7 @@ fn build(
             kind,
             keys,
             null_equal,
+            condition,
             window_ends,
             schema,
         } => {
@@ -498,6 +499,7 @@ fn build(
                     .map(|(l, _)| left.schema().field(*l).ty.clone())
                     .collect(),
                 null_equal: null_equal.clone(),
+                condition: condition.clone().map(|c| (c, eval)),
                 left: side(left, keys.iter().map(|(l, _)| *l).collect(), window_ends.0),
                 right: side(right, keys.iter().map(|(_, r)| *r).collect(), window_ends.1),
                 trace: options.trace()?,

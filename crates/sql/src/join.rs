@@ -10,12 +10,14 @@
 
 use crate::binder::QueryBinder;
 use crate::expr_binder::spanned;
+use crate::expr_binder::ExprBinder;
 use crate::plan::LogicalPlan;
 use crate::statement::span_of;
 use sqlparser::ast::{self, SetExpr, Spanned, TableFactor};
+use tidemark_common::expr::{BinaryOp, Expr};
 use tidemark_common::window::JoinType;
 use tidemark_common::window::WindowKind;
-use tidemark_common::{Error, Field, Result, Schema, Span};
+use tidemark_common::{Error, Field, Result, Schema, Span, SqlType};
 
 /// What a join's ON (or a semi join's correlation) says, before binding.
 struct JoinCondition<'e> {
@@ -233,11 +235,12 @@ impl QueryBinder<'_> {
                 named.then_some((side, column))
             })
         };
-        let each_side =
-            || "a window join's condition compares a column of each side: L.k = R.k".to_string();
         let mut keys = Vec::new();
         let mut null_equal = Vec::new();
         let mut window_cols = Vec::new();
+        // Conjuncts other than equal columns of each side: what a pair of
+        // equal keys must also meet.
+        let mut rest = Vec::new();
         for c in &condition.conjuncts {
             let (a, b, nulls_meet) = match c {
                 ast::Expr::BinaryOp {
@@ -247,20 +250,21 @@ impl QueryBinder<'_> {
                 } => (a, b, false),
                 ast::Expr::IsNotDistinctFrom(a, b) => (a, b, true),
                 _ => {
-                    return Err(Error::plan(
-                        "a window join's condition takes equalities (= or IS NOT DISTINCT FROM) joined by AND",
-                        spanned(c),
-                    )
-                    .with_hint("filter a side in its own SELECT ... WHERE"))
+                    rest.push(*c);
+                    continue;
                 }
             };
             let (Some((sa, ca)), Some((sb, cb))) = (resolve(a, &order), resolve(b, &order)) else {
-                return Err(Error::plan(each_side(), spanned(c)));
+                rest.push(*c);
+                continue;
             };
             let (l, r) = match (sa, sb) {
                 (0, 1) => (ca, cb),
                 (1, 0) => (cb, ca),
-                _ => return Err(Error::plan(each_side(), spanned(c))),
+                _ => {
+                    rest.push(*c);
+                    continue;
+                }
             };
             if (l, r) == (window_columns[0].0, window_columns[1].0) {
                 window_cols.push("window_start");
@@ -292,6 +296,7 @@ impl QueryBinder<'_> {
             null_equal.push(false);
         }
         let window_ends = (window_columns[0].1, window_columns[1].1);
+        let condition = self.join_condition(&plans, &aliases, &rest, kind)?;
         let mut fields = Vec::new();
         for (side, plan) in plans.iter().enumerate() {
             let padded = match kind {
@@ -324,9 +329,68 @@ impl QueryBinder<'_> {
             kind,
             keys,
             null_equal,
+            condition,
             window_ends,
             schema: Schema::new(fields),
         })
+    }
+
+    /// The conjuncts `rest` of a window join's condition beyond equal
+    /// keys, bound over both sides' columns (`alias.column`): a predicate
+    /// each pair of equal keys must also meet, as Flink applies it.
+    fn join_condition(
+        &self,
+        plans: &[LogicalPlan],
+        aliases: &[Option<String>],
+        rest: &[&ast::Expr],
+        kind: JoinType,
+    ) -> Result<Option<Expr>> {
+        let Some(first) = rest.first() else {
+            return Ok(None);
+        };
+        let at = rest
+            .iter()
+            .map(|c| spanned(c))
+            .fold(spanned(first), Span::union);
+        if let JoinType::Anti { null_aware: true } = kind {
+            return Err(Error::plan(
+                "a NOT IN window join with conditions beyond equal columns is not supported",
+                at,
+            )
+            .with_hint("write it as NOT EXISTS (SELECT * FROM ... WHERE <the same conditions> AND L.k = R.k)"));
+        }
+        let mut fields = Vec::new();
+        for (plan, alias) in plans.iter().zip(aliases) {
+            for f in &plan.schema().fields {
+                let name = match alias {
+                    Some(a) => format!("{a}.{}", f.name),
+                    None => f.name.clone(),
+                };
+                fields.push(Field::new(name, f.ty.clone()));
+            }
+        }
+        let both = Schema::new(fields);
+        let mut binder = ExprBinder::new(&both, "a window join's ON");
+        let mut bound: Option<Expr> = None;
+        for c in rest {
+            let predicate = binder.bind(c)?;
+            if predicate.ty() != SqlType::Boolean {
+                return Err(Error::plan(
+                    format!("a join condition must be BOOLEAN, not {}", predicate.ty()),
+                    spanned(c),
+                ));
+            }
+            bound = Some(match bound {
+                None => predicate,
+                Some(before) => Expr::Binary {
+                    op: BinaryOp::And,
+                    left: Box::new(before),
+                    right: Box::new(predicate),
+                    ty: SqlType::Boolean,
+                },
+            });
+        }
+        Ok(bound)
     }
 }
 

@@ -95,6 +95,10 @@ pub enum LogicalPlan {
         /// Per key: compared with `IS NOT DISTINCT FROM` (NULL meets
         /// NULL) rather than `=` (NULL meets nothing).
         null_equal: Vec<bool>,
+        /// The rest of the ON condition: a predicate over the left
+        /// columns then the right ones that a pair of equal keys must
+        /// also meet.
+        condition: Option<Expr>,
         /// Each side's `window_end` column.
         window_ends: (usize, usize),
         schema: Schema,
@@ -421,6 +425,7 @@ impl LogicalPlan {
                 kind,
                 keys,
                 null_equal,
+                condition,
                 ..
             } => {
                 let keys: Vec<_> = keys
@@ -452,7 +457,11 @@ impl LogicalPlan {
                     .windowed_rows()
                     .map(|w| format!(" window={}", w.kind))
                     .unwrap_or_default();
-                format!("WindowJoin: {kind}{window} ON [{}]", keys.join(", "))
+                let rest = condition
+                    .as_ref()
+                    .map(|c| format!(" AND {c}"))
+                    .unwrap_or_default();
+                format!("WindowJoin: {kind}{window} ON [{}]{rest}", keys.join(", "))
             }
             LogicalPlan::Union { schema, .. } => {
                 let cols: Vec<_> = schema.names().collect();

@@ -9,6 +9,7 @@
 //! other side — unmatched left rows in their place, unmatched right rows
 //! after. A row whose window has already ended is late.
 
+use crate::expr::eval::{predicate_mask, EvalContext};
 use crate::ops::emit::{key_converter, row_keys, Emitter, Windowed, WindowedState};
 use crate::ops::operator::StateSize;
 use crate::ops::window_buffer::{by_window, drop_late};
@@ -41,6 +42,10 @@ pub struct WindowJoinSpec {
     pub null_equal: Vec<bool>,
     pub left: JoinSide,
     pub right: JoinSide,
+    /// The rest of the ON condition, beyond equal keys: a predicate over
+    /// the left columns then the right ones, which a pair must also meet
+    /// (NULL: it does not), with what it is evaluated with.
+    pub condition: Option<(tidemark_common::expr::Expr, EvalContext)>,
     /// Whether to write trace lines (FIRE, LATE).
     pub trace: bool,
     /// Output: the left columns, then the right ones (only the left ones
@@ -70,6 +75,11 @@ impl WindowJoin {
             || spec.key_types.len() != spec.left.keys.len()
         {
             return Err(Error::Internal("window join keys differ in number".into()));
+        }
+        if spec.condition.is_some() && matches!(spec.kind, JoinType::Anti { null_aware: true }) {
+            return Err(Error::Internal(
+                "a NOT IN window join takes no condition beyond its keys".into(),
+            ));
         }
         let keys = key_converter(&spec.key_types)?;
         let prefix = match spec.kind {
@@ -160,6 +170,9 @@ impl JoinState {
         let right_keys =
             KeyColumns::new(self.keys.as_ref(), right, &self.spec.right.keys, null_equal)?;
         let partners = Partners::new(&right_keys, right.num_rows());
+        if let Some((condition, ctx)) = &self.spec.condition {
+            return self.pairs_meeting(condition, ctx, left, right, &left_keys, &partners);
+        }
         let kind = self.spec.kind;
         let left_only = |keep: &dyn Fn(usize) -> bool| -> Vec<Pair> {
             (0..left.num_rows())
@@ -234,6 +247,84 @@ impl JoinState {
         }
         if matches!(kind, JoinType::Right | JoinType::Full) {
             for (j, m) in matched.iter().enumerate() {
+                if !m {
+                    pairs.push((None, Some(j as u32)));
+                }
+            }
+        }
+        Ok(pairs)
+    }
+}
+
+impl JoinState {
+    /// [`JoinState::pairs`] when the ON condition says more than equal
+    /// keys: the pairs of equal keys are joined in one batch, the
+    /// condition is evaluated over it at once, and a left (or right) row
+    /// counts as matched only through a pair that meets it.
+    fn pairs_meeting(
+        &self,
+        condition: &tidemark_common::expr::Expr,
+        ctx: &EvalContext,
+        left: &RecordBatch,
+        right: &RecordBatch,
+        left_keys: &KeyColumns,
+        partners: &Partners<'_>,
+    ) -> Result<Vec<Pair>> {
+        let mut candidates: Vec<(u32, u32)> = Vec::new();
+        for i in 0..left.num_rows() {
+            let mut j = left_keys
+                .key(i)
+                .and_then(|k| partners.first(k))
+                .unwrap_or(NO_ROW);
+            while j != NO_ROW {
+                candidates.push((i as u32, j));
+                j = partners.next[j as usize];
+            }
+        }
+        let left_rows = UInt32Array::from_iter_values(candidates.iter().map(|(i, _)| *i));
+        let right_rows = UInt32Array::from_iter_values(candidates.iter().map(|(_, j)| *j));
+        let mut fields: Vec<arrow::datatypes::FieldRef> =
+            left.schema().fields().iter().cloned().collect();
+        fields.extend(right.schema().fields().iter().cloned());
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(fields.len());
+        for c in left.columns() {
+            columns.push(take(c.as_ref(), &left_rows, None)?);
+        }
+        for c in right.columns() {
+            columns.push(take(c.as_ref(), &right_rows, None)?);
+        }
+        let joined = RecordBatch::try_new_with_options(
+            std::sync::Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(candidates.len())),
+        )?;
+        let meets = predicate_mask(condition, &joined, ctx)?;
+        let mut left_matched = vec![false; left.num_rows()];
+        let mut right_matched = vec![false; right.num_rows()];
+        let mut kept: Vec<Vec<u32>> = vec![Vec::new(); left.num_rows()];
+        for (n, (i, j)) in candidates.into_iter().enumerate() {
+            if meets.value(n) {
+                left_matched[i as usize] = true;
+                right_matched[j as usize] = true;
+                kept[i as usize].push(j);
+            }
+        }
+        let kind = self.spec.kind;
+        let mut pairs = Vec::new();
+        for (i, partners) in kept.into_iter().enumerate() {
+            let i = i as u32;
+            match kind {
+                JoinType::Semi if left_matched[i as usize] => pairs.push((Some(i), None)),
+                JoinType::Anti { .. } if !left_matched[i as usize] => pairs.push((Some(i), None)),
+                JoinType::Semi | JoinType::Anti { .. } => {}
+                JoinType::Left | JoinType::Full if partners.is_empty() => {
+                    pairs.push((Some(i), None))
+                }
+                _ => pairs.extend(partners.into_iter().map(|j| (Some(i), Some(j)))),
+            }
+        }
+        if matches!(kind, JoinType::Right | JoinType::Full) {
+            for (j, m) in right_matched.iter().enumerate() {
                 if !m {
                     pairs.push((None, Some(j as u32)));
                 }
@@ -448,6 +539,7 @@ mod tests {
             .map(|f| f.as_ref().clone())
             .collect();
         WindowJoin::new(WindowJoinSpec {
+            condition: None,
             kind,
             key_types: vec![SqlType::String],
             null_equal: vec![false],
