@@ -635,10 +635,7 @@ fn build(
                 two_phase_sums: lateness == 0
                     && early_fire.is_none()
                     && two_phase_sums(aggregates, options),
-                // An attached window's bounds are given: its 1 ms window
-                // over window_time is laid out on the instant.
-                zone: window_zone(&in_schema.field(window.time_column).ty, eval)
-                    .filter(|_| window.attached.is_none()),
+                zone: window_zone(&in_schema.field(window.time_column).ty, eval),
                 trace: options.trace()?,
                 early_fire,
                 key_share: None,

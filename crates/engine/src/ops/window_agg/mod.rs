@@ -59,8 +59,9 @@ pub struct WindowAggregateSpec {
     /// (see [`crate::ops::partitioned`]).
     pub key_share: Option<KeyShare>,
     /// The windows are those the rows carry (another window's results):
-    /// `kind` is a 1 ms TUMBLE over their `window_time`, and the trace
-    /// names each by the instant it ends.
+    /// `kind` is a 1 ms TUMBLE over their `window_time`, laid out on the
+    /// instant whatever `zone` says, and the trace names each by its end
+    /// (on `zone`'s wall clock, as the rows' `window_end`).
     pub attached: bool,
 }
 
@@ -183,16 +184,21 @@ pub struct WindowState {
     /// This operator aggregates some of the keys only.
     key_share: Option<KeyShare>,
     two_phase: Option<TwoPhase>,
-    /// See [`WindowAggregateSpec::attached`].
-    attached: bool,
+    /// See [`WindowAggregateSpec::attached`]: the windows the rows carry,
+    /// whose ends the trace shows on this zone's wall clock (their
+    /// `window_end` column), or None.
+    attached: Option<Option<chrono_tz::Tz>>,
 }
 
 impl WindowState {
     /// The window ending at `window_end`, as the trace names it.
     fn traced_window(&self, window_end: i64) -> TracedWindow {
         match self.attached {
-            true => TracedWindow::Ending(window_end),
-            false => TracedWindow::Bounds(self.slicing.window_start(window_end), window_end),
+            Some(zone) => TracedWindow::Ending(
+                zone.and_then(|tz| crate::time::zone::to_wall_clock(window_end, tz))
+                    .unwrap_or(window_end),
+            ),
+            None => TracedWindow::Bounds(self.slicing.window_start(window_end), window_end),
         }
     }
 }
@@ -207,8 +213,10 @@ impl WindowAggregate {
         }
         // Flink's buffer-flush grouping of DOUBLE sums is modelled for
         // TUMBLE; HOP and CUMULATE add their values in slice order.
-        let two_phase_sums =
-            spec.two_phase_sums && matches!(slicing, Slicing::Tumble { .. }) && spec.zone.is_none();
+        let layout_zone = spec.zone.filter(|_| !spec.attached);
+        let two_phase_sums = spec.two_phase_sums
+            && matches!(slicing, Slicing::Tumble { .. })
+            && layout_zone.is_none();
         for call in &spec.aggregates {
             new_accumulator(call)?;
         }
@@ -219,8 +227,10 @@ impl WindowAggregate {
             .transpose()?;
         Ok(Windowed::from_state(WindowState {
             slicing,
-            attached: spec.attached,
-            zone: spec.zone,
+            // Windows the rows carry are laid out on the instant; the
+            // zone only shows their ends.
+            attached: spec.attached.then_some(spec.zone),
+            zone: layout_zone,
             lateness: spec.lateness,
             time_column: spec.time_column,
             key_columns: spec.key_columns,
