@@ -31,6 +31,7 @@ impl QueryBinder<'_> {
         } else {
             span
         };
+        let full_join = full_join_below(&relation.plan);
         let source = if relation.tvf.is_some() {
             WindowInput::of_tvf(relation)
         } else {
@@ -44,11 +45,15 @@ impl QueryBinder<'_> {
             partition,
         }) = source
         else {
-            return Err(Error::plan(
+            let err = Error::plan(
                 "aggregation without a window is not supported on a stream",
                 at,
-            )
-            .with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ..."));
+            );
+            return Err(if full_join {
+                err.with_hint("a FULL window join's rows carry no window of their own (either side's window_start may be NULL): aggregate an INNER, LEFT or RIGHT window join's rows by its window_start, window_end")
+            } else {
+                err.with_hint("aggregate over a window TVF: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ...")
+            });
         };
         let attached = window.attached.is_some();
         let n_in = tvf_schema.len() - 3;
@@ -358,6 +363,20 @@ impl QueryBinder<'_> {
             exprs: select_exprs,
             schema: Schema::new(select_fields),
         })
+    }
+}
+
+/// Whether `plan` is a FULL window join's rows, under projections and
+/// filters.
+fn full_join_below(plan: &LogicalPlan) -> bool {
+    match plan {
+        LogicalPlan::WindowJoin { kind, .. } => {
+            matches!(kind, tidemark_common::window::JoinType::Full)
+        }
+        LogicalPlan::Project { input, .. } | LogicalPlan::Filter { input, .. } => {
+            full_join_below(input)
+        }
+        _ => false,
     }
 }
 
