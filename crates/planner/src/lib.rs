@@ -478,7 +478,7 @@ fn build(
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
-                            "a window join of a UNION ALL is not supported yet",
+                            "a window join whose input is itself a window join or a UNION ALL is not supported yet: each side must read one table",
                             Span::default(),
                         ))
                     }
@@ -519,7 +519,7 @@ fn build(
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
-                            "a UNION ALL under a projection inside another UNION ALL is not supported yet",
+                            "a UNION ALL whose input is itself a window join, or a UNION ALL under a projection, is not supported yet: each input must read one table",
                             Span::default(),
                         ))
                     }
