@@ -88,7 +88,7 @@ fn asks(rng: &mut Rng, json: bool, bad_lines: bool, folder: bool) -> Vec<(String
 /// The sink of one query and its SQL.
 fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
     let ws = "window_start TIMESTAMP(3), window_end TIMESTAMP(3)";
-    let (columns, select, keyed_updates) = match rng.below(12) {
+    let (columns, select, keyed_updates) = match rng.below(14) {
         0 => (
             format!("item STRING, {ws}, n BIGINT, total DOUBLE, lo INT, hi STRING, mean INT, kinds BIGINT, first_price DOUBLE, last_qty INT, qtys STRING"),
             "SELECT item, window_start, window_end, COUNT(*), SUM(price), MIN(qty), MAX(item), AVG(qty), \
@@ -180,6 +180,32 @@ fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
              FROM (SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND))) b \
              JOIN (SELECT * FROM TABLE(TUMBLE(TABLE asks, DESCRIPTOR(ts), INTERVAL '5' SECOND))) a \
              ON b.item = a.item AND b.window_start = a.window_start AND b.window_end = a.window_end"
+                .to_string(),
+            false,
+        ),
+        // A window join of two window aggregations: each side's
+        // aggregation runs inside the join's input and is checkpointed
+        // with it.
+        12 => (
+            format!("item STRING, {ws}, bids BIGINT, asks BIGINT"),
+            "SELECT b.item, b.window_start, b.window_end, b.n, a.n FROM \
+             (SELECT item, window_start, window_end, COUNT(*) AS n \
+              FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY item, window_start, window_end) b \
+             JOIN (SELECT item, window_start, window_end, COUNT(*) AS n \
+              FROM TABLE(TUMBLE(TABLE asks, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY item, window_start, window_end) a \
+             ON b.item = a.item AND b.window_start = a.window_start AND b.window_end = a.window_end"
+                .to_string(),
+            false,
+        ),
+        // A window aggregation over another's results, by the HOP
+        // windows they carry.
+        13 => (
+            format!("{ws}, items BIGINT, n BIGINT"),
+            "SELECT window_start, window_end, COUNT(*), SUM(n) FROM \
+             (SELECT item, window_start, window_end, COUNT(*) AS n \
+              FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) \
+              GROUP BY item, window_start, window_end) \
+             GROUP BY window_start, window_end"
                 .to_string(),
             false,
         ),
