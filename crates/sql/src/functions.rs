@@ -54,11 +54,14 @@ pub fn bind_call(
         "HOUR" => call.time_part(args, TimeUnit::Hour),
         "MINUTE" => call.time_part(args, TimeUnit::Minute),
         "SECOND" => call.time_part(args, TimeUnit::Second),
-        "TO_DATE" | "CURRENT_DATE" | "DATE" => Err(Error::plan(
-            format!("{name} is not supported: it returns DATE, which tidemark does not have yet; use TO_TIMESTAMP(s [, format]) for a TIMESTAMP"),
+        "TO_DATE" => call.to_date(args),
+        "CURRENT_DATE" => Err(Error::plan(
+            "CURRENT_DATE reads the clock, so its results could not be reproduced from the input; it is not supported",
             span,
         )
-        .with_hint("FLOOR(ts TO DAY) gives the start of a day")),
+        .with_hint("CAST(pt AS DATE) of a PROCTIME() column gives the day of processing")),
+        "DATE" => Err(Error::plan("DATE(x) is not a function", span)
+            .with_hint("write CAST(x AS DATE), or DATE '2024-03-01' for a literal")),
         "SUBSTRING" | "SUBSTR" => call.substring_call(args),
         "LOCATE" => call.locate(args),
         "INITCAP" => call.strings(args, 1, "INITCAP(s)", ScalarFunction::InitCap),
@@ -631,7 +634,10 @@ impl Call<'_> {
     fn wall_clock(&self, a: Arg, text: bool) -> Result<Expr> {
         match a.expr.ty() {
             SqlType::Timestamp(_) => Ok(a.expr),
-            SqlType::TimestampLtz(_) | SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            // A DATE is its midnight, a TIME that time on 1970-01-01.
+            SqlType::TimestampLtz(_) | SqlType::Null | SqlType::Date | SqlType::Time(_) => {
+                Ok(coerce(a.expr, &SqlType::Timestamp(3)))
+            }
             SqlType::String if text => Ok(Expr::Cast {
                 expr: Box::new(a.expr),
                 to: SqlType::Timestamp(3),
@@ -693,6 +699,28 @@ impl Call<'_> {
             vec![s, format],
             SqlType::BigInt,
         )
+    }
+
+    /// TO_DATE(s [, format]): the text read as TO_TIMESTAMP reads it (by
+    /// default as `yyyy-MM-dd`), its day; NULL when it does not parse.
+    fn to_date(&self, args: Vec<Arg>) -> Result<Expr> {
+        let ([s], mut it) = self.leading(args, 2, "TO_DATE(s [, format])")?;
+        let s = self.string(s, "text")?;
+        let pattern = match it.next() {
+            Some(f) => self.format(f, PatternMode::Parse)?,
+            None => string_literal("yyyy-MM-dd"),
+        };
+        let Some(chrono) =
+            constant_string(&pattern).and_then(|p| java_to_chrono_pattern(p, PatternMode::Parse))
+        else {
+            return Err(Error::Internal("TO_DATE's format was checked".into()));
+        };
+        let ts = self.function(
+            ScalarFunction::ToTimestamp,
+            vec![s, string_literal(chrono)],
+            SqlType::Timestamp(3),
+        )?;
+        Ok(coerce(ts, &SqlType::Date))
     }
 
     /// YEAR(ts), HOUR(ts), DAYOFWEEK(ts), ...: EXTRACT of that unit.

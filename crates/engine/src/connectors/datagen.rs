@@ -10,7 +10,8 @@
 //!   A random field takes `'fields.<f>.min'` / `'fields.<f>.max'`
 //!   (numbers), `'fields.<f>.length'` (strings, default 100 hex digits),
 //!   `'fields.<f>.max-past'` (timestamps: up to that long before the
-//!   engine clock's time), and `'fields.<f>.null-rate'`.
+//!   engine clock's time; a DATE or TIME is the day or time of day of
+//!   such a timestamp), and `'fields.<f>.null-rate'`.
 //! - `'seed'` (tidemark's own; default 0): random fields are the same on
 //!   every run with the same seed. Each field draws from its own
 //!   generator, so adding a field does not change the others.
@@ -22,9 +23,12 @@ use crate::formats::options::option_error;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::time::clock::Clock;
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
-    StringBuilder, TimestampMillisecondBuilder,
+    ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder, Float64Builder,
+    Int16Builder, Int32Builder, Int64Builder, Int8Builder, StringBuilder, Time32MillisecondBuilder,
+    TimestampMillisecondBuilder,
 };
+
+const MS_PER_DAY: i64 = 86_400_000;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use std::collections::BTreeMap;
@@ -170,10 +174,15 @@ impl DatagenSource {
                     };
                     if !matches!(
                         ty,
-                        SqlType::Int | SqlType::BigInt | SqlType::String | SqlType::Decimal(_, 0)
+                        SqlType::TinyInt
+                            | SqlType::SmallInt
+                            | SqlType::Int
+                            | SqlType::BigInt
+                            | SqlType::String
+                            | SqlType::Decimal(_, 0)
                     ) {
                         return Err(option_error(format!(
-                            "a sequence makes INT, BIGINT, DECIMAL(p, 0) or STRING values, not {ty} (column '{name}')"
+                            "a sequence makes TINYINT, SMALLINT, INT, BIGINT, DECIMAL(p, 0) or STRING values, not {ty} (column '{name}')"
                         )));
                     }
                     if start.fract() != 0.0 || end.fract() != 0.0 || start > end {
@@ -302,6 +311,20 @@ fn random_rule(
         Ok((min, max))
     };
     Ok(match ty {
+        SqlType::TinyInt => {
+            let (min, max) = bounds(f64::from(i8::MIN), f64::from(i8::MAX))?;
+            Rule::Integer {
+                min: min.ceil() as i128,
+                max: max.floor() as i128,
+            }
+        }
+        SqlType::SmallInt => {
+            let (min, max) = bounds(f64::from(i16::MIN), f64::from(i16::MAX))?;
+            Rule::Integer {
+                min: min.ceil() as i128,
+                max: max.floor() as i128,
+            }
+        }
         SqlType::Int => {
             let (min, max) = bounds(f64::from(i32::MIN), f64::from(i32::MAX))?;
             Rule::Integer {
@@ -325,7 +348,7 @@ fn random_rule(
                 max: (max * scale).floor() as i128,
             }
         }
-        SqlType::Double => {
+        SqlType::Double | SqlType::Float => {
             let (min, max) = bounds(0.0, 1.0)?;
             Rule::Double { min, max }
         }
@@ -341,7 +364,8 @@ fn random_rule(
                 length: length as usize,
             }
         }
-        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
+        // A DATE or TIME is the day or time of day of such a timestamp.
+        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) | SqlType::Date | SqlType::Time(_) => {
             let max_past = num("max-past")?.unwrap_or(0.0);
             if max_past < 0.0 {
                 return Err(option_error(format!(
@@ -395,6 +419,45 @@ impl FieldGen {
             _ => Vec::new(),
         };
         let array: ArrayRef = match (&self.ty, &self.rule) {
+            (SqlType::TinyInt, _) => {
+                let mut b = Int8Builder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    b.append_option((!null).then_some(*v as i8));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::SmallInt, _) => {
+                let mut b = Int16Builder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    b.append_option((!null).then_some(*v as i16));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::Float, Rule::Double { min, max }) => {
+                let (min, max) = (*min, *max);
+                let mut b = Float32Builder::with_capacity(n);
+                for (rng, null) in rngs.iter_mut().zip(&nulls) {
+                    let v = min + (max - min) * rng.unit();
+                    b.append_option((!null).then_some(v as f32));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::Date, _) => {
+                let mut b = Date32Builder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    let day = i32::try_from((*v as i64).div_euclid(MS_PER_DAY)).ok();
+                    b.append_option(day.filter(|_| !null));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::Time(p), _) => {
+                let mut b = Time32MillisecondBuilder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    let ms = (*v as i64).rem_euclid(MS_PER_DAY) as i32;
+                    b.append_option((!null).then(|| crate::formats::text::truncate_time(ms, *p)));
+                }
+                Arc::new(b.finish())
+            }
             (SqlType::Int, _) => {
                 let mut b = Int32Builder::with_capacity(n);
                 for (v, null) in values.iter().zip(&nulls) {

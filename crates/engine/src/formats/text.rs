@@ -221,6 +221,100 @@ pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
+/// Java's `Float.parseFloat` on trimmed text: the syntax of
+/// [`parse_java_double`], rounded once, straight to the nearest float.
+pub(crate) fn parse_java_float(text: &[u8]) -> Option<f32> {
+    let t = java_trim(text);
+    let (negative, body) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, t),
+    };
+    let magnitude = match body {
+        b"NaN" => f32::NAN,
+        b"Infinity" => f32::INFINITY,
+        _ => {
+            let number = match body.split_last()? {
+                (b'd' | b'D' | b'f' | b'F', rest) => rest,
+                _ => body,
+            };
+            if !is_java_decimal_float(number) {
+                return None;
+            }
+            std::str::from_utf8(number).ok()?.parse::<f32>().ok()?
+        }
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// A day as `yyyy-M-d` (month and day of one or two digits, as Java's
+/// `Date.valueOf` reads them), in days since 1970-01-01; None for text of
+/// another shape or a day that does not exist.
+pub(crate) fn parse_date(text: &[u8]) -> Option<i32> {
+    let mut parts = text.splitn(3, |&b| b == b'-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if y.len() != 4 || !(1..=2).contains(&m.len()) || !(1..=2).contains(&d.len()) {
+        return None;
+    }
+    let date = NaiveDate::from_ymd_opt(digits(y)? as i32, digits(m)?, digits(d)?)?;
+    i32::try_from(date.signed_duration_since(UNIX_EPOCH_DATE).num_days()).ok()
+}
+
+/// A DATE as Flink's CAST reads text: trimmed, and a time after the day
+/// (`2024-03-01 10:00:00`) is dropped.
+pub(crate) fn parse_date_lenient(text: &[u8]) -> Option<i32> {
+    let t = java_trim(text);
+    let day = t.split(|&b| b == b' ' || b == b'T').next()?;
+    parse_date(day)
+}
+
+/// A time of day as `HH:mm:ss[.f…]` (with `lenient`, as CAST reads it:
+/// trimmed, and hours, minutes and seconds of one or two digits), in
+/// milliseconds since midnight with the digits past `precision` cut;
+/// None for text of another shape or a time past 23:59:59.999999999.
+pub(crate) fn parse_time(text: &[u8], precision: u8, lenient: bool) -> Option<i32> {
+    let t = if lenient { java_trim(text) } else { text };
+    let (clock, fraction) = match t.iter().position(|&b| b == b'.') {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let mut fields = clock.splitn(3, |&b| b == b':');
+    let (h, m, sec) = (fields.next()?, fields.next()?, fields.next()?);
+    let width_ok = |f: &[u8]| {
+        if lenient {
+            (1..=2).contains(&f.len())
+        } else {
+            f.len() == 2
+        }
+    };
+    if !(width_ok(h) && width_ok(m) && width_ok(sec)) {
+        return None;
+    }
+    let (h, m, sec) = (digits(h)?, digits(m)?, digits(sec)?);
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    let mut millis = 0;
+    if let Some(frac) = fraction {
+        if frac.is_empty() || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        for (i, &d) in frac.iter().take(3).enumerate() {
+            millis += u32::from(d - b'0') * [100, 10, 1][i];
+        }
+    }
+    Some(truncate_time(
+        ((h * 60 + m) * 60 + sec) as i32 * 1000 + millis as i32,
+        precision,
+    ))
+}
+
+/// Milliseconds since midnight with the digits past `precision` cut.
+pub(crate) fn truncate_time(ms_of_day: i32, precision: u8) -> i32 {
+    let unit = 10i32.pow(u32::from(3 - precision.min(3)));
+    ms_of_day - ms_of_day.rem_euclid(unit)
+}
+
 /// `digits [. digits]` with at most 15 digits, the common case, read
 /// without the general algorithm: the digits as an integer and the power
 /// of ten are both exact in an f64, so the one division is rounded
@@ -371,7 +465,32 @@ mod tests {
     use arrow::array::AsArray;
     use arrow::datatypes::TimestampMillisecondType;
     use tidemark_common::{Error, Result, SqlType};
-    use SqlType::{BigInt, Boolean, Decimal, Double, Int, Timestamp, TimestampLtz};
+    use SqlType::{
+        BigInt, Boolean, Date, Decimal, Double, Float, Int, SmallInt, Time, Timestamp,
+        TimestampLtz, TinyInt,
+    };
+
+    #[test]
+    fn casts_read_dates_and_times_leniently() {
+        assert_eq!(parse_date_lenient(b" 2024-03-01 10:00:00 "), Some(19_783));
+        assert_eq!(parse_date_lenient(b"2024-03-01T10:00"), Some(19_783));
+        assert_eq!(parse_date_lenient(b"2024-02-30"), None);
+        assert_eq!(parse_time(b" 1:2:3 ", 0, true), Some(3_723_000));
+        assert_eq!(parse_time(b"1:2:3", 0, false), None);
+        assert_eq!(parse_time(b"12:34:56.789", 1, true), Some(45_296_700));
+        assert_eq!(parse_time(b"25:00:00", 0, true), None);
+        assert_eq!(truncate_time(45_296_789, 2), 45_296_780);
+    }
+
+    #[test]
+    fn floats_round_once() {
+        // Just past halfway between 1 and the next float: read straight,
+        // as Float.parseFloat reads it, it rounds up; through a double it
+        // would land on halfway and round to even, down to 1.
+        let text = "1.000000059604644775390625000000000000000000000000001";
+        assert_eq!(parse_java_float(text.as_bytes()), Some(1.0 + f32::EPSILON));
+        assert_eq!(parse_java_float(b"0x1p3"), None);
+    }
 
     #[test]
     fn short_decimals_read_as_the_general_parser_reads_them() {
@@ -429,6 +548,38 @@ mod tests {
     fn field_values_as_flink_reads_them() -> Result<()> {
         // (type, text, printed value or None for a parse error)
         let cases: &[(SqlType, &str, Option<&str>)] = &[
+            (TinyInt, " -128 ", Some("-128")),
+            (TinyInt, "127", Some("127")),
+            (TinyInt, "128", None),
+            (TinyInt, "1.0", None),
+            (SmallInt, "-32768", Some("-32768")),
+            (SmallInt, "32768", None),
+            (Float, " 0.1 ", Some("0.1")),
+            (Float, "1e39", Some("Infinity")),
+            (Float, "3.4028235E38", Some("3.4028235E38")),
+            (Float, "1.5f", Some("1.5")),
+            (Float, "-NaN", Some("NaN")),
+            (Float, "1_0", None),
+            (Float, "", None),
+            (Date, "2024-03-01", Some("2024-03-01")),
+            (Date, "2024-3-1", Some("2024-03-01")),
+            (Date, "1969-12-31", Some("1969-12-31")),
+            (Date, "2024-02-30", None),
+            (Date, "2024-03-01 10:00:00", None),
+            (Date, " 2024-03-01", None),
+            (Date, "24-03-01", None),
+            (Date, "", None),
+            (Time(0), "12:34:56", Some("12:34:56")),
+            (Time(0), "23:59:59.999", Some("23:59:59")),
+            (Time(3), "00:00:00.1", Some("00:00:00.1")),
+            (Time(3), "12:34:56.789123", Some("12:34:56.789")),
+            (Time(3), "23:59:59", Some("23:59:59.0")),
+            (Time(0), "1:2:3", None),
+            (Time(0), "24:00:00", None),
+            (Time(0), "12:60:00", None),
+            (Time(0), "12:34", None),
+            (Time(0), "12:34:56.", None),
+            (Time(0), "", None),
             (Int, " 7 ", Some("7")),
             (Int, "+7", Some("7")),
             (Int, "007", Some("7")),

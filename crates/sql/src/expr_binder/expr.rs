@@ -222,9 +222,9 @@ impl ExprBinder<'_> {
                     && interval_millis(right).is_some()
                 {
                     let l = self.bind(left)?;
-                    if !l.ty().is_timestamp() {
+                    if !(l.ty().is_timestamp() || matches!(l.ty(), SqlType::Date | SqlType::Time(_))) {
                         return Err(Error::plan(
-                            format!("an INTERVAL can only shift a timestamp, not a {}", l.ty()),
+                            format!("an INTERVAL can only shift a timestamp, a DATE or a TIME, not a {}", l.ty()),
                             span,
                         ));
                     }

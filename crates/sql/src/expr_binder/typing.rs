@@ -83,6 +83,18 @@ pub(super) fn binary(
                 ty: SqlType::Boolean,
             })
         }
+        BinaryOp::Modulo if lt.is_integer() && rt.is_integer() => {
+            // As Flink: the remainder has the divisor's type (it always
+            // fits), computed in the wider of the two.
+            let wide = common_type(&lt, &rt).ok_or_else(mismatch)?;
+            let rem = Expr::Binary {
+                op,
+                left: Box::new(coerce(l, &wide)),
+                right: Box::new(coerce(r, &wide)),
+                ty: wide,
+            };
+            Ok(coerce(rem, &rt))
+        }
         _ => {
             let ty = arithmetic_type(op, &lt, &rt).ok_or_else(mismatch)?;
             // Operands meet in the result's family: integers and doubles are
@@ -90,7 +102,7 @@ pub(super) fn binary(
             // engine rescales exactly.
             let operand_ty = |t: &SqlType| match (&ty, t) {
                 (SqlType::Decimal(..), SqlType::Decimal(..)) => t.clone(),
-                (SqlType::Decimal(..), SqlType::Int | SqlType::BigInt | SqlType::Null) => {
+                (SqlType::Decimal(..), t) if t.is_integer() || *t == SqlType::Null => {
                     let (p, s) = t.decimal_precision_scale().unwrap_or((10, 0));
                     SqlType::Decimal(p, s)
                 }

@@ -26,7 +26,8 @@ mod sum;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use arrow::array::{Array, ArrayRef, ArrowPrimitiveType, AsArray};
 use arrow::datatypes::{
-    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+    DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, Time32MillisecondType, TimestampMillisecondType,
 };
 use count::{Count, CountDistinct};
 use distinct::Distinct;
@@ -34,7 +35,7 @@ use list_agg::ListAgg;
 use min_max::MinMax;
 use row_value::{Pick, RowValue};
 use std::any::Any;
-use sum::{Avg, DoubleSum, Sum};
+use sum::{Avg, DoubleSum, FloatAvg, Sum};
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -111,7 +112,11 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         }
         F::Count => Box::new(Count::new(false)),
         F::Sum => match arg_type {
+            SqlType::TinyInt => Box::new(Sum::<Int8Type>::new(DataType::Int8)),
+            SqlType::SmallInt => Box::new(Sum::<Int16Type>::new(DataType::Int16)),
             SqlType::Int => Box::new(Sum::<Int32Type>::new(DataType::Int32)),
+            // As Flink: a FLOAT sum is added up in FLOAT.
+            SqlType::Float => Box::new(Sum::<Float32Type>::new(DataType::Float32)),
             SqlType::BigInt => Box::new(Sum::<Int64Type>::new(DataType::Int64)),
             SqlType::Double => Box::new(DoubleSum::new(false)),
             SqlType::Decimal(_, s) => {
@@ -121,6 +126,10 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         },
         F::Avg => match arg_type {
             SqlType::Double => Box::new(DoubleSum::new(true)),
+            // As Flink: the average of FLOATs is taken in DOUBLE.
+            SqlType::Float => Box::new(FloatAvg::new(DoubleSum::new(true))),
+            SqlType::TinyInt => Box::new(Avg::<Int8Type>::new(0, DataType::Int8)),
+            SqlType::SmallInt => Box::new(Avg::<Int16Type>::new(0, DataType::Int16)),
             SqlType::Int => Box::new(Avg::<Int32Type>::new(0, DataType::Int32)),
             SqlType::BigInt => Box::new(Avg::<Int64Type>::new(0, DataType::Int64)),
             SqlType::Decimal(_, s) => Box::new(Avg::<Decimal128Type>::new(
@@ -132,7 +141,15 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         F::Min | F::Max => {
             let max = call.func == F::Max;
             match arg_type {
+                SqlType::TinyInt => Box::new(MinMax::<Int8Type>::new(max, DataType::Int8)),
+                SqlType::SmallInt => Box::new(MinMax::<Int16Type>::new(max, DataType::Int16)),
                 SqlType::Int => Box::new(MinMax::<Int32Type>::new(max, DataType::Int32)),
+                SqlType::Float => Box::new(MinMax::<Float32Type>::new(max, DataType::Float32)),
+                SqlType::Date => Box::new(MinMax::<Date32Type>::new(max, DataType::Date32)),
+                SqlType::Time(_) => Box::new(MinMax::<Time32MillisecondType>::new(
+                    max,
+                    arg_type.to_arrow(),
+                )),
                 SqlType::BigInt => Box::new(MinMax::<Int64Type>::new(max, DataType::Int64)),
                 SqlType::Double => Box::new(MinMax::<Float64Type>::new(max, DataType::Float64)),
                 SqlType::Decimal(p, s) => Box::new(MinMax::<Decimal128Type>::new(

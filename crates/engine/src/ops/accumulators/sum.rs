@@ -243,6 +243,66 @@ impl Accumulator for DoubleSum {
     }
 }
 
+/// AVG of FLOAT: Flink averages FLOATs in DOUBLE and gives a FLOAT, so
+/// the values are widened (exactly) into a DOUBLE average, whose result
+/// is rounded to FLOAT.
+pub(super) struct FloatAvg {
+    inner: DoubleSum,
+}
+
+impl FloatAvg {
+    pub(super) fn new(inner: DoubleSum) -> Self {
+        FloatAvg { inner }
+    }
+}
+
+impl Accumulator for FloatAvg {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let v = argument(values, "AVG")?;
+        let wide = arrow::compute::cast(v, &DataType::Float64)?;
+        self.inner.update(Some(&wide), rows, groups)
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let wide = self.inner.evaluate(groups)?;
+        Ok(arrow::compute::cast(&wide, &DataType::Float32)?)
+    }
+
+    fn local_flush(&mut self) {
+        self.inner.local_flush();
+    }
+
+    fn global_flush(&mut self) {
+        self.inner.global_flush();
+    }
+
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        other_is_earlier: bool,
+    ) -> Result<()> {
+        let other = same::<Self>(other)?;
+        self.inner.merge_from(&other.inner, pairs, other_is_earlier)
+    }
+
+    fn reset(&mut self, group: u32) {
+        self.inner.reset(group);
+    }
+
+    fn state_bytes(&self) -> u64 {
+        self.inner.state_bytes()
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        self.inner.save(w)
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.inner.load(r)
+    }
+}
+
 /// The exact AVG of each argument type: how a value joins the sum, and
 /// the average of a sum.
 trait AvgNative: Copy + Send + 'static {
@@ -275,7 +335,7 @@ macro_rules! integer_avg {
         }
     )+};
 }
-integer_avg!(i32, i64);
+integer_avg!(i8, i16, i32, i64);
 
 impl AvgNative for i128 {
     fn accumulate(sum: i128, add: i128) -> i128 {
