@@ -8,7 +8,7 @@
 //! of the offending argument; literal patterns (regexes, date formats) are
 //! checked here too, so that they fail at planning rather than per row.
 
-use crate::expr_binder::{coerce, unify};
+use crate::expr_binder::{coerce, unify_branches};
 use crate::types::{arithmetic_type, common_type};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, DateTimeField, TrimWhereField};
@@ -591,7 +591,7 @@ impl Call<'_> {
                 ))
             }
         };
-        let ty = unify(&a.expr.ty(), &b.expr.ty(), b.span)?;
+        let ty = unify_branches(&a.expr.ty(), &b.expr.ty(), b.span)?;
         Ok(Expr::Case {
             branches: vec![(cond, coerce(a.expr, &ty))],
             otherwise: Some(Box::new(coerce(b.expr, &ty))),
@@ -671,6 +671,14 @@ impl Call<'_> {
 
     fn date_format(&self, args: Vec<Arg>) -> Result<Expr> {
         let [ts, format] = self.exactly(args, "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')")?;
+        if let ty @ (SqlType::Date | SqlType::Time(_)) = ts.expr.ty() {
+            // As Flink, which takes a TIMESTAMP or text only.
+            return Err(Error::plan(
+                format!("DATE_FORMAT needs a TIMESTAMP or a STRING, got {ty}"),
+                ts.span,
+            )
+            .with_hint("CAST it to TIMESTAMP(3) first"));
+        }
         let ts = self.wall_clock(ts, true)?;
         let format = self.format(format, PatternMode::Format)?;
         self.function(

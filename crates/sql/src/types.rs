@@ -175,7 +175,7 @@ pub fn arithmetic_type(
             let s = s1.max(s2);
             adjust_decimal((p1 - s1).max(p2 - s2) + s + 1, s)
         }
-        Multiply => adjust_decimal(p1 + p2, s1 + s2),
+        Multiply => adjust_decimal(p1 + p2 + 1, s1 + s2),
         Divide => {
             let s = 6.max(s1 + p2 + 1);
             adjust_decimal(p1 - s1 + s2 + s, s)
@@ -235,7 +235,7 @@ mod tests {
         let d = |p, s| SqlType::Decimal(p, s);
         let cases = [
             (BinaryOp::Plus, d(10, 2), d(5, 1), d(11, 2)),
-            (BinaryOp::Multiply, d(10, 2), d(5, 1), d(15, 3)),
+            (BinaryOp::Multiply, d(10, 2), d(5, 1), d(16, 3)),
             (BinaryOp::Divide, d(10, 2), d(5, 1), d(17, 8)),
             (BinaryOp::Plus, d(10, 2), SqlType::Int, d(13, 2)),
             (BinaryOp::Multiply, d(38, 10), d(38, 10), d(38, 6)),
@@ -277,6 +277,11 @@ mod tests {
             (BinaryOp::Plus, TinyInt, BigInt, BigInt),
             (BinaryOp::Plus, TinyInt, Decimal(5, 2), Decimal(6, 2)),
             (BinaryOp::Plus, SmallInt, Decimal(5, 2), Decimal(8, 2)),
+            (BinaryOp::Multiply, TinyInt, Decimal(2, 1), Decimal(6, 1)),
+            (BinaryOp::Multiply, SmallInt, Decimal(2, 1), Decimal(8, 1)),
+            (BinaryOp::Multiply, Int, Decimal(2, 1), Decimal(13, 1)),
+            (BinaryOp::Divide, TinyInt, Decimal(2, 1), Decimal(10, 6)),
+            (BinaryOp::Minus, TinyInt, Decimal(2, 1), Decimal(5, 1)),
             (BinaryOp::Plus, Float, Int, Float),
             (BinaryOp::Plus, Int, Float, Float),
             (BinaryOp::Plus, BigInt, Float, Float),

@@ -476,4 +476,64 @@ mod tests {
         assert_eq!(show(&cast(double, SqlType::Int, false))?, "-2");
         Ok(())
     }
+
+    #[test]
+    fn new_types_cast_as_flink_casts_them() -> Result<()> {
+        let cast = |e: Expr, to: SqlType| Expr::Cast {
+            expr: Box::new(e),
+            to,
+            try_cast: true,
+        };
+        let s = |v: &str| lit(ScalarValue::Utf8(Some(v.into())), SqlType::String);
+        let int = |v| lit(ScalarValue::Int32(Some(v)), SqlType::Int);
+        let double = |v| lit(ScalarValue::Float64(Some(v)), SqlType::Double);
+        let float = |v| lit(ScalarValue::Float32(Some(v)), SqlType::Float);
+        let ts = |ms| {
+            lit(
+                ScalarValue::TimestampMillisecond(Some(ms), None),
+                SqlType::Timestamp(3),
+            )
+        };
+        // Each as Flink 2.3 casts it.
+        let cases = [
+            (cast(int(300), SqlType::TinyInt), "44"),
+            (cast(int(70_000), SqlType::SmallInt), "4464"),
+            (cast(double(1e10), SqlType::TinyInt), "-1"),
+            (cast(double(-1.9), SqlType::SmallInt), "-1"),
+            (cast(float(1e10), SqlType::Int), "2147483647"),
+            (cast(float(0.1), SqlType::Double), "0.10000000149011612"),
+            (cast(float(0.1), SqlType::Decimal(10, 2)), "0.10"),
+            (cast(float(1e10), SqlType::Decimal(10, 2)), "<NULL>"),
+            (cast(double(1e300), SqlType::Float), "Infinity"),
+            (cast(s(" 7 "), SqlType::SmallInt), "7"),
+            (cast(s("300"), SqlType::TinyInt), "<NULL>"),
+            (cast(s("1.5"), SqlType::TinyInt), "1"),
+            (cast(s("0.1"), SqlType::Float), "0.1"),
+            (cast(s("2024-3-1"), SqlType::Date), "2024-03-01"),
+            (cast(s("2024-03-01 10:00:00"), SqlType::Date), "2024-03-01"),
+            (cast(s("2024-02-30"), SqlType::Date), "<NULL>"),
+            (cast(s("12:34:56.789"), SqlType::Time(3)), "12:34:56.789"),
+            (cast(s("12:34:56.789"), SqlType::Time(0)), "12:34:56"),
+            (cast(s("25:00:00"), SqlType::Time(0)), "<NULL>"),
+            (cast(ts(1_709_287_296_789), SqlType::Date), "2024-03-01"),
+            (
+                cast(ts(1_709_287_296_789), SqlType::Time(3)),
+                "10:01:36.789",
+            ),
+            (cast(ts(-1), SqlType::Date), "1969-12-31"),
+            (cast(ts(-1), SqlType::Time(3)), "23:59:59.999"),
+            (
+                cast(cast(s("2024-03-01"), SqlType::Date), SqlType::Timestamp(3)),
+                "2024-03-01 00:00:00.000",
+            ),
+            (
+                cast(cast(s("12:34:56.5"), SqlType::Time(1)), SqlType::String),
+                "12:34:56.5",
+            ),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(show(&expr)?, want, "{expr:?}");
+        }
+        Ok(())
+    }
 }

@@ -235,6 +235,14 @@ fn on_wider_number(
             out.as_primitive::<Int32Type>()
                 .unary::<_, arrow::datatypes::Int16Type>(|x| x as i16),
         ),
+        // Flink rounds a FLOAT through BigDecimal, which has no -0.0.
+        _ if matches!(func, ScalarFunction::Round { .. }) => {
+            let f = arrow::compute::cast_with_options(&out, &ty.to_arrow(), &options)?;
+            Arc::new(
+                f.as_primitive::<arrow::datatypes::Float32Type>()
+                    .unary::<_, arrow::datatypes::Float32Type>(|x| x + 0.0),
+            )
+        }
         _ => arrow::compute::cast_with_options(&out, &ty.to_arrow(), &options)?,
     };
     Ok(Some(narrowed))

@@ -4,7 +4,7 @@
 //! OVERLAY (bound by the function library).
 
 use super::literal::{interval_millis, literal, typed_string};
-use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify};
+use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify_branches};
 use super::{nearest, spanned, ExprBinder};
 use crate::functions as library;
 use crate::types::{can_cast, sql_type};
@@ -325,13 +325,13 @@ impl ExprBinder<'_> {
                         None => expect_boolean(c, spanned(&when.condition))?,
                     };
                     let v = self.bind(&when.result)?;
-                    ty = unify(&ty, &v.ty(), spanned(&when.result))?;
+                    ty = unify_branches(&ty, &v.ty(), spanned(&when.result))?;
                     branches.push((c, v));
                 }
                 let otherwise = match else_result {
                     Some(e) => {
                         let v = self.bind(e)?;
-                        ty = unify(&ty, &v.ty(), spanned(e))?;
+                        ty = unify_branches(&ty, &v.ty(), spanned(e))?;
                         Some(v)
                     }
                     None => None,

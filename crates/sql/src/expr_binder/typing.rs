@@ -23,6 +23,17 @@ pub(crate) fn unify(a: &SqlType, b: &SqlType, span: Span) -> Result<SqlType> {
     common_type(a, b).ok_or_else(|| Error::plan(format!("cannot mix {a} and {b} here"), span))
 }
 
+/// The type of CASE and IF branches so far (`a`) and the next one (`b`):
+/// their common type, except that a FLOAT and a DOUBLE branch take the
+/// first one's type, as Flink's planner gives it (`CASE .. THEN f ELSE d
+/// END` is a FLOAT; COALESCE and comparisons widen to DOUBLE instead).
+pub(crate) fn unify_branches(a: &SqlType, b: &SqlType, span: Span) -> Result<SqlType> {
+    match (a, b) {
+        (SqlType::Float, SqlType::Double) | (SqlType::Double, SqlType::Float) => Ok(a.clone()),
+        _ => unify(a, b, span),
+    }
+}
+
 /// `e` as type `ty`: unchanged if it already has it, else a safe CAST.
 pub fn coerce(e: Expr, ty: &SqlType) -> Expr {
     if e.ty() == *ty {

@@ -310,6 +310,12 @@ trait AvgNative: Copy + Send + 'static {
     /// which wraps; decimals exactly.
     fn accumulate(sum: i128, add: i128) -> i128;
 
+    /// `add` added to `sum` in the argument's own type, wrapping: how
+    /// Flink's OVER aggregation sums integers for AVG.
+    fn accumulate_narrow(sum: i128, add: i128) -> i128 {
+        Self::accumulate(sum, add)
+    }
+
     /// The value in the exact sum's type.
     fn widen(self) -> i128;
 
@@ -325,6 +331,9 @@ macro_rules! integer_avg {
         impl AvgNative for $t {
             fn accumulate(sum: i128, add: i128) -> i128 {
                 (sum as i64).wrapping_add(add as i64) as i128
+            }
+            fn accumulate_narrow(sum: i128, add: i128) -> i128 {
+                (sum as $t).wrapping_add(add as $t) as i128
             }
             fn widen(self) -> i128 {
                 self as i128
@@ -359,6 +368,9 @@ pub(super) struct Avg<T: ArrowPrimitiveType> {
     counts: Vec<i64>,
     /// The argument's scale (0 for integers).
     scale: i8,
+    /// Integers are summed in their own type, wrapping (Flink's OVER
+    /// aggregation), rather than in a BIGINT.
+    narrow: bool,
     /// The result's type.
     data_type: DataType,
     /// The argument's arrow type; `fn() -> T` keeps the accumulator `Send`
@@ -372,9 +384,19 @@ impl<T: ArrowPrimitiveType> Avg<T> {
             exact: vec![],
             counts: vec![],
             scale,
+            narrow: false,
             data_type,
             arg: PhantomData,
         }
+    }
+}
+
+impl<T: ArrowPrimitiveType> Avg<T> {
+    /// The sum wraps in the argument's own type, as Flink's OVER
+    /// aggregation sums integers for AVG.
+    pub(super) fn summed_in_argument_type(mut self) -> Self {
+        self.narrow = true;
+        self
     }
 }
 
@@ -386,8 +408,13 @@ where
         let v = argument(values, "AVG")?;
         grow(&mut self.counts, groups, 0);
         grow(&mut self.exact, groups, 0);
+        let add = if self.narrow {
+            T::Native::accumulate_narrow
+        } else {
+            T::Native::accumulate
+        };
         for_each_value::<T>(v, rows, groups, |g, x| {
-            self.exact[g] = T::Native::accumulate(self.exact[g], x.widen());
+            self.exact[g] = add(self.exact[g], x.widen());
             self.counts[g] += 1;
         });
         Ok(())
@@ -405,7 +432,11 @@ where
             ensure(&mut self.counts, dst, 0);
             let (src, d) = (src as usize, dst as usize);
             let add = other.exact.get(src).copied().unwrap_or(0);
-            self.exact[d] = T::Native::accumulate(self.exact[d], add);
+            self.exact[d] = if self.narrow {
+                T::Native::accumulate_narrow(self.exact[d], add)
+            } else {
+                T::Native::accumulate(self.exact[d], add)
+            };
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
         }
         Ok(())
