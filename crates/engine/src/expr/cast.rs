@@ -75,7 +75,7 @@ pub(crate) fn cast(
         (SqlType::String, SqlType::Time(p)) => Arc::new(
             v.as_string::<i32>()
                 .iter()
-                .map(|t| t.and_then(|t| crate::formats::text::parse_time(t.as_bytes(), *p, true)))
+                .map(|t| t.and_then(|t| crate::formats::text::parse_time(t.as_bytes(), *p)))
                 .collect::<Time32MillisecondArray>(),
         ),
         (SqlType::Time(_), SqlType::Time(q)) => {

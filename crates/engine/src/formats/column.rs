@@ -3,8 +3,7 @@
 //! into a value by the rules of [`super::text`].
 
 use super::text::{
-    parse_boolean, parse_date, parse_decimal, parse_i64, parse_java_double, parse_java_float,
-    parse_time, Parser,
+    parse_boolean, parse_decimal, parse_i64, parse_java_double, parse_java_float, Parser,
 };
 use arrow::array::{
     ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder, Float64Builder,
@@ -106,11 +105,11 @@ impl ColumnBuilder {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
-            ColumnBuilder::Date(b) => match parse_date(text) {
+            ColumnBuilder::Date(b) => match parser.date(text) {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
-            ColumnBuilder::Time(b, p) => match parse_time(text, *p, false) {
+            ColumnBuilder::Time(b, p) => match parser.time(text, *p) {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
