@@ -190,6 +190,13 @@ impl DatagenSource {
                             "sequence field '{name}' needs whole numbers with start <= end"
                         )));
                     }
+                    if let Some((lo, hi)) = integer_range(ty) {
+                        if start < lo || end > hi {
+                            return Err(option_error(format!(
+                                "sequence field '{name}' goes past what a {ty} holds ({lo} to {hi})"
+                            )));
+                        }
+                    }
                     Rule::Sequence {
                         next: start as i128,
                         end: end as i128,
@@ -308,6 +315,13 @@ fn random_rule(
         if min > max {
             return Err(option_error(format!("field '{name}' has min > max")));
         }
+        if let Some((type_lo, type_hi)) = integer_range(ty) {
+            if min < type_lo || max > type_hi {
+                return Err(option_error(format!(
+                    "field '{name}' has a min or max past what a {ty} holds ({type_lo} to {type_hi})"
+                )));
+            }
+        }
         Ok((min, max))
     };
     Ok(match ty {
@@ -381,6 +395,16 @@ fn random_rule(
                 "column '{name}' has a type datagen cannot make"
             )))
         }
+    })
+}
+
+/// The values an integer type holds, for checking a field's options.
+fn integer_range(ty: &SqlType) -> Option<(f64, f64)> {
+    Some(match ty {
+        SqlType::TinyInt => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        SqlType::SmallInt => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        SqlType::Int => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        _ => return None,
     })
 }
 
@@ -764,5 +788,43 @@ mod tests {
         assert!(open(&[("rows-per-second", "0")]));
         assert!(open(&[("fields.v.kind", "walk")]));
         assert!(open(&[("fields.v.null-rate", "2")]));
+        assert!(open(&[("fields.v.max", "3000000000")]));
+    }
+
+    #[test]
+    fn new_types_are_made_within_their_bounds() -> Result<()> {
+        let columns = vec![
+            ("ti".into(), SqlType::TinyInt),
+            ("si".into(), SqlType::SmallInt),
+            ("f".into(), SqlType::Float),
+            ("dt".into(), SqlType::Date),
+            ("tm".into(), SqlType::Time(0)),
+        ];
+        let pairs = [
+            ("number-of-rows", "50"),
+            ("fields.ti.min", "-3"),
+            ("fields.ti.max", "3"),
+            ("fields.si.kind", "sequence"),
+            ("fields.si.start", "32700"),
+            ("fields.si.end", "32767"),
+        ];
+        let mut src = DatagenSource::open(columns.clone(), &options(&pairs), 8, Clock::System)?;
+        let batches = rows(&mut src)?;
+        let n: usize = batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(n, 50);
+        for b in &batches {
+            let ti = b.column(0).as_primitive::<arrow::datatypes::Int8Type>();
+            assert!(ti.values().iter().all(|v| (-3..=3).contains(v)));
+            let tm = b
+                .column(4)
+                .as_primitive::<arrow::datatypes::Time32MillisecondType>();
+            assert!(tm.values().iter().all(|v| v % 1000 == 0));
+            for (field, (_, ty)) in b.schema().fields().iter().zip(&columns) {
+                assert_eq!(field.data_type(), &ty.to_arrow());
+            }
+        }
+        let too_wide = [("fields.ti.max", "300")];
+        assert!(DatagenSource::open(columns, &options(&too_wide), 8, Clock::System).is_err());
+        Ok(())
     }
 }
