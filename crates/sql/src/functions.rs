@@ -898,7 +898,9 @@ pub fn bind_floor_ceil(ceil: bool, field: &DateTimeField, ts: Arg, span: Span) -
                 .with_hint("use SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR")
         })?;
     let ty = ts.expr.ty();
-    if !ty.is_timestamp() {
+    // As Flink: a DATE or TIME is rounded as its timestamp and stays a DATE
+    // or TIME (FLOOR(d TO MONTH) is the first of d's month).
+    if !(ty.is_timestamp() || matches!(ty, SqlType::Date | SqlType::Time(_))) {
         return Err(Error::plan(
             format!("{name}(.. TO {}) needs a TIMESTAMP, got {ty}", unit.name()),
             ts.span,
@@ -994,7 +996,8 @@ pub fn bind_timestamp_unit_call(
     let timestamp = |a: Arg| -> Result<Expr> {
         match a.expr.ty() {
             t if t.is_timestamp() => Ok(a.expr),
-            SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            // As Flink: a DATE counts as its midnight.
+            SqlType::Null | SqlType::Date => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
             other => Err(Error::plan(
                 format!("{name} needs a TIMESTAMP or TIMESTAMP_LTZ, got {other}"),
                 a.span,
@@ -1032,9 +1035,16 @@ pub fn bind_timestamp_unit_call(
         }
     };
     let n = coerce(n, &SqlType::BigInt);
+    let is_date = b.expr.ty() == SqlType::Date;
     let ts = timestamp(b)?;
     let ty = ts.ty();
-    call.function(ScalarFunction::TimestampAddUnit(unit), vec![n, ts], ty)
+    let moved = call.function(ScalarFunction::TimestampAddUnit(unit), vec![n, ts], ty)?;
+    // TIMESTAMPADD of a DATE is a DATE, as in Flink.
+    Ok(if is_date {
+        coerce(moved, &SqlType::Date)
+    } else {
+        moved
+    })
 }
 
 /// Flink's result type of ROUND(DECIMAL(p, s), digits): unchanged when
