@@ -70,3 +70,33 @@ fn new_types_are_written_as_flink_writes_them_and_read_back() {
         +I[3, 1970-01-01, 23:59:59, 23:59:59.0, 1.0E10, -128, -32768, 23:59:59.0, 23:59:59.0, 1.0]\n";
     assert_eq!(shown, format!("{want}{want}"));
 }
+
+#[test]
+fn floats_that_are_not_numbers_are_written_as_flink_writes_them() {
+    let dir = std::env::temp_dir().join(format!("tidemark-float-written-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("in.csv"), "NaN\n-Infinity\n-0.0\n1.0E-5\n").expect("write input");
+    let mut session = Session::new(&dir);
+    run(
+        &mut session,
+        "CREATE TABLE s (f FLOAT) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');\n\
+         CREATE TABLE oj (f FLOAT, d DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'out.json', 'format' = 'json');\n\
+         CREATE TABLE oc (f FLOAT, d DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'out.csv', 'format' = 'csv');\n\
+         INSERT INTO oj SELECT f, CAST(f AS DOUBLE) FROM s;\n\
+         INSERT INTO oc SELECT f, CAST(f AS DOUBLE) FROM s;",
+    );
+    let csv = std::fs::read_to_string(dir.join("out.csv")).expect("csv written");
+    let json = std::fs::read_to_string(dir.join("out.json")).expect("json written");
+    let _ = std::fs::remove_dir_all(&dir);
+    // Flink 2.3's files for the same statements: NaN and the infinities
+    // are JSON strings.
+    assert_eq!(
+        json,
+        "{\"f\":\"NaN\",\"d\":\"NaN\"}\n{\"f\":\"-Infinity\",\"d\":\"-Infinity\"}\n\
+         {\"f\":-0.0,\"d\":-0.0}\n{\"f\":1.0E-5,\"d\":9.999999747378752E-6}\n"
+    );
+    assert_eq!(
+        csv,
+        "NaN,NaN\n-Infinity,-Infinity\n-0.0,-0.0\n1.0E-5,9.999999747378752E-6\n"
+    );
+}
