@@ -24,7 +24,7 @@ pub enum SqlType {
     Double,
     Decimal(u8, i8),
     String,
-    /// `TIMESTAMP(p)`: a wall-clock time without zone; p ≤ 3 is kept at
+    /// `TIMESTAMP(p)`: a wall-clock time without zone, p ≤ 3, kept at
     /// millisecond precision.
     Timestamp(u8),
     /// `TIMESTAMP_LTZ(p)`: an instant, shown in the session time zone.

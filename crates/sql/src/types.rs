@@ -12,7 +12,12 @@ pub fn sql_type(data_type: &DataType, span: Span) -> Result<SqlType> {
     let precision = |p: &Option<u64>| -> Result<u8> {
         match p {
             None => Ok(3),
-            Some(p) if *p <= 9 => Ok((*p).min(3) as u8),
+            Some(p) if *p <= 3 => Ok(*p as u8),
+            Some(p) if *p <= 9 => Err(Error::plan(
+                format!("a timestamp precision of {p} is not supported: tidemark keeps timestamps to the millisecond"),
+                span,
+            )
+            .with_hint("declare TIMESTAMP(3) or TIMESTAMP_LTZ(3)")),
             Some(p) => Err(Error::plan(
                 format!("timestamp precision must be 0 to 9, got {p}"),
                 span,
@@ -346,6 +351,11 @@ mod tests {
         );
         assert!(ty(DataType::Time(Some(6), TimezoneInfo::None)).is_err());
         assert!(ty(DataType::Bytea).is_err());
+        assert!(ty(DataType::Timestamp(Some(6), TimezoneInfo::None)).is_err());
+        assert_eq!(
+            ty(DataType::Timestamp(Some(0), TimezoneInfo::None))?,
+            SqlType::Timestamp(0)
+        );
         Ok(())
     }
 }
