@@ -111,7 +111,12 @@ impl Tableau {
 fn type_width(ty: &SqlType) -> usize {
     match ty {
         SqlType::Boolean | SqlType::Null => MIN_WIDTH,
+        SqlType::TinyInt => 4,
+        SqlType::SmallInt => 6,
         SqlType::Int => 11,
+        // Java's Float.toString: up to 9 digits, a sign, a point and an
+        // exponent such as E-45.
+        SqlType::Float => 15,
         SqlType::BigInt => 20,
         // Java's Double.toString: up to 17 digits, a sign, a point and an
         // exponent such as E-308.
@@ -123,14 +128,13 @@ fn type_width(ty: &SqlType) -> usize {
         SqlType::Timestamp(p) | SqlType::TimestampLtz(p) => {
             19 + if *p > 0 { *p as usize + 1 } else { 0 }
         }
+        SqlType::Date => 10,
+        SqlType::Time(p) => 8 + if *p > 0 { *p as usize + 1 } else { 0 },
     }
 }
 
 fn is_numeric(ty: &SqlType) -> bool {
-    matches!(
-        ty,
-        SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..)
-    )
+    ty.is_numeric()
 }
 
 /// `text` cut to `width` columns, ending in `...` if it was cut.

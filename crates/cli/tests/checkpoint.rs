@@ -88,7 +88,7 @@ fn asks(rng: &mut Rng, json: bool, bad_lines: bool, folder: bool) -> Vec<(String
 /// The sink of one query and its SQL.
 fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
     let ws = "window_start TIMESTAMP(3), window_end TIMESTAMP(3)";
-    let (columns, select, keyed_updates) = match rng.below(14) {
+    let (columns, select, keyed_updates) = match rng.below(15) {
         0 => (
             format!("item STRING, {ws}, n BIGINT, total DOUBLE, lo INT, hi STRING, mean INT, kinds BIGINT, first_price DOUBLE, last_qty INT, qtys STRING"),
             "SELECT item, window_start, window_end, COUNT(*), SUM(price), MIN(qty), MAX(item), AVG(qty), \
@@ -206,6 +206,20 @@ fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
               FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) \
               GROUP BY item, window_start, window_end) \
              GROUP BY window_start, window_end"
+                .to_string(),
+            false,
+        ),
+        14 => (
+            format!(
+                "item STRING, day DATE, small SMALLINT, {ws}, n TINYINT, mean SMALLINT, total FLOAT, \
+                 avg_price FLOAT, first_time TIME(3), last_day DATE, lo FLOAT"
+            ),
+            "SELECT item, CAST(ts AS DATE), CAST(qty AS SMALLINT), window_start, window_end, \
+             SUM(CAST(qty AS TINYINT)), AVG(CAST(qty * 1000 AS SMALLINT)), SUM(CAST(price AS FLOAT)), \
+             AVG(CAST(price AS FLOAT)), MIN(CAST(ts AS TIME(3))), MAX(CAST(ts AS DATE)), \
+             MIN(CAST(price AS FLOAT)) \
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '5' SECOND)) \
+             GROUP BY item, CAST(ts AS DATE), CAST(qty AS SMALLINT), window_start, window_end"
                 .to_string(),
             false,
         ),

@@ -338,9 +338,11 @@ fn reader_script(format: &str, ignore_errors: bool, header: bool) -> String {
     };
     format!(
         "CREATE TABLE t (a STRING, ts TIMESTAMP(3), n BIGINT, i INT, d DOUBLE, m DECIMAL(10, 2), \
-         b BOOLEAN, l TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
+         b BOOLEAN, l TIMESTAMP_LTZ(3), ti TINYINT, si SMALLINT, f FLOAT, dt DATE, tm TIME(3), \
+         WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) \
          WITH ('connector' = 'filesystem', {options});\n\
-         SELECT a, COUNT(*), SUM(n), MAX(d), SUM(m) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), \
+         SELECT a, COUNT(*), SUM(n), MAX(d), SUM(m), SUM(ti), AVG(si), SUM(f), MIN(dt), MAX(tm) \
+         FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), \
          INTERVAL '1' MINUTE)) GROUP BY a, window_start, window_end;\n\
          SELECT * FROM t;"
     )
@@ -370,6 +372,15 @@ fn noisy_line(rng: &mut Rng, json: bool) -> Vec<u8> {
         "99999999.999",
         "true",
         "FALSE",
+        "127",
+        "-129",
+        "32768",
+        "3.4028235E38",
+        "1.4E-45",
+        "2024-02-29",
+        "2024-2-30",
+        "23:59:59.999",
+        "24:00:00",
         "null",
         "\u{FEFF}",
         "日本",
@@ -377,7 +388,10 @@ fn noisy_line(rng: &mut Rng, json: bool) -> Vec<u8> {
     let mut line = Vec::new();
     if json {
         line.extend_from_slice(b"{");
-        for (k, key) in ["a", "ts", "n", "i", "d", "m", "b", "l"].iter().enumerate() {
+        let keys = [
+            "a", "ts", "n", "i", "d", "m", "b", "l", "ti", "si", "f", "dt", "tm",
+        ];
+        for (k, key) in keys.iter().enumerate() {
             if rng.below(6) == 0 {
                 continue;
             }
@@ -397,7 +411,7 @@ fn noisy_line(rng: &mut Rng, json: bool) -> Vec<u8> {
             line.push(b'}');
         }
     } else {
-        for k in 0..rng.below(11) {
+        for k in 0..rng.below(16) {
             if k > 0 {
                 line.push(b',');
             }

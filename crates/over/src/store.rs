@@ -8,7 +8,8 @@
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{
-    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+    DataType, Date32Type, Decimal128Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    Time32MillisecondType, TimeUnit, TimestampMillisecondType,
 };
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
@@ -232,8 +233,9 @@ impl Store {
         Ok(arrow::compute::interleave(&arrays, &picks.rows)?)
     }
 
-    /// Row `at` of a primitive column (INT, BIGINT, DOUBLE as its bits,
-    /// DECIMAL unscaled, TIMESTAMP ms), widened to i128.
+    /// Row `at` of a primitive column (TINYINT to BIGINT, DOUBLE as its
+    /// bits, DECIMAL unscaled, TIMESTAMP ms, DATE days, TIME ms), widened
+    /// to i128.
     pub fn raw(&self, at: RowRef, column: usize) -> Result<Option<i128>> {
         let array = self.batch(at)?.column(column);
         let row = at.row as usize;
@@ -241,7 +243,13 @@ impl Store {
             return Ok(None);
         }
         Ok(Some(match array.data_type() {
+            DataType::Int8 => array.as_primitive::<Int8Type>().value(row) as i128,
+            DataType::Int16 => array.as_primitive::<Int16Type>().value(row) as i128,
             DataType::Int32 => array.as_primitive::<Int32Type>().value(row) as i128,
+            DataType::Date32 => array.as_primitive::<Date32Type>().value(row) as i128,
+            DataType::Time32(TimeUnit::Millisecond) => {
+                array.as_primitive::<Time32MillisecondType>().value(row) as i128
+            }
             DataType::Int64 => array.as_primitive::<Int64Type>().value(row) as i128,
             DataType::Float64 => array.as_primitive::<Float64Type>().value(row).to_bits() as i128,
             DataType::Decimal128(..) => array.as_primitive::<Decimal128Type>().value(row),

@@ -8,7 +8,7 @@
 //! of the offending argument; literal patterns (regexes, date formats) are
 //! checked here too, so that they fail at planning rather than per row.
 
-use crate::expr_binder::{coerce, unify};
+use crate::expr_binder::{coerce, unify_branches};
 use crate::types::{arithmetic_type, common_type};
 use datafusion_common::ScalarValue;
 use sqlparser::ast::{self, DateTimeField, TrimWhereField};
@@ -54,11 +54,14 @@ pub fn bind_call(
         "HOUR" => call.time_part(args, TimeUnit::Hour),
         "MINUTE" => call.time_part(args, TimeUnit::Minute),
         "SECOND" => call.time_part(args, TimeUnit::Second),
-        "TO_DATE" | "CURRENT_DATE" | "DATE" => Err(Error::plan(
-            format!("{name} is not supported: it returns DATE, which tidemark does not have yet; use TO_TIMESTAMP(s [, format]) for a TIMESTAMP"),
+        "TO_DATE" => call.to_date(args),
+        "CURRENT_DATE" => Err(Error::plan(
+            "CURRENT_DATE reads the clock, so its results could not be reproduced from the input; it is not supported",
             span,
         )
-        .with_hint("FLOOR(ts TO DAY) gives the start of a day")),
+        .with_hint("CAST(pt AS DATE) of a PROCTIME() column gives the day of processing")),
+        "DATE" => Err(Error::plan("DATE(x) is not a function", span)
+            .with_hint("write CAST(x AS DATE), or DATE '2024-03-01' for a literal")),
         "SUBSTRING" | "SUBSTR" => call.substring_call(args),
         "LOCATE" => call.locate(args),
         "INITCAP" => call.strings(args, 1, "INITCAP(s)", ScalarFunction::InitCap),
@@ -588,7 +591,7 @@ impl Call<'_> {
                 ))
             }
         };
-        let ty = unify(&a.expr.ty(), &b.expr.ty(), b.span)?;
+        let ty = unify_branches(&a.expr.ty(), &b.expr.ty(), b.span)?;
         Ok(Expr::Case {
             branches: vec![(cond, coerce(a.expr, &ty))],
             otherwise: Some(Box::new(coerce(b.expr, &ty))),
@@ -630,7 +633,10 @@ impl Call<'_> {
     fn wall_clock(&self, a: Arg) -> Result<Expr> {
         match a.expr.ty() {
             SqlType::Timestamp(_) => Ok(a.expr),
-            SqlType::TimestampLtz(_) | SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            // A DATE is its midnight, a TIME that time on 1970-01-01.
+            SqlType::TimestampLtz(_) | SqlType::Null | SqlType::Date | SqlType::Time(_) => {
+                Ok(coerce(a.expr, &SqlType::Timestamp(3)))
+            }
             other => Err(Error::plan(
                 format!("{} needs a TIMESTAMP, got {other}", self.name),
                 a.span,
@@ -669,6 +675,14 @@ impl Call<'_> {
 
     fn date_format(&self, args: Vec<Arg>) -> Result<Expr> {
         let [ts, format] = self.exactly(args, "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')")?;
+        if let ty @ (SqlType::Date | SqlType::Time(_)) = ts.expr.ty() {
+            // As Flink, which takes a TIMESTAMP or text only.
+            return Err(Error::plan(
+                format!("DATE_FORMAT needs a TIMESTAMP or a STRING, got {ty}"),
+                ts.span,
+            )
+            .with_hint("CAST it to TIMESTAMP(3) first"));
+        }
         // Flink writes a timestamp with java.time's letters, but text
         // (read as a timestamp) with SimpleDateFormat's.
         let (ts, format) = if ts.expr.ty() == SqlType::String {
@@ -705,6 +719,26 @@ impl Call<'_> {
             vec![s, format],
             SqlType::BigInt,
         )
+    }
+
+    /// TO_DATE(s [, format]): the text read as TO_TIMESTAMP reads it (by
+    /// default as `yyyy-MM-dd`), its day; NULL when it does not parse.
+    fn to_date(&self, args: Vec<Arg>) -> Result<Expr> {
+        let ([s], mut it) = self.leading(args, 2, "TO_DATE(s [, format])")?;
+        let s = self.string(s, "text")?;
+        let pattern = match it.next() {
+            Some(f) => self.pattern(f, Dialect::JavaTime, true)?,
+            None => string_literal("yyyy-MM-dd"),
+        };
+        let Some(Ok(chrono)) = constant_string(&pattern).map(java_to_chrono_pattern) else {
+            return Err(Error::Internal("TO_DATE's format was checked".into()));
+        };
+        let ts = self.function(
+            ScalarFunction::ToTimestamp,
+            vec![s, string_literal(chrono)],
+            SqlType::Timestamp(3),
+        )?;
+        Ok(coerce(ts, &SqlType::Date))
     }
 
     /// YEAR(ts), HOUR(ts), DAYOFWEEK(ts), ...: EXTRACT of that unit.
@@ -874,7 +908,9 @@ pub fn bind_floor_ceil(ceil: bool, field: &DateTimeField, ts: Arg, span: Span) -
                 .with_hint("use SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR")
         })?;
     let ty = ts.expr.ty();
-    if !ty.is_timestamp() {
+    // As Flink: a DATE or TIME is rounded as its timestamp and stays a DATE
+    // or TIME (FLOOR(d TO MONTH) is the first of d's month).
+    if !(ty.is_timestamp() || matches!(ty, SqlType::Date | SqlType::Time(_))) {
         return Err(Error::plan(
             format!("{name}(.. TO {}) needs a TIMESTAMP, got {ty}", unit.name()),
             ts.span,
@@ -970,7 +1006,8 @@ pub fn bind_timestamp_unit_call(
     let timestamp = |a: Arg| -> Result<Expr> {
         match a.expr.ty() {
             t if t.is_timestamp() => Ok(a.expr),
-            SqlType::Null => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
+            // As Flink: a DATE counts as its midnight.
+            SqlType::Null | SqlType::Date => Ok(coerce(a.expr, &SqlType::Timestamp(3))),
             other => Err(Error::plan(
                 format!("{name} needs a TIMESTAMP or TIMESTAMP_LTZ, got {other}"),
                 a.span,
@@ -1008,9 +1045,16 @@ pub fn bind_timestamp_unit_call(
         }
     };
     let n = coerce(n, &SqlType::BigInt);
+    let is_date = b.expr.ty() == SqlType::Date;
     let ts = timestamp(b)?;
     let ty = ts.ty();
-    call.function(ScalarFunction::TimestampAddUnit(unit), vec![n, ts], ty)
+    let moved = call.function(ScalarFunction::TimestampAddUnit(unit), vec![n, ts], ty)?;
+    // TIMESTAMPADD of a DATE is a DATE, as in Flink.
+    Ok(if is_date {
+        coerce(moved, &SqlType::Date)
+    } else {
+        moved
+    })
 }
 
 /// Flink's result type of ROUND(DECIMAL(p, s), digits): unchanged when

@@ -10,7 +10,8 @@
 //!   A random field takes `'fields.<f>.min'` / `'fields.<f>.max'`
 //!   (numbers), `'fields.<f>.length'` (strings, default 100 hex digits),
 //!   `'fields.<f>.max-past'` (timestamps: up to that long before the
-//!   engine clock's time), and `'fields.<f>.null-rate'`.
+//!   engine clock's time; a DATE or TIME is the day or time of day of
+//!   such a timestamp), and `'fields.<f>.null-rate'`.
 //! - `'seed'` (tidemark's own; default 0): random fields are the same on
 //!   every run with the same seed. Each field draws from its own
 //!   generator, so adding a field does not change the others.
@@ -22,9 +23,12 @@ use crate::formats::options::option_error;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::time::clock::Clock;
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
-    StringBuilder, TimestampMillisecondBuilder,
+    ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder, Float64Builder,
+    Int16Builder, Int32Builder, Int64Builder, Int8Builder, StringBuilder, Time32MillisecondBuilder,
+    TimestampMillisecondBuilder,
 };
+
+const MS_PER_DAY: i64 = 86_400_000;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use std::collections::BTreeMap;
@@ -170,16 +174,28 @@ impl DatagenSource {
                     };
                     if !matches!(
                         ty,
-                        SqlType::Int | SqlType::BigInt | SqlType::String | SqlType::Decimal(_, 0)
+                        SqlType::TinyInt
+                            | SqlType::SmallInt
+                            | SqlType::Int
+                            | SqlType::BigInt
+                            | SqlType::String
+                            | SqlType::Decimal(_, 0)
                     ) {
                         return Err(option_error(format!(
-                            "a sequence makes INT, BIGINT, DECIMAL(p, 0) or STRING values, not {ty} (column '{name}')"
+                            "a sequence makes TINYINT, SMALLINT, INT, BIGINT, DECIMAL(p, 0) or STRING values, not {ty} (column '{name}')"
                         )));
                     }
                     if start.fract() != 0.0 || end.fract() != 0.0 || start > end {
                         return Err(option_error(format!(
                             "sequence field '{name}' needs whole numbers with start <= end"
                         )));
+                    }
+                    if let Some((lo, hi)) = integer_range(ty) {
+                        if start < lo || end > hi {
+                            return Err(option_error(format!(
+                                "sequence field '{name}' goes past what a {ty} holds ({lo} to {hi})"
+                            )));
+                        }
                     }
                     Rule::Sequence {
                         next: start as i128,
@@ -299,9 +315,30 @@ fn random_rule(
         if min > max {
             return Err(option_error(format!("field '{name}' has min > max")));
         }
+        if let Some((type_lo, type_hi)) = integer_range(ty) {
+            if min < type_lo || max > type_hi {
+                return Err(option_error(format!(
+                    "field '{name}' has a min or max past what a {ty} holds ({type_lo} to {type_hi})"
+                )));
+            }
+        }
         Ok((min, max))
     };
     Ok(match ty {
+        SqlType::TinyInt => {
+            let (min, max) = bounds(f64::from(i8::MIN), f64::from(i8::MAX))?;
+            Rule::Integer {
+                min: min.ceil() as i128,
+                max: max.floor() as i128,
+            }
+        }
+        SqlType::SmallInt => {
+            let (min, max) = bounds(f64::from(i16::MIN), f64::from(i16::MAX))?;
+            Rule::Integer {
+                min: min.ceil() as i128,
+                max: max.floor() as i128,
+            }
+        }
         SqlType::Int => {
             let (min, max) = bounds(f64::from(i32::MIN), f64::from(i32::MAX))?;
             Rule::Integer {
@@ -325,7 +362,7 @@ fn random_rule(
                 max: (max * scale).floor() as i128,
             }
         }
-        SqlType::Double => {
+        SqlType::Double | SqlType::Float => {
             let (min, max) = bounds(0.0, 1.0)?;
             Rule::Double { min, max }
         }
@@ -341,7 +378,8 @@ fn random_rule(
                 length: length as usize,
             }
         }
-        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
+        // A DATE or TIME is the day or time of day of such a timestamp.
+        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) | SqlType::Date | SqlType::Time(_) => {
             let max_past = num("max-past")?.unwrap_or(0.0);
             if max_past < 0.0 {
                 return Err(option_error(format!(
@@ -357,6 +395,16 @@ fn random_rule(
                 "column '{name}' has a type datagen cannot make"
             )))
         }
+    })
+}
+
+/// The values an integer type holds, for checking a field's options.
+fn integer_range(ty: &SqlType) -> Option<(f64, f64)> {
+    Some(match ty {
+        SqlType::TinyInt => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        SqlType::SmallInt => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        SqlType::Int => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        _ => return None,
     })
 }
 
@@ -395,6 +443,45 @@ impl FieldGen {
             _ => Vec::new(),
         };
         let array: ArrayRef = match (&self.ty, &self.rule) {
+            (SqlType::TinyInt, _) => {
+                let mut b = Int8Builder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    b.append_option((!null).then_some(*v as i8));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::SmallInt, _) => {
+                let mut b = Int16Builder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    b.append_option((!null).then_some(*v as i16));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::Float, Rule::Double { min, max }) => {
+                let (min, max) = (*min, *max);
+                let mut b = Float32Builder::with_capacity(n);
+                for (rng, null) in rngs.iter_mut().zip(&nulls) {
+                    let v = min + (max - min) * rng.unit();
+                    b.append_option((!null).then_some(v as f32));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::Date, _) => {
+                let mut b = Date32Builder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    let day = i32::try_from((*v as i64).div_euclid(MS_PER_DAY)).ok();
+                    b.append_option(day.filter(|_| !null));
+                }
+                Arc::new(b.finish())
+            }
+            (SqlType::Time(p), _) => {
+                let mut b = Time32MillisecondBuilder::with_capacity(n);
+                for (v, null) in values.iter().zip(&nulls) {
+                    let ms = (*v as i64).rem_euclid(MS_PER_DAY) as i32;
+                    b.append_option((!null).then(|| crate::formats::text::truncate_time(ms, *p)));
+                }
+                Arc::new(b.finish())
+            }
             (SqlType::Int, _) => {
                 let mut b = Int32Builder::with_capacity(n);
                 for (v, null) in values.iter().zip(&nulls) {
@@ -701,5 +788,43 @@ mod tests {
         assert!(open(&[("rows-per-second", "0")]));
         assert!(open(&[("fields.v.kind", "walk")]));
         assert!(open(&[("fields.v.null-rate", "2")]));
+        assert!(open(&[("fields.v.max", "3000000000")]));
+    }
+
+    #[test]
+    fn new_types_are_made_within_their_bounds() -> Result<()> {
+        let columns = vec![
+            ("ti".into(), SqlType::TinyInt),
+            ("si".into(), SqlType::SmallInt),
+            ("f".into(), SqlType::Float),
+            ("dt".into(), SqlType::Date),
+            ("tm".into(), SqlType::Time(0)),
+        ];
+        let pairs = [
+            ("number-of-rows", "50"),
+            ("fields.ti.min", "-3"),
+            ("fields.ti.max", "3"),
+            ("fields.si.kind", "sequence"),
+            ("fields.si.start", "32700"),
+            ("fields.si.end", "32767"),
+        ];
+        let mut src = DatagenSource::open(columns.clone(), &options(&pairs), 8, Clock::System)?;
+        let batches = rows(&mut src)?;
+        let n: usize = batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(n, 50);
+        for b in &batches {
+            let ti = b.column(0).as_primitive::<arrow::datatypes::Int8Type>();
+            assert!(ti.values().iter().all(|v| (-3..=3).contains(v)));
+            let tm = b
+                .column(4)
+                .as_primitive::<arrow::datatypes::Time32MillisecondType>();
+            assert!(tm.values().iter().all(|v| v % 1000 == 0));
+            for (field, (_, ty)) in b.schema().fields().iter().zip(&columns) {
+                assert_eq!(field.data_type(), &ty.to_arrow());
+            }
+        }
+        let too_wide = [("fields.ti.max", "300")];
+        assert!(DatagenSource::open(columns, &options(&too_wide), 8, Clock::System).is_err());
+        Ok(())
     }
 }

@@ -474,13 +474,20 @@ fn fits(declared: &SqlType, db: &str) -> bool {
     let base = db.split('(').next().unwrap_or(db).trim();
     match declared {
         SqlType::Boolean => base == "boolean",
+        // PostgreSQL has no one-byte integer: TINYINT goes to smallint.
+        SqlType::TinyInt | SqlType::SmallInt => {
+            matches!(base, "smallint" | "integer" | "bigint" | "numeric")
+        }
         SqlType::Int => matches!(base, "integer" | "bigint" | "numeric"),
+        SqlType::Float => matches!(base, "real" | "double precision"),
         SqlType::BigInt => matches!(base, "bigint" | "numeric"),
         SqlType::Double => matches!(base, "double precision" | "numeric"),
         SqlType::Decimal(..) => base == "numeric",
         SqlType::String => matches!(base, "text" | "character varying" | "character"),
         SqlType::Timestamp(_) => base == "timestamp without time zone",
         SqlType::TimestampLtz(_) => base == "timestamp with time zone",
+        SqlType::Date => base == "date",
+        SqlType::Time(_) => base == "time without time zone",
         _ => false,
     }
 }
@@ -662,6 +669,11 @@ mod tests {
     #[test]
     fn declared_types_fit_the_same_or_wider_columns() {
         assert!(fits(&SqlType::Int, "bigint"));
+        assert!(fits(&SqlType::TinyInt, "smallint"));
+        assert!(!fits(&SqlType::Int, "smallint"));
+        assert!(fits(&SqlType::Float, "real"));
+        assert!(fits(&SqlType::Date, "date"));
+        assert!(fits(&SqlType::Time(0), "time without time zone"));
         assert!(!fits(&SqlType::BigInt, "integer"));
         assert!(fits(&SqlType::Decimal(10, 2), "numeric(10,2)"));
         assert!(fits(&SqlType::String, "character varying(20)"));

@@ -8,11 +8,15 @@ use crate::expr::decimal::{rescale, POW10};
 use crate::expr::eval::EvalContext;
 use crate::formats::print::format_value;
 use arrow::array::{
-    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Int32Array,
-    Int64Array, TimestampMillisecondArray,
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array,
+    Float32Array, Int16Array, Int32Array, Int64Array, Int8Array, Time32MillisecondArray,
+    TimestampMillisecondArray,
 };
 use arrow::compute::{cast_with_options, CastOptions};
-use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type};
+use arrow::datatypes::{
+    DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, Time32MillisecondType, TimestampMillisecondType,
+};
 use std::sync::Arc;
 use tidemark_common::{Error, Result, SqlType};
 
@@ -61,10 +65,76 @@ pub(crate) fn cast(
         return Ok(Arc::new(out.finish()));
     }
     let out = match (from, to) {
-        (
-            SqlType::String,
-            SqlType::Int | SqlType::BigInt | SqlType::Double | SqlType::Decimal(..),
-        ) => parse_strings(v.as_string::<i32>(), to)?,
+        (SqlType::String, t) if t.is_numeric() => parse_strings(v.as_string::<i32>(), to)?,
+        (SqlType::String, SqlType::Date) => Arc::new(
+            v.as_string::<i32>()
+                .iter()
+                .map(|t| t.and_then(|t| crate::formats::text::parse_date_lenient(t.as_bytes())))
+                .collect::<Date32Array>(),
+        ),
+        (SqlType::String, SqlType::Time(p)) => Arc::new(
+            v.as_string::<i32>()
+                .iter()
+                .map(|t| t.and_then(|t| crate::formats::text::parse_time(t.as_bytes(), *p)))
+                .collect::<Time32MillisecondArray>(),
+        ),
+        (SqlType::Time(_), SqlType::Time(q)) => {
+            let q = *q;
+            let t = v.as_primitive::<Time32MillisecondType>();
+            Arc::new(
+                t.unary::<_, Time32MillisecondType>(|ms| {
+                    crate::formats::text::truncate_time(ms, q)
+                }),
+            )
+        }
+        (SqlType::Timestamp(_) | SqlType::TimestampLtz(_), SqlType::Date | SqlType::Time(_)) => {
+            let ts = v.as_primitive::<TimestampMillisecondType>();
+            let wall: TimestampMillisecondArray = if matches!(from, SqlType::TimestampLtz(_)) {
+                ts.iter()
+                    .map(|t| t.and_then(|t| crate::time::zone::to_wall_clock(t, ctx.time_zone)))
+                    .collect()
+            } else {
+                ts.clone()
+            };
+            let out: ArrayRef = match to {
+                SqlType::Date => Arc::new(
+                    wall.iter()
+                        .map(|w| w.and_then(|w| i32::try_from(w.div_euclid(MS_PER_DAY)).ok()))
+                        .collect::<Date32Array>(),
+                ),
+                SqlType::Time(q) => Arc::new(
+                    wall.iter()
+                        .map(|w| {
+                            w.map(|w| {
+                                let ms = w.rem_euclid(MS_PER_DAY) as i32;
+                                crate::formats::text::truncate_time(ms, *q)
+                            })
+                        })
+                        .collect::<Time32MillisecondArray>(),
+                ),
+                _ => return Err(Error::Internal(format!("no cast from {from} to {to}"))),
+            };
+            out
+        }
+        (SqlType::Date | SqlType::Time(_), SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
+            // A day is its midnight, a time of day that time on 1970-01-01.
+            let wall: TimestampMillisecondArray = if *from == SqlType::Date {
+                v.as_primitive::<Date32Type>()
+                    .unary(|d| i64::from(d) * MS_PER_DAY)
+            } else {
+                v.as_primitive::<Time32MillisecondType>().unary(i64::from)
+            };
+            match to {
+                SqlType::TimestampLtz(_) => {
+                    let instants: TimestampMillisecondArray = wall
+                        .iter()
+                        .map(|w| w.and_then(|w| local_instant(w, ctx.time_zone)))
+                        .collect();
+                    Arc::new(instants.with_timezone(tidemark_common::LTZ_ARROW_TZ))
+                }
+                _ => Arc::new(wall),
+            }
+        }
         (SqlType::String, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
             let ltz = matches!(to, SqlType::TimestampLtz(_));
             let parsed: TimestampMillisecondArray = v
@@ -107,7 +177,7 @@ pub(crate) fn cast(
                 .collect();
             Arc::new(wall)
         }
-        (SqlType::Int | SqlType::BigInt, SqlType::TimestampLtz(_)) => {
+        (t, SqlType::TimestampLtz(_)) if t.is_integer() => {
             // As Flink: a number cast to TIMESTAMP_LTZ counts seconds.
             let secs = cast_with_options(v, &DataType::Int64, &CastOptions::default())?;
             let ms: TimestampMillisecondArray = secs
@@ -135,6 +205,8 @@ pub(crate) fn cast(
 fn is_number_like(t: &SqlType) -> bool {
     t.is_numeric() || *t == SqlType::Boolean
 }
+
+const MS_PER_DAY: i64 = 86_400_000;
 
 /// The instant of a wall-clock time in `tz`.
 fn local_instant(wall_ms: i64, tz: chrono_tz::Tz) -> Option<i64> {
@@ -164,9 +236,23 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
             let a = v.as_boolean().clone();
             Box::new(move |i| Number::Int(a.value(i) as i64))
         }
+        SqlType::TinyInt => {
+            let a = v.as_primitive::<Int8Type>().clone();
+            Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
+        SqlType::SmallInt => {
+            let a = v.as_primitive::<Int16Type>().clone();
+            Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
         SqlType::Int => {
             let a = v.as_primitive::<Int32Type>().clone();
             Box::new(move |i| Number::Int(a.value(i) as i64))
+        }
+        SqlType::Float => {
+            // Widening to a double is exact, so every rule below sees the
+            // float's own value (0.1f is 0.10000000149011612).
+            let a = v.as_primitive::<Float32Type>().clone();
+            Box::new(move |i| Number::Float(f64::from(a.value(i))))
         }
         SqlType::BigInt => {
             let a = v.as_primitive::<Int64Type>().clone();
@@ -197,16 +283,34 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                 })
                 .collect::<BooleanArray>(),
         ),
+        SqlType::TinyInt => Arc::new(
+            (0..n)
+                .map(|i| valid(i).then(|| to_i32(read(i)) as i8))
+                .collect::<Int8Array>(),
+        ),
+        SqlType::SmallInt => Arc::new(
+            (0..n)
+                .map(|i| valid(i).then(|| to_i32(read(i)) as i16))
+                .collect::<Int16Array>(),
+        ),
         SqlType::Int => Arc::new(
+            (0..n)
+                .map(|i| valid(i).then(|| to_i32(read(i))))
+                .collect::<Int32Array>(),
+        ),
+        SqlType::Float => Arc::new(
             (0..n)
                 .map(|i| {
                     valid(i).then(|| match read(i) {
-                        // Java's (int) of a double saturates at INT's bounds.
-                        Number::Float(x) => x as i32,
-                        other => to_i64(other) as i32,
+                        Number::Int(x) => x as f32,
+                        Number::Float(x) => x as f32,
+                        // Correctly rounded, as BigDecimal.floatValue().
+                        Number::Decimal(x, s) => {
+                            decimal_text(x, s).parse::<f32>().unwrap_or(f32::NAN)
+                        }
                     })
                 })
-                .collect::<Int32Array>(),
+                .collect::<Float32Array>(),
         ),
         SqlType::BigInt => Arc::new(
             (0..n)
@@ -255,6 +359,16 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
     })
 }
 
+/// A number as Java's `(int)` cast gives it; `(byte)` and `(short)` of a
+/// floating point number go through it too, so 1e10 as TINYINT is -1.
+fn to_i32(n: Number) -> i32 {
+    match n {
+        // Java's (int) of a double saturates at INT's bounds.
+        Number::Float(x) => x as i32,
+        other => to_i64(other) as i32,
+    }
+}
+
 /// A number as Java's `(long)` cast gives it.
 fn to_i64(n: Number) -> i64 {
     match n {
@@ -297,10 +411,25 @@ fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef
         })
     };
     Ok(match to {
+        SqlType::TinyInt => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(integer).and_then(|i| i8::try_from(i).ok()))
+                .collect::<Int8Array>(),
+        ),
+        SqlType::SmallInt => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(integer).and_then(|i| i16::try_from(i).ok()))
+                .collect::<Int16Array>(),
+        ),
         SqlType::Int => Arc::new(
             s.iter()
                 .map(|v| v.and_then(integer).and_then(|i| i32::try_from(i).ok()))
                 .collect::<Int32Array>(),
+        ),
+        SqlType::Float => Arc::new(
+            s.iter()
+                .map(|v| v.and_then(|t| crate::formats::text::parse_java_float(t.as_bytes())))
+                .collect::<Float32Array>(),
         ),
         SqlType::BigInt => Arc::new(
             s.iter()
@@ -345,6 +474,66 @@ mod tests {
         }
         let double = lit(ScalarValue::Float64(Some(-2.7)), SqlType::Double);
         assert_eq!(show(&cast(double, SqlType::Int, false))?, "-2");
+        Ok(())
+    }
+
+    #[test]
+    fn new_types_cast_as_flink_casts_them() -> Result<()> {
+        let cast = |e: Expr, to: SqlType| Expr::Cast {
+            expr: Box::new(e),
+            to,
+            try_cast: true,
+        };
+        let s = |v: &str| lit(ScalarValue::Utf8(Some(v.into())), SqlType::String);
+        let int = |v| lit(ScalarValue::Int32(Some(v)), SqlType::Int);
+        let double = |v| lit(ScalarValue::Float64(Some(v)), SqlType::Double);
+        let float = |v| lit(ScalarValue::Float32(Some(v)), SqlType::Float);
+        let ts = |ms| {
+            lit(
+                ScalarValue::TimestampMillisecond(Some(ms), None),
+                SqlType::Timestamp(3),
+            )
+        };
+        // Each as Flink 2.3 casts it.
+        let cases = [
+            (cast(int(300), SqlType::TinyInt), "44"),
+            (cast(int(70_000), SqlType::SmallInt), "4464"),
+            (cast(double(1e10), SqlType::TinyInt), "-1"),
+            (cast(double(-1.9), SqlType::SmallInt), "-1"),
+            (cast(float(1e10), SqlType::Int), "2147483647"),
+            (cast(float(0.1), SqlType::Double), "0.10000000149011612"),
+            (cast(float(0.1), SqlType::Decimal(10, 2)), "0.10"),
+            (cast(float(1e10), SqlType::Decimal(10, 2)), "<NULL>"),
+            (cast(double(1e300), SqlType::Float), "Infinity"),
+            (cast(s(" 7 "), SqlType::SmallInt), "7"),
+            (cast(s("300"), SqlType::TinyInt), "<NULL>"),
+            (cast(s("1.5"), SqlType::TinyInt), "1"),
+            (cast(s("0.1"), SqlType::Float), "0.1"),
+            (cast(s("2024-3-1"), SqlType::Date), "2024-03-01"),
+            (cast(s("2024-03-01 10:00:00"), SqlType::Date), "2024-03-01"),
+            (cast(s("2024-02-30"), SqlType::Date), "<NULL>"),
+            (cast(s("12:34:56.789"), SqlType::Time(3)), "12:34:56.789"),
+            (cast(s("12:34:56.789"), SqlType::Time(0)), "12:34:56"),
+            (cast(s("25:00:00"), SqlType::Time(0)), "<NULL>"),
+            (cast(ts(1_709_287_296_789), SqlType::Date), "2024-03-01"),
+            (
+                cast(ts(1_709_287_296_789), SqlType::Time(3)),
+                "10:01:36.789",
+            ),
+            (cast(ts(-1), SqlType::Date), "1969-12-31"),
+            (cast(ts(-1), SqlType::Time(3)), "23:59:59.999"),
+            (
+                cast(cast(s("2024-03-01"), SqlType::Date), SqlType::Timestamp(3)),
+                "2024-03-01 00:00:00.000",
+            ),
+            (
+                cast(cast(s("12:34:56.5"), SqlType::Time(1)), SqlType::String),
+                "12:34:56.5",
+            ),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(show(&expr)?, want, "{expr:?}");
+        }
         Ok(())
     }
 }

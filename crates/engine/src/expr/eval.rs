@@ -18,7 +18,9 @@ use arrow::array::{
 };
 use arrow::compute::kernels::{boolean, cmp, numeric, zip::zip};
 use arrow::compute::prep_null_mask_filter;
-use arrow::datatypes::{ArrowNativeTypeOp, DataType, Int32Type, Int64Type};
+use arrow::datatypes::{ArrowNativeTypeOp, DataType, Int16Type, Int32Type, Int64Type, Int8Type};
+
+const MS_PER_DAY: i64 = 86_400_000;
 use std::sync::Arc;
 use tidemark_common::expr::{BinaryOp, Expr};
 use tidemark_common::{Error, Result, SqlType};
@@ -132,6 +134,27 @@ pub fn evaluate(expr: &Expr, batch: &RecordBatch, ctx: &EvalContext) -> Result<A
         }
         Expr::TimestampAdd { expr, millis } => {
             let v = evaluate(expr, batch, ctx)?;
+            match v.data_type() {
+                // As Flink: a DATE moves by the interval's whole days (cut
+                // toward zero), a TIME around the clock.
+                DataType::Date32 => {
+                    let days = i32::try_from(millis / MS_PER_DAY).unwrap_or(i32::MAX);
+                    let d = v.as_primitive::<arrow::datatypes::Date32Type>();
+                    return Ok(Arc::new(d.unary::<_, arrow::datatypes::Date32Type>(|d| {
+                        d.saturating_add(days)
+                    })));
+                }
+                DataType::Time32(_) => {
+                    let shift = millis.rem_euclid(MS_PER_DAY) as i32;
+                    let t = v.as_primitive::<arrow::datatypes::Time32MillisecondType>();
+                    return Ok(Arc::new(
+                        t.unary::<_, arrow::datatypes::Time32MillisecondType>(|t| {
+                            (t + shift).rem_euclid(MS_PER_DAY as i32)
+                        }),
+                    ));
+                }
+                _ => {}
+            }
             let ts = v.as_primitive::<arrow::datatypes::TimestampMillisecondType>();
             let shifted: TimestampMillisecondArray = ts.unary(|t| t.saturating_add(*millis));
             Ok(Arc::new(shifted.with_timezone_opt(ts.timezone())))
@@ -164,7 +187,7 @@ fn binary(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, ty: &SqlType) -> Result<Arra
         ),
         _ => match ty {
             SqlType::Decimal(p, s) => decimal_arithmetic(op, l, r, *p, *s)?,
-            SqlType::Double => match op {
+            SqlType::Double | SqlType::Float => match op {
                 BinaryOp::Plus => numeric::add(l, r)?,
                 BinaryOp::Minus => numeric::sub(l, r)?,
                 BinaryOp::Multiply => numeric::mul(l, r)?,
@@ -185,6 +208,8 @@ fn binary(op: BinaryOp, l: &ArrayRef, r: &ArrayRef, ty: &SqlType) -> Result<Arra
 /// zero divisor, as Flink raises it.
 fn integer_division(op: BinaryOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
     match r.data_type() {
+        DataType::Int8 => wrapping_division::<Int8Type>(op, l, r),
+        DataType::Int16 => wrapping_division::<Int16Type>(op, l, r),
         DataType::Int32 => wrapping_division::<Int32Type>(op, l, r),
         _ => wrapping_division::<Int64Type>(op, l, r),
     }
@@ -231,6 +256,8 @@ fn wrapping_division<T: ArrowPrimitiveType>(
 
 fn int_type(dt: &DataType) -> SqlType {
     match dt {
+        DataType::Int8 => SqlType::TinyInt,
+        DataType::Int16 => SqlType::SmallInt,
         DataType::Int32 => SqlType::Int,
         _ => SqlType::BigInt,
     }

@@ -32,6 +32,9 @@ pub(crate) fn evaluate_function(
     ty: &SqlType,
     time_zone: chrono_tz::Tz,
 ) -> Result<ArrayRef> {
+    if let Some(result) = on_wider_number(func, args, values, ty, time_zone)? {
+        return Ok(result);
+    }
     let string = |i: usize| values[i].as_string::<i32>();
     Ok(match func {
         ScalarFunction::Upper | ScalarFunction::Lower => {
@@ -190,6 +193,63 @@ pub(crate) fn evaluate_function(
 
 /// ABS; the most negative integer stays as it is (it wraps, as Java's
 /// `Math.abs`).
+/// The numeric functions that keep their argument's type (ABS, SIGN,
+/// ROUND, TRUNCATE, FLOOR, CEIL), for TINYINT, SMALLINT and FLOAT: computed
+/// on the value widened to INT or DOUBLE, and narrowed back (a TINYINT's
+/// ABS(-128) wraps to -128, as Java's byte does). None for other calls.
+fn on_wider_number(
+    func: ScalarFunction,
+    args: &[Expr],
+    values: &[ArrayRef],
+    ty: &SqlType,
+    time_zone: chrono_tz::Tz,
+) -> Result<Option<ArrayRef>> {
+    let keeps_type = matches!(
+        func,
+        ScalarFunction::Abs
+            | ScalarFunction::Sign
+            | ScalarFunction::Round { .. }
+            | ScalarFunction::Truncate { .. }
+            | ScalarFunction::CeilNumber
+            | ScalarFunction::FloorNumber
+    );
+    let wide = match ty {
+        SqlType::TinyInt | SqlType::SmallInt => SqlType::Int,
+        SqlType::Float => SqlType::Double,
+        _ => return Ok(None),
+    };
+    let Some(v) = values.first().filter(|_| keeps_type && values.len() == 1) else {
+        return Ok(None);
+    };
+    let widened = arrow::compute::cast(v, &wide.to_arrow())?;
+    let out = evaluate_function(func, args, &[widened], &wide, time_zone)?;
+    let options = arrow::compute::CastOptions {
+        safe: true,
+        ..Default::default()
+    };
+    let narrowed = match ty {
+        // Wrap as Java's (byte) and (short) do.
+        SqlType::TinyInt => Arc::new(
+            out.as_primitive::<Int32Type>()
+                .unary::<_, arrow::datatypes::Int8Type>(|x| x as i8),
+        ) as ArrayRef,
+        SqlType::SmallInt => Arc::new(
+            out.as_primitive::<Int32Type>()
+                .unary::<_, arrow::datatypes::Int16Type>(|x| x as i16),
+        ),
+        // Flink rounds a FLOAT through BigDecimal, which has no -0.0.
+        _ if matches!(func, ScalarFunction::Round { .. }) => {
+            let f = arrow::compute::cast_with_options(&out, &ty.to_arrow(), &options)?;
+            Arc::new(
+                f.as_primitive::<arrow::datatypes::Float32Type>()
+                    .unary::<_, arrow::datatypes::Float32Type>(|x| x + 0.0),
+            )
+        }
+        _ => arrow::compute::cast_with_options(&out, &ty.to_arrow(), &options)?,
+    };
+    Ok(Some(narrowed))
+}
+
 fn abs(v: &ArrayRef) -> Result<ArrayRef> {
     Ok(match v.data_type() {
         DataType::Int32 => Arc::new(

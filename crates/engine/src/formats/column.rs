@@ -2,10 +2,13 @@
 //! json) build their batches: one builder per SQL type, each field turned
 //! into a value by the rules of [`super::text`].
 
-use super::text::{parse_boolean, parse_decimal, parse_i64, parse_java_double, Parser};
+use super::text::{
+    parse_boolean, parse_decimal, parse_i64, parse_java_double, parse_java_float, Parser,
+};
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Decimal128Builder, Float64Builder, Int32Builder, Int64Builder,
-    StringBuilder, TimestampMillisecondBuilder,
+    ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder, Float64Builder,
+    Int16Builder, Int32Builder, Int64Builder, Int8Builder, StringBuilder, Time32MillisecondBuilder,
+    TimestampMillisecondBuilder,
 };
 use std::sync::Arc;
 use tidemark_common::SqlType;
@@ -13,9 +16,14 @@ use tidemark_common::SqlType;
 /// One output column: its Arrow builder and how text becomes a value.
 pub(crate) enum ColumnBuilder {
     Boolean(BooleanBuilder),
+    TinyInt(Int8Builder),
+    SmallInt(Int16Builder),
     Int(Int32Builder),
     BigInt(Int64Builder),
+    Float(Float32Builder),
     Double(Float64Builder),
+    Date(Date32Builder),
+    Time(Time32MillisecondBuilder, u8),
     Decimal(Decimal128Builder, u8, i8),
     String(StringBuilder),
     Timestamp(TimestampMillisecondBuilder),
@@ -26,7 +34,14 @@ impl ColumnBuilder {
     pub(crate) fn new(ty: &SqlType, capacity: usize) -> Option<Self> {
         Some(match ty {
             SqlType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::with_capacity(capacity)),
+            SqlType::TinyInt => ColumnBuilder::TinyInt(Int8Builder::with_capacity(capacity)),
+            SqlType::SmallInt => ColumnBuilder::SmallInt(Int16Builder::with_capacity(capacity)),
             SqlType::Int => ColumnBuilder::Int(Int32Builder::with_capacity(capacity)),
+            SqlType::Float => ColumnBuilder::Float(Float32Builder::with_capacity(capacity)),
+            SqlType::Date => ColumnBuilder::Date(Date32Builder::with_capacity(capacity)),
+            SqlType::Time(p) => {
+                ColumnBuilder::Time(Time32MillisecondBuilder::with_capacity(capacity), *p)
+            }
             SqlType::BigInt => ColumnBuilder::BigInt(Int64Builder::with_capacity(capacity)),
             SqlType::Double => ColumnBuilder::Double(Float64Builder::with_capacity(capacity)),
             SqlType::Decimal(p, s) => ColumnBuilder::Decimal(
@@ -54,6 +69,11 @@ impl ColumnBuilder {
     pub(crate) fn append_null(&mut self) {
         match self {
             ColumnBuilder::Boolean(b) => b.append_null(),
+            ColumnBuilder::TinyInt(b) => b.append_null(),
+            ColumnBuilder::SmallInt(b) => b.append_null(),
+            ColumnBuilder::Float(b) => b.append_null(),
+            ColumnBuilder::Date(b) => b.append_null(),
+            ColumnBuilder::Time(b, _) => b.append_null(),
             ColumnBuilder::Int(b) => b.append_null(),
             ColumnBuilder::BigInt(b) => b.append_null(),
             ColumnBuilder::Double(b) => b.append_null(),
@@ -68,6 +88,28 @@ impl ColumnBuilder {
     pub(crate) fn append_text(&mut self, text: &[u8], parser: &mut Parser) -> bool {
         match self {
             ColumnBuilder::Boolean(b) => match parse_boolean(text) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::TinyInt(b) => match parse_i64(text).and_then(|v| i8::try_from(v).ok()) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::SmallInt(b) => {
+                match parse_i64(text).and_then(|v| i16::try_from(v).ok()) {
+                    Some(v) => b.append_value(v),
+                    None => return false,
+                }
+            }
+            ColumnBuilder::Float(b) => match parse_java_float(text) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::Date(b) => match parser.date(text) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            ColumnBuilder::Time(b, p) => match parser.time(text, *p) {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
@@ -106,6 +148,11 @@ impl ColumnBuilder {
     pub(crate) fn finish(&mut self) -> ArrayRef {
         match self {
             ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
+            ColumnBuilder::TinyInt(b) => Arc::new(b.finish()),
+            ColumnBuilder::SmallInt(b) => Arc::new(b.finish()),
+            ColumnBuilder::Float(b) => Arc::new(b.finish()),
+            ColumnBuilder::Date(b) => Arc::new(b.finish()),
+            ColumnBuilder::Time(b, _) => Arc::new(b.finish()),
             ColumnBuilder::Int(b) => Arc::new(b.finish()),
             ColumnBuilder::BigInt(b) => Arc::new(b.finish()),
             ColumnBuilder::Double(b) => Arc::new(b.finish()),

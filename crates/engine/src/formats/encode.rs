@@ -16,9 +16,11 @@
 
 use crate::formats::csv::CsvOptions;
 use crate::formats::json::JsonOptions;
-use crate::formats::print::{format_value, write_decimal, write_timestamp};
+use crate::formats::print::{
+    format_value, write_decimal, write_time, write_timestamp, TimeFraction,
+};
 use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{Decimal128Type, TimestampMillisecondType};
+use arrow::datatypes::{Decimal128Type, Time32MillisecondType, TimestampMillisecondType};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use tidemark_common::{Error, Result, SqlType};
@@ -242,13 +244,17 @@ impl LineEncoder {
                     value.clear();
                     write_text(column.as_ref(), ty, row, style, value)?;
                     match ty {
-                        SqlType::Int
+                        SqlType::TinyInt
+                        | SqlType::SmallInt
+                        | SqlType::Int
                         | SqlType::BigInt
                         | SqlType::Decimal(..)
                         | SqlType::Boolean => out.push_str(value),
                         // NaN and the infinities are not JSON numbers:
                         // they are written as strings, as Flink does.
-                        SqlType::Double if value.parse::<f64>().is_ok_and(f64::is_finite) => {
+                        SqlType::Double | SqlType::Float
+                            if value.parse::<f64>().is_ok_and(f64::is_finite) =>
+                        {
                             out.push_str(value)
                         }
                         _ => push_json_string(out, value),
@@ -272,7 +278,11 @@ fn is_null(array: &dyn Array, ty: &SqlType, row: usize) -> bool {
 fn is_quotable(ty: &SqlType) -> bool {
     matches!(
         ty,
-        SqlType::String | SqlType::Timestamp(_) | SqlType::TimestampLtz(_)
+        SqlType::String
+            | SqlType::Timestamp(_)
+            | SqlType::TimestampLtz(_)
+            | SqlType::Date
+            | SqlType::Time(_)
     )
 }
 
@@ -327,6 +337,13 @@ fn write_text(
             if matches!(ty, SqlType::TimestampLtz(_)) {
                 out.push('Z');
             }
+        }
+        // As Java's ISO_LOCAL_TIME: no fraction when it is zero.
+        SqlType::Time(p) => {
+            let a = array
+                .as_primitive_opt::<Time32MillisecondType>()
+                .ok_or_else(mismatch)?;
+            write_time(a.value(row), *p, TimeFraction::Iso, out);
         }
         _ => format_value(array, ty, row, chrono_tz::UTC, out)?,
     }

@@ -5,13 +5,16 @@
 //! This module owns the text form of values: NULL as `<NULL>`, BOOLEAN as
 //! `TRUE`/`FALSE`, DECIMAL with exactly its scale, TIMESTAMP(p) with exactly
 //! p fractional digits, TIMESTAMP_LTZ as the wall-clock time in the session
-//! zone, and DOUBLE as Java's `Double.toString` (shortest digits, the layout
-//! of Java 19 and later). Error messages that name a value use it too.
+//! zone, DOUBLE as Java's `Double.toString` and FLOAT as `Float.toString`
+//! (shortest digits, the layout of Java 19 and later), DATE as `2024-03-01`
+//! and TIME(p) as `12:34:56` with the fraction Flink shows. Error messages
+//! that name a value use it too.
 
 use crate::time::zone::to_wall_clock;
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{
-    Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, Time32MillisecondType, TimestampMillisecondType,
 };
 use chrono::{Datelike, NaiveDate};
 use std::fmt::Write;
@@ -86,9 +89,23 @@ pub fn format_value(
             let a = array.as_boolean_opt().ok_or_else(mismatch)?;
             out.push_str(if a.value(row) { "TRUE" } else { "FALSE" });
         }
+        SqlType::TinyInt => {
+            let a = array.as_primitive_opt::<Int8Type>().ok_or_else(mismatch)?;
+            push_display(out, a.value(row));
+        }
+        SqlType::SmallInt => {
+            let a = array.as_primitive_opt::<Int16Type>().ok_or_else(mismatch)?;
+            push_display(out, a.value(row));
+        }
         SqlType::Int => {
             let a = array.as_primitive_opt::<Int32Type>().ok_or_else(mismatch)?;
             push_display(out, a.value(row));
+        }
+        SqlType::Float => {
+            let a = array
+                .as_primitive_opt::<Float32Type>()
+                .ok_or_else(mismatch)?;
+            write_java_float(a.value(row), out);
         }
         SqlType::BigInt => {
             let a = array.as_primitive_opt::<Int64Type>().ok_or_else(mismatch)?;
@@ -130,6 +147,18 @@ pub fn format_value(
             let instant = a.value(row);
             let local = to_wall_clock(instant, tz).ok_or_else(|| out_of_range(instant))?;
             write_timestamp(local, *p, out)?;
+        }
+        SqlType::Date => {
+            let a = array
+                .as_primitive_opt::<Date32Type>()
+                .ok_or_else(mismatch)?;
+            write_date(a.value(row), out)?;
+        }
+        SqlType::Time(p) => {
+            let a = array
+                .as_primitive_opt::<Time32MillisecondType>()
+                .ok_or_else(mismatch)?;
+            write_time(a.value(row), *p, TimeFraction::Shown, out);
         }
         SqlType::Null => out.push_str("<NULL>"),
     }
@@ -181,6 +210,73 @@ pub fn write_java_double(v: f64, out: &mut String) {
         }
     }
     lay_out_java(&digits, exp, out);
+}
+
+/// Writes `v` the way Java's `Float.toString` does on the JVM Flink runs
+/// on: as [`write_java_double`] does for a double, with a float's digits
+/// (`0.1`, `1.0E10`, `3.4028235E38`; whole numbers below 2^63 as Java 17
+/// prints them, `9.9999998E16` for `1e17f`).
+pub fn write_java_float(v: f32, out: &mut String) {
+    if v.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if v.is_sign_negative() {
+        out.push('-');
+    }
+    let abs = v.abs();
+    if abs.is_infinite() {
+        out.push_str("Infinity");
+        return;
+    }
+    if abs == 0.0 {
+        out.push_str("0.0");
+        return;
+    }
+    if let Some((digits, exp)) = integral_float_digits(abs) {
+        lay_out_java(&digits, exp, out);
+        return;
+    }
+    let mut ryu_buf = ryu::Buffer::new();
+    let (mut digits, mut exp) = shortest_digits(ryu_buf.format_finite(abs));
+    if digits.len() == 1 {
+        // As for doubles: of the decimals of length 1 or 2, the closest
+        // (1.4E-45 for the smallest float, where the shortest is 1E-45).
+        let two = format!("{abs:.1e}");
+        if two.parse::<f32>() == Ok(abs) {
+            (digits, exp) = shortest_digits(&two);
+        }
+    }
+    lay_out_java(&digits, exp, out);
+}
+
+/// Java 17's digits for a whole float below 2^63, as [`integral_digits`]
+/// for a double: the exact integer with the digits a float's 24 bits
+/// cannot tell apart rounded away.
+fn integral_float_digits(abs: f32) -> Option<(Vec<u8>, i32)> {
+    if abs < 1.0 || abs.fract() != 0.0 || abs >= 9_223_372_036_854_775_808.0 {
+        return None;
+    }
+    let value = abs as u64;
+    let bin_exp = 63 - value.leading_zeros() as i32;
+    let dropped = if bin_exp > 26 {
+        ((bin_exp - 25) as u64 * 30_103 / 100_000) as u32
+    } else {
+        0
+    };
+    let (kept, exp_shift) = if dropped > 0 {
+        let pow10 = 10u64.pow(dropped);
+        let rounded = value / pow10 + u64::from(value % pow10 >= pow10 / 2);
+        (rounded, dropped as i32)
+    } else {
+        (value, 0)
+    };
+    let mut digits = kept.to_string().into_bytes();
+    let exp = digits.len() as i32 - 1 + exp_shift;
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    Some((digits, exp))
 }
 
 /// The digits Java 17's `Double.toString` (the JVM Flink runs on) prints
@@ -345,6 +441,66 @@ pub fn write_timestamp(epoch_ms: i64, precision: u8, out: &mut String) -> Result
         out.push_str(&frac);
     }
     Ok(())
+}
+
+/// `YYYY-MM-DD`, as Flink prints a DATE of `days` since 1970-01-01.
+pub fn write_date(days: i32, out: &mut String) -> Result<()> {
+    let date = days
+        .checked_add(UNIX_EPOCH_DAYS_FROM_CE)
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .ok_or_else(|| {
+            Error::Execution(format!(
+                "date {days} days since 1970-01-01 is out of the printable range"
+            ))
+        })?;
+    let year = date.year();
+    if year > 9999 {
+        let _ = write!(out, "+{year}");
+    } else if year < 0 {
+        let _ = write!(out, "-{:04}", year.unsigned_abs());
+    } else {
+        let _ = write!(out, "{year:04}");
+    }
+    let _ = write!(out, "-{:02}-{:02}", date.month(), date.day());
+    Ok(())
+}
+
+/// How the fraction of a TIME is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TimeFraction {
+    /// As Flink prints and casts to STRING a TIME(p) with p > 0: the
+    /// digits up to the last that is not zero, at least one (`12:00:00.0`,
+    /// `00:00:00.1`, `12:34:56.789`).
+    Shown,
+    /// As the csv and json formats write it (Java's ISO_LOCAL_TIME): no
+    /// fraction when it is zero, else up to its last digit that is not zero.
+    Iso,
+}
+
+/// `HH:mm:ss` and, by `fraction`, its fractional digits, of milliseconds
+/// since midnight for a TIME(`precision`).
+pub fn write_time(ms_of_day: i32, precision: u8, fraction: TimeFraction, out: &mut String) {
+    let ms = ms_of_day.rem_euclid(MS_PER_DAY as i32);
+    let secs = ms / 1000;
+    let _ = write!(
+        out,
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
+    let mut frac = format!("{:03}", ms % 1000);
+    frac.truncate(usize::from(precision.min(3)));
+    while frac.ends_with('0') {
+        frac.pop();
+    }
+    if frac.is_empty() && precision > 0 && fraction == TimeFraction::Shown {
+        frac.push('0');
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(&frac);
+    }
 }
 
 const MS_PER_DAY: i64 = 86_400_000;
@@ -612,5 +768,81 @@ mod java17_tests {
         for (v, want) in cases {
             assert_eq!(java_double_to_string(v), want, "{v}");
         }
+    }
+}
+
+#[cfg(test)]
+mod float_date_time_tests {
+    use super::{write_date, write_java_float, write_time, TimeFraction};
+
+    #[test]
+    fn java_floats_print_as_flink_prints_them() {
+        // Each printed by Flink 2.3 (Java 17) from a FLOAT column.
+        let cases = [
+            (1e17f32, "9.9999998E16"),
+            (1.0e10, "1.0E10"),
+            (0.1, "0.1"),
+            (1.0e-5, "1.0E-5"),
+            (123_456_789.0, "1.23456792E8"),
+            (16_777_217.0, "1.6777216E7"),
+            (f32::MAX, "3.4028235E38"),
+            (1.4e-45, "1.4E-45"),
+            (9.999_999e-4, "9.999999E-4"),
+            (0.001, "0.001"),
+            (1.0e7, "1.0E7"),
+            (9_999_999.0, "9999999.0"),
+            (1_099_511_627_776.0, "1.09951163E12"),
+            (33_554_436.0, "3.3554436E7"),
+            (-0.0, "-0.0"),
+            (f32::NAN, "NaN"),
+            (f32::NEG_INFINITY, "-Infinity"),
+            (f32::INFINITY, "Infinity"),
+            (1.0e23, "1.0E23"),
+            (2.0e-7, "2.0E-7"),
+            (0.3, "0.3"),
+            (100.0, "100.0"),
+            (1.175_494_2e-38, "1.1754942E-38"),
+            (8_589_973_504.0, "8.5899735E9"),
+            (1.5, "1.5"),
+            (-2.5, "-2.5"),
+            (0.1 * 0.1, "0.010000001"),
+            (1.0e10 / 3.0, "3.33333325E9"),
+        ];
+        for (v, want) in cases {
+            let mut out = String::new();
+            write_java_float(v, &mut out);
+            assert_eq!(out, want, "{v:e}");
+        }
+        // Java 17 prints the smallest normal float as 1.17549435E-38; this
+        // gives the shortest form that reads back, as Java 19 and later do.
+        let mut out = String::new();
+        write_java_float(f32::MIN_POSITIVE, &mut out);
+        assert_eq!(out, "1.1754944E-38");
+    }
+
+    #[test]
+    fn dates_and_times() {
+        let date = |d| {
+            let mut out = String::new();
+            write_date(d, &mut out).map(|_| out)
+        };
+        assert_eq!(date(0).ok().as_deref(), Some("1970-01-01"));
+        assert_eq!(date(19_783).ok().as_deref(), Some("2024-03-01"));
+        assert_eq!(date(-1).ok().as_deref(), Some("1969-12-31"));
+        assert!(date(i32::MAX).is_err());
+        let time = |ms, p, f| {
+            let mut out = String::new();
+            write_time(ms, p, f, &mut out);
+            out
+        };
+        let t = 45_296_789; // 12:34:56.789
+        assert_eq!(time(t, 0, TimeFraction::Shown), "12:34:56");
+        assert_eq!(time(t, 3, TimeFraction::Shown), "12:34:56.789");
+        assert_eq!(time(t, 2, TimeFraction::Shown), "12:34:56.78");
+        assert_eq!(time(t - 789, 3, TimeFraction::Shown), "12:34:56.0");
+        assert_eq!(time(t - 789, 3, TimeFraction::Iso), "12:34:56");
+        assert_eq!(time(100, 3, TimeFraction::Shown), "00:00:00.1");
+        assert_eq!(time(100, 3, TimeFraction::Iso), "00:00:00.1");
+        assert_eq!(time(86_399_999, 3, TimeFraction::Iso), "23:59:59.999");
     }
 }

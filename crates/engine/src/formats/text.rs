@@ -1,6 +1,6 @@
 //! The rules by which text becomes a typed value, shared by every format,
-//! CAST and the connectors: integers, Java's doubles, decimals, booleans
-//! and timestamps, each as Flink reads them.
+//! CAST and the connectors: integers, Java's floats and doubles, decimals,
+//! booleans, dates, times and timestamps, each as Flink reads them.
 //!
 //! Flink's behaviour that is kept on purpose:
 //! - INT, BIGINT, DOUBLE, BOOLEAN and TIMESTAMP text is trimmed; DECIMAL and
@@ -11,6 +11,13 @@
 //! - TIMESTAMP is `yyyy-MM-dd HH:mm:ss[.f…]` with 0-9 fraction digits; a day
 //!   past the end of its month is clamped to the last day, and `24:00:00`
 //!   is midnight of the next day. TIMESTAMP_LTZ text ends in `Z` and is UTC.
+//! - TINYINT, SMALLINT and FLOAT text is trimmed; a small integer that does
+//!   not fit is an error, a FLOAT is rounded once from the text.
+//! - DATE and TIME follow the format ([`TextDialect`]): the csv format reads
+//!   a DATE as `Date.valueOf` (a day past the month's end rolls over) and a
+//!   TIME as `ISO_LOCAL_TIME`; the json format as `ISO_LOCAL_DATE` and
+//!   `HH:mm:ss[.f]`; CAST reads both leniently (trimmed, one-digit fields,
+//!   a time after a day dropped).
 //!
 //! Where tidemark goes further than Flink:
 //! - TIMESTAMP_LTZ text without `Z` is a wall-clock time in the session
@@ -19,9 +26,24 @@
 use crate::time::zone::local_to_instant;
 use chrono::NaiveDate;
 
+/// Which format's rules a [`Parser`] reads DATE and TIME text by: Flink's
+/// csv and json formats read them differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextDialect {
+    /// A DATE as Java's `Date.valueOf` (`2024-3-1`; a day past the month's
+    /// end rolls over, `2024-02-30` is 2024-03-01); a TIME as
+    /// `ISO_LOCAL_TIME` (`12:34`, `12:34:56`, `12:34:56.`, `12:34:56.5`).
+    Csv,
+    /// A DATE as `ISO_LOCAL_DATE` (`2024-03-01` only, a day that exists); a
+    /// TIME as `HH:mm:ss[.f]`, with `24:00:00` read as midnight.
+    Json,
+}
+
 /// State the value parsers keep between rows.
 pub(crate) struct Parser {
     pub(super) tz: chrono_tz::Tz,
+    /// The rules DATE and TIME text is read by.
+    pub(super) dialect: TextDialect,
     /// The last date parsed and its day number: timestamp columns mostly
     /// repeat the date of the row before.
     last_date: Option<((i32, u32, u32), i64)>,
@@ -32,6 +54,7 @@ pub(crate) struct Parser {
 pub(crate) fn parse_timestamp(text: &str, ltz: bool, tz: chrono_tz::Tz) -> Option<i64> {
     let mut parser = Parser {
         tz,
+        dialect: TextDialect::Csv,
         last_date: None,
     };
     let trimmed = text.trim();
@@ -46,8 +69,32 @@ impl Parser {
     pub(crate) fn new(tz: chrono_tz::Tz) -> Self {
         Parser {
             tz,
+            dialect: TextDialect::Csv,
             last_date: None,
         }
+    }
+
+    /// The same parsers, reading DATE and TIME by `dialect`'s rules.
+    pub(crate) fn with_dialect(mut self, dialect: TextDialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// A DATE field, by the format's rules.
+    pub(super) fn date(&self, text: &[u8]) -> Option<i32> {
+        match self.dialect {
+            TextDialect::Csv => parse_date_rolling(text),
+            TextDialect::Json => parse_iso_date(text),
+        }
+    }
+
+    /// A TIME(`precision`) field, by the format's rules.
+    pub(super) fn time(&self, text: &[u8], precision: u8) -> Option<i32> {
+        let shape = match self.dialect {
+            TextDialect::Csv => TimeShape::IsoLocal,
+            TextDialect::Json => TimeShape::Seconds,
+        };
+        parse_time_shaped(text, precision, shape)
     }
 
     /// Epoch milliseconds of `yyyy-MM-dd HH:mm:ss[.fffffffff]`; for
@@ -221,6 +268,163 @@ pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
+/// Java's `Float.parseFloat` on trimmed text: the syntax of
+/// [`parse_java_double`], rounded once, straight to the nearest float.
+pub(crate) fn parse_java_float(text: &[u8]) -> Option<f32> {
+    let t = java_trim(text);
+    let (negative, body) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, t),
+    };
+    let magnitude = match body {
+        b"NaN" => f32::NAN,
+        b"Infinity" => f32::INFINITY,
+        _ => {
+            let number = match body.split_last()? {
+                (b'd' | b'D' | b'f' | b'F', rest) => rest,
+                _ => body,
+            };
+            if !is_java_decimal_float(number) {
+                return None;
+            }
+            std::str::from_utf8(number).ok()?.parse::<f32>().ok()?
+        }
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Year, month and day of `yyyy-M-d`: four digits, then one or two each.
+fn year_month_day(text: &[u8]) -> Option<(i32, u32, u32)> {
+    let mut parts = text.splitn(3, |&b| b == b'-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if y.len() != 4 || !(1..=2).contains(&m.len()) || !(1..=2).contains(&d.len()) {
+        return None;
+    }
+    Some((digits(y)? as i32, digits(m)?, digits(d)?))
+}
+
+fn days_since_epoch(date: NaiveDate) -> Option<i32> {
+    i32::try_from(date.signed_duration_since(UNIX_EPOCH_DATE).num_days()).ok()
+}
+
+/// A day as `yyyy-M-d` that exists, in days since 1970-01-01.
+pub(crate) fn parse_date(text: &[u8]) -> Option<i32> {
+    let (y, m, d) = year_month_day(text)?;
+    days_since_epoch(NaiveDate::from_ymd_opt(y, m, d)?)
+}
+
+/// A DATE as Flink's csv format reads it, with Java's `Date.valueOf`:
+/// `yyyy-M-d` with a month of 1 to 12 and a day of 1 to 31, counted from
+/// the first of the month, so that 2024-02-30 is 2024-03-01.
+pub(crate) fn parse_date_rolling(text: &[u8]) -> Option<i32> {
+    let (y, m, d) = year_month_day(text)?;
+    if !(1..=31).contains(&d) {
+        return None;
+    }
+    let first = NaiveDate::from_ymd_opt(y, m, 1)?;
+    days_since_epoch(first.checked_add_days(chrono::Days::new(u64::from(d - 1)))?)
+}
+
+/// A DATE as Java's `ISO_LOCAL_DATE` reads it (Flink's json format):
+/// `yyyy-MM-dd`, a day that exists.
+pub(crate) fn parse_iso_date(text: &[u8]) -> Option<i32> {
+    if text.len() != 10 {
+        return None;
+    }
+    parse_date(text)
+}
+
+/// A DATE as Flink's CAST reads text: trimmed, and a time after the day
+/// (`2024-03-01 10:00:00`) is dropped.
+pub(crate) fn parse_date_lenient(text: &[u8]) -> Option<i32> {
+    let t = java_trim(text);
+    let day = t.split(|&b| b == b' ' || b == b'T').next()?;
+    parse_date(day)
+}
+
+/// The shapes of time-of-day text the readers take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TimeShape {
+    /// CAST: trimmed, `H:m:s[.f]` with fields of one or two digits.
+    Cast,
+    /// Java's `ISO_LOCAL_TIME` (Flink's csv format): `HH:mm[:ss[.f]]`, the
+    /// fraction of 0 to 9 digits.
+    IsoLocal,
+    /// `HH:mm:ss[.f]` (Flink's json format), `24:00:00` as midnight.
+    Seconds,
+}
+
+/// A time of day as CAST reads text (trimmed; hours, minutes and seconds
+/// of one or two digits; a fraction of 1 to 9 digits), in milliseconds
+/// since midnight with the digits past `precision` cut; None for text of
+/// another shape or a time past 23:59:59.999999999.
+pub(crate) fn parse_time(text: &[u8], precision: u8) -> Option<i32> {
+    parse_time_shaped(text, precision, TimeShape::Cast)
+}
+
+fn parse_time_shaped(text: &[u8], precision: u8, shape: TimeShape) -> Option<i32> {
+    let t = if shape == TimeShape::Cast {
+        java_trim(text)
+    } else {
+        text
+    };
+    let (clock, fraction) = match t.iter().position(|&b| b == b'.') {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let fields: Vec<&[u8]> = clock.split(|&b| b == b':').collect();
+    let width_ok = |f: &[u8]| match shape {
+        TimeShape::Cast => (1..=2).contains(&f.len()),
+        _ => f.len() == 2,
+    };
+    let (h, m, sec) = match (fields.as_slice(), shape) {
+        ([h, m, s], _) if width_ok(h) && width_ok(m) && width_ok(s) => {
+            (digits(h)?, digits(m)?, digits(s)?)
+        }
+        // ISO_LOCAL_TIME takes the seconds as optional, and a fraction
+        // only after them.
+        ([h, m], TimeShape::IsoLocal) if width_ok(h) && width_ok(m) && fraction.is_none() => {
+            (digits(h)?, digits(m)?, 0)
+        }
+        _ => return None,
+    };
+    let mut millis = 0;
+    let mut fraction_is_zero = true;
+    if let Some(frac) = fraction {
+        let empty_ok = shape != TimeShape::Cast;
+        if (frac.is_empty() && !empty_ok) || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit)
+        {
+            return None;
+        }
+        for (i, &d) in frac.iter().enumerate() {
+            if i < 3 {
+                millis += u32::from(d - b'0') * [100, 10, 1][i];
+            }
+            fraction_is_zero &= d == b'0';
+        }
+    }
+    if m > 59 || sec > 59 {
+        return None;
+    }
+    let h = match h {
+        0..=23 => h,
+        // As Java's default (smart) resolver: 24:00:00 ends the day.
+        24 if shape == TimeShape::Seconds && m == 0 && sec == 0 && fraction_is_zero => 0,
+        _ => return None,
+    };
+    Some(truncate_time(
+        ((h * 60 + m) * 60 + sec) as i32 * 1000 + millis as i32,
+        precision,
+    ))
+}
+
+/// Milliseconds since midnight with the digits past `precision` cut.
+pub(crate) fn truncate_time(ms_of_day: i32, precision: u8) -> i32 {
+    let unit = 10i32.pow(u32::from(3 - precision.min(3)));
+    ms_of_day - ms_of_day.rem_euclid(unit)
+}
+
 /// `digits [. digits]` with at most 15 digits, the common case, read
 /// without the general algorithm: the digits as an integer and the power
 /// of ten are both exact in an f64, so the one division is rounded
@@ -371,7 +575,48 @@ mod tests {
     use arrow::array::AsArray;
     use arrow::datatypes::TimestampMillisecondType;
     use tidemark_common::{Error, Result, SqlType};
-    use SqlType::{BigInt, Boolean, Decimal, Double, Int, Timestamp, TimestampLtz};
+    use SqlType::{
+        BigInt, Boolean, Date, Decimal, Double, Float, Int, SmallInt, Time, Timestamp,
+        TimestampLtz, TinyInt,
+    };
+
+    #[test]
+    fn casts_read_dates_and_times_leniently() {
+        assert_eq!(parse_date_lenient(b" 2024-03-01 10:00:00 "), Some(19_783));
+        assert_eq!(parse_date_lenient(b"2024-03-01T10:00"), Some(19_783));
+        assert_eq!(parse_date_lenient(b"2024-02-30"), None);
+        assert_eq!(parse_time(b" 1:2:3 ", 0), Some(3_723_000));
+        assert_eq!(parse_time(b"12:34:56.789", 1), Some(45_296_700));
+        assert_eq!(parse_time(b"25:00:00", 0), None);
+        assert_eq!(parse_time(b"12:34:56.", 0), None);
+        assert_eq!(truncate_time(45_296_789, 2), 45_296_780);
+    }
+
+    #[test]
+    fn json_reads_dates_and_times_as_iso() {
+        let json = Parser::new(chrono_tz::UTC).with_dialect(TextDialect::Json);
+        // As Flink 2.3's json format reads them.
+        assert_eq!(json.date(b"2024-03-01"), Some(19_783));
+        assert_eq!(json.date(b"2024-3-1"), None);
+        assert_eq!(json.date(b"2024-02-30"), None);
+        assert_eq!(json.time(b"24:00:00", 0), Some(0));
+        assert_eq!(json.time(b"12:34", 0), None);
+        assert_eq!(json.time(b"12:34:56.123456789", 3), Some(45_296_123));
+        assert_eq!(json.time(b"12:34:56Z", 0), None);
+        let csv = Parser::new(chrono_tz::UTC);
+        assert_eq!(csv.time(b"24:00:00", 0), None);
+        assert_eq!(csv.date(b"2024-02-30"), Some(19_783));
+    }
+
+    #[test]
+    fn floats_round_once() {
+        // Just past halfway between 1 and the next float: read straight,
+        // as Float.parseFloat reads it, it rounds up; through a double it
+        // would land on halfway and round to even, down to 1.
+        let text = "1.000000059604644775390625000000000000000000000000001";
+        assert_eq!(parse_java_float(text.as_bytes()), Some(1.0 + f32::EPSILON));
+        assert_eq!(parse_java_float(b"0x1p3"), None);
+    }
 
     #[test]
     fn short_decimals_read_as_the_general_parser_reads_them() {
@@ -429,6 +674,43 @@ mod tests {
     fn field_values_as_flink_reads_them() -> Result<()> {
         // (type, text, printed value or None for a parse error)
         let cases: &[(SqlType, &str, Option<&str>)] = &[
+            (TinyInt, " -128 ", Some("-128")),
+            (TinyInt, "127", Some("127")),
+            (TinyInt, "128", None),
+            (TinyInt, "1.0", None),
+            (SmallInt, "-32768", Some("-32768")),
+            (SmallInt, "32768", None),
+            (Float, " 0.1 ", Some("0.1")),
+            (Float, "1e39", Some("Infinity")),
+            (Float, "3.4028235E38", Some("3.4028235E38")),
+            (Float, "1.5f", Some("1.5")),
+            (Float, "-NaN", Some("NaN")),
+            (Float, "1_0", None),
+            (Float, "", None),
+            (Date, "2024-03-01", Some("2024-03-01")),
+            (Date, "2024-3-1", Some("2024-03-01")),
+            (Date, "1969-12-31", Some("1969-12-31")),
+            (Date, "2024-02-30", Some("2024-03-01")),
+            (Date, "2023-02-29", Some("2023-03-01")),
+            (Date, "2024-02-32", None),
+            (Date, "2024-13-01", None),
+            (Date, "2024-03-01 10:00:00", None),
+            (Date, " 2024-03-01", None),
+            (Date, "24-03-01", None),
+            (Date, "", None),
+            (Time(0), "12:34:56", Some("12:34:56")),
+            (Time(0), "23:59:59.999", Some("23:59:59")),
+            (Time(3), "00:00:00.1", Some("00:00:00.1")),
+            (Time(3), "12:34:56.789123", Some("12:34:56.789")),
+            (Time(3), "23:59:59", Some("23:59:59.0")),
+            (Time(0), "1:2:3", None),
+            (Time(0), "24:00:00", None),
+            (Time(0), "12:60:00", None),
+            (Time(0), "12:34", Some("12:34:00")),
+            (Time(0), "12:34.5", None),
+            (Time(0), "12:34:56.", Some("12:34:56")),
+            (Time(0), "12:34:56.1234567890", None),
+            (Time(0), "", None),
             (Int, " 7 ", Some("7")),
             (Int, "+7", Some("7")),
             (Int, "007", Some("7")),

@@ -250,7 +250,7 @@ macro_rules! persist_int {
     )*};
 }
 
-persist_int!(u8, u32, u64, i32, i64, i128, f64);
+persist_int!(u8, i8, i16, u32, u64, i32, i64, i128, f32, f64);
 
 impl Persist for usize {
     fn save(&self, w: &mut StateWriter) {

@@ -141,8 +141,12 @@ impl Extreme {
         let primitive = matches!(
             call.arg_type,
             Some(
-                SqlType::Int
+                SqlType::TinyInt
+                    | SqlType::SmallInt
+                    | SqlType::Int
                     | SqlType::BigInt
+                    | SqlType::Date
+                    | SqlType::Time(_)
                     | SqlType::Double
                     | SqlType::Decimal(..)
                     | SqlType::Timestamp(_)
@@ -219,9 +223,24 @@ impl Extreme {
 
     /// The results since the last build.
     pub(super) fn array(&mut self) -> Result<ArrayRef> {
-        use arrow::array::{Decimal128Array, Int32Array, Int64Array, TimestampMillisecondArray};
+        use arrow::array::{
+            Date32Array, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
+            Time32MillisecondArray, TimestampMillisecondArray,
+        };
         let out = std::mem::take(&mut self.out);
         Ok(match &self.ty {
+            SqlType::TinyInt => {
+                Arc::new(Int8Array::from_iter(out.iter().map(|v| v.map(|v| v as i8))))
+            }
+            SqlType::SmallInt => Arc::new(Int16Array::from_iter(
+                out.iter().map(|v| v.map(|v| v as i16)),
+            )),
+            SqlType::Date => Arc::new(Date32Array::from_iter(
+                out.iter().map(|v| v.map(|v| v as i32)),
+            )),
+            SqlType::Time(_) => Arc::new(Time32MillisecondArray::from_iter(
+                out.iter().map(|v| v.map(|v| v as i32)),
+            )),
             SqlType::Int => Arc::new(Int32Array::from_iter(
                 out.iter().map(|v| v.map(|v| v as i32)),
             )),

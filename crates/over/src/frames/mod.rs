@@ -37,7 +37,7 @@ use tidemark_common::window::OverFrame;
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::Chunk;
-use tidemark_engine::{new_accumulator, Accumulator};
+use tidemark_engine::{new_over_accumulator, Accumulator};
 use unbounded::Ranking;
 
 /// Where emitted rows go out: their key, rowtime, and the watermark they
@@ -174,7 +174,7 @@ impl Frames {
         for (call, rank) in spec.aggregates.iter().zip(&ranking) {
             let acc = match rank {
                 Some(_) => None,
-                None => Some(new_accumulator(call)?),
+                None => Some(new_over_accumulator(call)?),
             };
             if !bounded {
                 unbounded.push(acc);
@@ -305,7 +305,7 @@ impl Frames {
                         }
                     }),
                 };
-                let mut acc = new_accumulator(call)?;
+                let mut acc = new_over_accumulator(call)?;
                 acc.update(values.as_ref(), &all, &self.frame_groups)?;
                 columns.push(acc.evaluate(&groups)?);
             }

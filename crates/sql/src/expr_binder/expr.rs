@@ -4,7 +4,7 @@
 //! OVERLAY (bound by the function library).
 
 use super::literal::{interval_millis, literal, typed_string};
-use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify};
+use super::typing::{binary, coerce, expect_boolean, timestamp_shift, unify_branches};
 use super::{nearest, spanned, ExprBinder};
 use crate::functions as library;
 use crate::types::{can_cast, sql_type};
@@ -222,9 +222,9 @@ impl ExprBinder<'_> {
                     && interval_millis(right).is_some()
                 {
                     let l = self.bind(left)?;
-                    if !l.ty().is_timestamp() {
+                    if !(l.ty().is_timestamp() || matches!(l.ty(), SqlType::Date | SqlType::Time(_))) {
                         return Err(Error::plan(
-                            format!("an INTERVAL can only shift a timestamp, not a {}", l.ty()),
+                            format!("an INTERVAL can only shift a timestamp, a DATE or a TIME, not a {}", l.ty()),
                             span,
                         ));
                     }
@@ -325,13 +325,13 @@ impl ExprBinder<'_> {
                         None => expect_boolean(c, spanned(&when.condition))?,
                     };
                     let v = self.bind(&when.result)?;
-                    ty = unify(&ty, &v.ty(), spanned(&when.result))?;
+                    ty = unify_branches(&ty, &v.ty(), spanned(&when.result))?;
                     branches.push((c, v));
                 }
                 let otherwise = match else_result {
                     Some(e) => {
                         let v = self.bind(e)?;
-                        ty = unify(&ty, &v.ty(), spanned(e))?;
+                        ty = unify_branches(&ty, &v.ty(), spanned(e))?;
                         Some(v)
                     }
                     None => None,

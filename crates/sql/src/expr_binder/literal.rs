@@ -99,6 +99,17 @@ pub(super) fn typed_string(ts: &ast::TypedString, span: Span) -> Result<Expr> {
             let digits = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
             SqlType::Timestamp(digits.min(3) as u8)
         }
+        // Likewise a TIME literal's.
+        ast::DataType::Time(None, _) => {
+            let digits = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
+            if digits > 3 {
+                return Err(Error::plan(
+                    format!("TIME({digits}) is not supported: tidemark keeps times of day to the millisecond"),
+                    span,
+                ));
+            }
+            SqlType::Time(digits as u8)
+        }
         other => sql_type(other, span)?,
     };
     Ok(Expr::Cast {

@@ -20,7 +20,7 @@ mod typing;
 
 pub(crate) use aggregate::{contains_aggregate, over_calls, AggregateScope, BoundAggregate};
 pub(crate) use literal::interval_millis;
-pub(crate) use typing::{coerce, unify};
+pub(crate) use typing::{coerce, unify_branches};
 
 use crate::statement::span_of;
 use sqlparser::ast::{self, Spanned};

@@ -23,6 +23,17 @@ pub(crate) fn unify(a: &SqlType, b: &SqlType, span: Span) -> Result<SqlType> {
     common_type(a, b).ok_or_else(|| Error::plan(format!("cannot mix {a} and {b} here"), span))
 }
 
+/// The type of CASE and IF branches so far (`a`) and the next one (`b`):
+/// their common type, except that a FLOAT and a DOUBLE branch take the
+/// first one's type, as Flink's planner gives it (`CASE .. THEN f ELSE d
+/// END` is a FLOAT; COALESCE and comparisons widen to DOUBLE instead).
+pub(crate) fn unify_branches(a: &SqlType, b: &SqlType, span: Span) -> Result<SqlType> {
+    match (a, b) {
+        (SqlType::Float, SqlType::Double) | (SqlType::Double, SqlType::Float) => Ok(a.clone()),
+        _ => unify(a, b, span),
+    }
+}
+
 /// `e` as type `ty`: unchanged if it already has it, else a safe CAST.
 pub fn coerce(e: Expr, ty: &SqlType) -> Expr {
     if e.ty() == *ty {
@@ -83,6 +94,18 @@ pub(super) fn binary(
                 ty: SqlType::Boolean,
             })
         }
+        BinaryOp::Modulo if lt.is_integer() && rt.is_integer() => {
+            // As Flink: the remainder has the divisor's type (it always
+            // fits), computed in the wider of the two.
+            let wide = common_type(&lt, &rt).ok_or_else(mismatch)?;
+            let rem = Expr::Binary {
+                op,
+                left: Box::new(coerce(l, &wide)),
+                right: Box::new(coerce(r, &wide)),
+                ty: wide,
+            };
+            Ok(coerce(rem, &rt))
+        }
         _ => {
             let ty = arithmetic_type(op, &lt, &rt).ok_or_else(mismatch)?;
             // Operands meet in the result's family: integers and doubles are
@@ -90,7 +113,7 @@ pub(super) fn binary(
             // engine rescales exactly.
             let operand_ty = |t: &SqlType| match (&ty, t) {
                 (SqlType::Decimal(..), SqlType::Decimal(..)) => t.clone(),
-                (SqlType::Decimal(..), SqlType::Int | SqlType::BigInt | SqlType::Null) => {
+                (SqlType::Decimal(..), t) if t.is_integer() || *t == SqlType::Null => {
                     let (p, s) = t.decimal_precision_scale().unwrap_or((10, 0));
                     SqlType::Decimal(p, s)
                 }

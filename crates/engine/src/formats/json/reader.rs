@@ -7,7 +7,7 @@ use super::JsonOptions;
 use crate::formats::column::ColumnBuilder;
 use crate::formats::excerpt::shorten;
 use crate::formats::options::option_error;
-use crate::formats::text::Parser;
+use crate::formats::text::{Parser, TextDialect};
 use crate::runtime::read::ReadPosition;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::runtime::stream::BadRow;
@@ -100,7 +100,7 @@ impl JsonSource {
             schema,
             text_schema,
             builders,
-            parser: Parser::new(chrono_tz::UTC),
+            parser: Parser::new(chrono_tz::UTC).with_dialect(TextDialect::Json),
             input: BufReader::with_capacity(256 * 1024, file),
             partial: Vec::new(),
             streaming: false,
@@ -146,7 +146,7 @@ impl JsonSource {
     /// The session time zone: TIMESTAMP_LTZ text without `Z` is a
     /// wall-clock time there.
     pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
-        self.parser = Parser::new(tz);
+        self.parser = Parser::new(tz).with_dialect(TextDialect::Json);
     }
 
     /// Keeps a CRC-32 of the bytes read, for [`JsonSource::position`]:

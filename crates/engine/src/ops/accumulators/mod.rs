@@ -26,7 +26,8 @@ mod sum;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use arrow::array::{Array, ArrayRef, ArrowPrimitiveType, AsArray};
 use arrow::datatypes::{
-    DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType,
+    DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type,
+    Int64Type, Int8Type, Time32MillisecondType, TimestampMillisecondType,
 };
 use count::{Count, CountDistinct};
 use distinct::Distinct;
@@ -34,7 +35,7 @@ use list_agg::ListAgg;
 use min_max::MinMax;
 use row_value::{Pick, RowValue};
 use std::any::Any;
-use sum::{Avg, DoubleSum, Sum};
+use sum::{Avg, DoubleSum, FloatAvg, Sum};
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::{Error, Result, SqlType};
 
@@ -111,7 +112,11 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         }
         F::Count => Box::new(Count::new(false)),
         F::Sum => match arg_type {
+            SqlType::TinyInt => Box::new(Sum::<Int8Type>::new(DataType::Int8)),
+            SqlType::SmallInt => Box::new(Sum::<Int16Type>::new(DataType::Int16)),
             SqlType::Int => Box::new(Sum::<Int32Type>::new(DataType::Int32)),
+            // As Flink: a FLOAT sum is added up in FLOAT.
+            SqlType::Float => Box::new(Sum::<Float32Type>::new(DataType::Float32)),
             SqlType::BigInt => Box::new(Sum::<Int64Type>::new(DataType::Int64)),
             SqlType::Double => Box::new(DoubleSum::new(false)),
             SqlType::Decimal(_, s) => {
@@ -121,6 +126,10 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         },
         F::Avg => match arg_type {
             SqlType::Double => Box::new(DoubleSum::new(true)),
+            // As Flink: the average of FLOATs is taken in DOUBLE.
+            SqlType::Float => Box::new(FloatAvg::new(DoubleSum::new(true))),
+            SqlType::TinyInt => Box::new(Avg::<Int8Type>::new(0, DataType::Int8)),
+            SqlType::SmallInt => Box::new(Avg::<Int16Type>::new(0, DataType::Int16)),
             SqlType::Int => Box::new(Avg::<Int32Type>::new(0, DataType::Int32)),
             SqlType::BigInt => Box::new(Avg::<Int64Type>::new(0, DataType::Int64)),
             SqlType::Decimal(_, s) => Box::new(Avg::<Decimal128Type>::new(
@@ -132,7 +141,15 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         F::Min | F::Max => {
             let max = call.func == F::Max;
             match arg_type {
+                SqlType::TinyInt => Box::new(MinMax::<Int8Type>::new(max, DataType::Int8)),
+                SqlType::SmallInt => Box::new(MinMax::<Int16Type>::new(max, DataType::Int16)),
                 SqlType::Int => Box::new(MinMax::<Int32Type>::new(max, DataType::Int32)),
+                SqlType::Float => Box::new(MinMax::<Float32Type>::new(max, DataType::Float32)),
+                SqlType::Date => Box::new(MinMax::<Date32Type>::new(max, DataType::Date32)),
+                SqlType::Time(_) => Box::new(MinMax::<Time32MillisecondType>::new(
+                    max,
+                    arg_type.to_arrow(),
+                )),
                 SqlType::BigInt => Box::new(MinMax::<Int64Type>::new(max, DataType::Int64)),
                 SqlType::Double => Box::new(MinMax::<Float64Type>::new(max, DataType::Float64)),
                 SqlType::Decimal(p, s) => Box::new(MinMax::<Decimal128Type>::new(
@@ -156,6 +173,29 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
         F::ListAgg => Box::new(ListAgg::new(
             call.separator.clone().unwrap_or_else(|| ",".into()),
         )),
+    })
+}
+
+/// A fresh accumulator for `call` in an OVER aggregation: as
+/// [`new_accumulator`], except that AVG of an integer sums in the
+/// argument's own type, wrapping, as Flink's OVER aggregation does
+/// (`AVG(si)` over SMALLINTs 32767 and 10 is -16379, where a window
+/// aggregation gives 16388).
+pub fn new_over_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
+    if call.func != AggregateFunction::Avg || call.distinct {
+        return new_accumulator(call);
+    }
+    Ok(match call.arg_type {
+        Some(SqlType::TinyInt) => {
+            Box::new(Avg::<Int8Type>::new(0, DataType::Int8).summed_in_argument_type())
+        }
+        Some(SqlType::SmallInt) => {
+            Box::new(Avg::<Int16Type>::new(0, DataType::Int16).summed_in_argument_type())
+        }
+        Some(SqlType::Int) => {
+            Box::new(Avg::<Int32Type>::new(0, DataType::Int32).summed_in_argument_type())
+        }
+        _ => return new_accumulator(call),
     })
 }
 
@@ -303,6 +343,41 @@ mod tests {
                 Ok(s)
             })
             .collect()
+    }
+
+    #[test]
+    fn small_integers_and_floats_keep_their_type() -> Result<()> {
+        use arrow::array::{Float32Array, Int16Array, Int8Array};
+        use AggregateFunction::{Avg, Max, Min, Sum};
+        let tiny: ArrayRef = Arc::new(Int8Array::from(vec![1, 127, 100, -128]));
+        let small: ArrayRef = Arc::new(Int16Array::from(vec![10, 32767, 1000, -1]));
+        let floats: ArrayRef = Arc::new(Float32Array::from(vec![1.5, 0.1, 3.0e38, -2.5]));
+        let groups = [0, 0, 0, 1];
+        // Each as Flink 2.3 gives it in a window aggregation.
+        let cases = [
+            (Sum, SqlType::TinyInt, tiny.clone(), ["-28", "-128"]),
+            (Avg, SqlType::TinyInt, tiny.clone(), ["76", "-128"]),
+            (Min, SqlType::TinyInt, tiny.clone(), ["1", "-128"]),
+            (Sum, SqlType::SmallInt, small.clone(), ["-31759", "-1"]),
+            (Avg, SqlType::SmallInt, small.clone(), ["11259", "-1"]),
+            (Max, SqlType::SmallInt, small.clone(), ["32767", "-1"]),
+            (Sum, SqlType::Float, floats.clone(), ["3.0E38", "-2.5"]),
+            (Avg, SqlType::Float, floats.clone(), ["1.0E38", "-2.5"]),
+            (Max, SqlType::Float, floats.clone(), ["3.0E38", "-2.5"]),
+        ];
+        for (func, ty, values, want) in cases {
+            let c = call(func, ty.clone(), ty.clone());
+            assert_eq!(run(&c, values, &groups)?, want, "{} of {ty}", func.name());
+        }
+        // In OVER aggregation, Flink sums integers for AVG in their own
+        // type: 1 + 127 + 100 wraps to -28 as a TINYINT.
+        let c = call(Avg, SqlType::TinyInt, SqlType::TinyInt);
+        let mut acc = new_over_accumulator(&c)?;
+        acc.update(Some(&tiny), &[0, 1, 2, 3], &groups)?;
+        let out = acc.evaluate(&[0, 1])?;
+        let shown: Vec<i8> = out.as_primitive::<Int8Type>().values().to_vec();
+        assert_eq!(shown, [-9, -128]);
+        Ok(())
     }
 
     /// Texts for the string aggregates: `b`, NULL, `a`, `c`.

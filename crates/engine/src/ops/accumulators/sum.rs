@@ -243,12 +243,78 @@ impl Accumulator for DoubleSum {
     }
 }
 
+/// AVG of FLOAT: Flink averages FLOATs in DOUBLE and gives a FLOAT, so
+/// the values are widened (exactly) into a DOUBLE average, whose result
+/// is rounded to FLOAT.
+pub(super) struct FloatAvg {
+    inner: DoubleSum,
+}
+
+impl FloatAvg {
+    pub(super) fn new(inner: DoubleSum) -> Self {
+        FloatAvg { inner }
+    }
+}
+
+impl Accumulator for FloatAvg {
+    fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
+        let v = argument(values, "AVG")?;
+        let wide = arrow::compute::cast(v, &DataType::Float64)?;
+        self.inner.update(Some(&wide), rows, groups)
+    }
+
+    fn evaluate(&self, groups: &[u32]) -> Result<ArrayRef> {
+        let wide = self.inner.evaluate(groups)?;
+        Ok(arrow::compute::cast(&wide, &DataType::Float32)?)
+    }
+
+    fn local_flush(&mut self) {
+        self.inner.local_flush();
+    }
+
+    fn global_flush(&mut self) {
+        self.inner.global_flush();
+    }
+
+    fn merge_from(
+        &mut self,
+        other: &dyn Accumulator,
+        pairs: &[(u32, u32)],
+        other_is_earlier: bool,
+    ) -> Result<()> {
+        let other = same::<Self>(other)?;
+        self.inner.merge_from(&other.inner, pairs, other_is_earlier)
+    }
+
+    fn reset(&mut self, group: u32) {
+        self.inner.reset(group);
+    }
+
+    fn state_bytes(&self) -> u64 {
+        self.inner.state_bytes()
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        self.inner.save(w)
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.inner.load(r)
+    }
+}
+
 /// The exact AVG of each argument type: how a value joins the sum, and
 /// the average of a sum.
 trait AvgNative: Copy + Send + 'static {
     /// `add` added to `sum`: Flink sums integers for AVG in a BIGINT,
     /// which wraps; decimals exactly.
     fn accumulate(sum: i128, add: i128) -> i128;
+
+    /// `add` added to `sum` in the argument's own type, wrapping: how
+    /// Flink's OVER aggregation sums integers for AVG.
+    fn accumulate_narrow(sum: i128, add: i128) -> i128 {
+        Self::accumulate(sum, add)
+    }
 
     /// The value in the exact sum's type.
     fn widen(self) -> i128;
@@ -266,6 +332,9 @@ macro_rules! integer_avg {
             fn accumulate(sum: i128, add: i128) -> i128 {
                 (sum as i64).wrapping_add(add as i64) as i128
             }
+            fn accumulate_narrow(sum: i128, add: i128) -> i128 {
+                (sum as $t).wrapping_add(add as $t) as i128
+            }
             fn widen(self) -> i128 {
                 self as i128
             }
@@ -275,7 +344,7 @@ macro_rules! integer_avg {
         }
     )+};
 }
-integer_avg!(i32, i64);
+integer_avg!(i8, i16, i32, i64);
 
 impl AvgNative for i128 {
     fn accumulate(sum: i128, add: i128) -> i128 {
@@ -299,6 +368,9 @@ pub(super) struct Avg<T: ArrowPrimitiveType> {
     counts: Vec<i64>,
     /// The argument's scale (0 for integers).
     scale: i8,
+    /// Integers are summed in their own type, wrapping (Flink's OVER
+    /// aggregation), rather than in a BIGINT.
+    narrow: bool,
     /// The result's type.
     data_type: DataType,
     /// The argument's arrow type; `fn() -> T` keeps the accumulator `Send`
@@ -312,9 +384,19 @@ impl<T: ArrowPrimitiveType> Avg<T> {
             exact: vec![],
             counts: vec![],
             scale,
+            narrow: false,
             data_type,
             arg: PhantomData,
         }
+    }
+}
+
+impl<T: ArrowPrimitiveType> Avg<T> {
+    /// The sum wraps in the argument's own type, as Flink's OVER
+    /// aggregation sums integers for AVG.
+    pub(super) fn summed_in_argument_type(mut self) -> Self {
+        self.narrow = true;
+        self
     }
 }
 
@@ -326,8 +408,13 @@ where
         let v = argument(values, "AVG")?;
         grow(&mut self.counts, groups, 0);
         grow(&mut self.exact, groups, 0);
+        let add = if self.narrow {
+            T::Native::accumulate_narrow
+        } else {
+            T::Native::accumulate
+        };
         for_each_value::<T>(v, rows, groups, |g, x| {
-            self.exact[g] = T::Native::accumulate(self.exact[g], x.widen());
+            self.exact[g] = add(self.exact[g], x.widen());
             self.counts[g] += 1;
         });
         Ok(())
@@ -345,7 +432,11 @@ where
             ensure(&mut self.counts, dst, 0);
             let (src, d) = (src as usize, dst as usize);
             let add = other.exact.get(src).copied().unwrap_or(0);
-            self.exact[d] = T::Native::accumulate(self.exact[d], add);
+            self.exact[d] = if self.narrow {
+                T::Native::accumulate_narrow(self.exact[d], add)
+            } else {
+                T::Native::accumulate(self.exact[d], add)
+            };
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
         }
         Ok(())
