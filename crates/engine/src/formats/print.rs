@@ -173,26 +173,46 @@ pub fn java_double_to_string(v: f64) -> String {
     out
 }
 
+/// The start of Java's text for a double or float: `NaN`, or the sign
+/// and then `Infinity` or `0.0` when the value is one of those. Whether
+/// the text is complete.
+fn java_sign_or_special(
+    nan: bool,
+    negative: bool,
+    infinite: bool,
+    zero: bool,
+    out: &mut String,
+) -> bool {
+    if nan {
+        out.push_str("NaN");
+        return true;
+    }
+    if negative {
+        out.push('-');
+    }
+    let special = match (infinite, zero) {
+        (true, _) => "Infinity",
+        (_, true) => "0.0",
+        _ => return false,
+    };
+    out.push_str(special);
+    true
+}
+
 /// Writes `v` the way Java's `Double.toString` does on the JVM Flink runs
 /// on: the shortest decimal that reads back as `v` (whole numbers below 2^63
 /// as their exact digits, as Java 17 prints them), in plain notation for
 /// 1e-3 ≤ |v| < 1e7 and as `d.dddE±n` otherwise, always with a digit after
 /// the point.
 pub fn write_java_double(v: f64, out: &mut String) {
-    if v.is_nan() {
-        out.push_str("NaN");
-        return;
-    }
-    if v.is_sign_negative() {
-        out.push('-');
-    }
     let abs = v.abs();
-    if abs.is_infinite() {
-        out.push_str("Infinity");
-        return;
-    }
-    if abs == 0.0 {
-        out.push_str("0.0");
+    if java_sign_or_special(
+        v.is_nan(),
+        v.is_sign_negative(),
+        abs.is_infinite(),
+        abs == 0.0,
+        out,
+    ) {
         return;
     }
     if let Some((digits, exp)) = integral_digits(abs) {
@@ -217,20 +237,14 @@ pub fn write_java_double(v: f64, out: &mut String) {
 /// (`0.1`, `1.0E10`, `3.4028235E38`; whole numbers below 2^63 as Java 17
 /// prints them, `9.9999998E16` for `1e17f`).
 pub fn write_java_float(v: f32, out: &mut String) {
-    if v.is_nan() {
-        out.push_str("NaN");
-        return;
-    }
-    if v.is_sign_negative() {
-        out.push('-');
-    }
     let abs = v.abs();
-    if abs.is_infinite() {
-        out.push_str("Infinity");
-        return;
-    }
-    if abs == 0.0 {
-        out.push_str("0.0");
+    if java_sign_or_special(
+        v.is_nan(),
+        v.is_sign_negative(),
+        abs.is_infinite(),
+        abs == 0.0,
+        out,
+    ) {
         return;
     }
     if let Some((digits, exp)) = integral_float_digits(abs) {

@@ -238,32 +238,47 @@ pub(crate) fn parse_i64(text: &[u8]) -> Option<i64> {
     }
 }
 
-/// Java's `Double.parseDouble` on trimmed text: `1.5`, `-2`, `.5`, `5.`,
-/// `1e3`, `1d`, `NaN`, `-Infinity`; out-of-range exponents give ±Infinity
-/// or ±0. Hexadecimal floats are not read.
-pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
+/// Java float text (`Double.parseDouble`, `Float.parseFloat`), trimmed:
+/// its sign, and NaN, Infinity or the number without a `d`/`f` suffix.
+enum JavaFloat<'t> {
+    NaN,
+    Infinity,
+    Number(&'t [u8]),
+}
+
+fn java_float_text(text: &[u8]) -> Option<(bool, JavaFloat<'_>)> {
     let t = java_trim(text);
     let (negative, body) = match t.split_first()? {
         (b'-', rest) => (true, rest),
         (b'+', rest) => (false, rest),
         _ => (false, t),
     };
-    let magnitude = match body {
-        b"NaN" => f64::NAN,
-        b"Infinity" => f64::INFINITY,
-        _ => {
-            let number = match body.split_last()? {
-                (b'd' | b'D' | b'f' | b'F', rest) => rest,
-                _ => body,
-            };
-            match short_decimal(number) {
-                Some(v) => v,
-                None if is_java_decimal_float(number) => {
-                    std::str::from_utf8(number).ok()?.parse::<f64>().ok()?
-                }
-                None => return None,
+    let value = match body {
+        b"NaN" => JavaFloat::NaN,
+        b"Infinity" => JavaFloat::Infinity,
+        _ => JavaFloat::Number(match body.split_last()? {
+            (b'd' | b'D' | b'f' | b'F', rest) => rest,
+            _ => body,
+        }),
+    };
+    Some((negative, value))
+}
+
+/// Java's `Double.parseDouble` on trimmed text: `1.5`, `-2`, `.5`, `5.`,
+/// `1e3`, `1d`, `NaN`, `-Infinity`; out-of-range exponents give ±Infinity
+/// or ±0. Hexadecimal floats are not read.
+pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
+    let (negative, value) = java_float_text(text)?;
+    let magnitude = match value {
+        JavaFloat::NaN => f64::NAN,
+        JavaFloat::Infinity => f64::INFINITY,
+        JavaFloat::Number(number) => match short_decimal(number) {
+            Some(v) => v,
+            None if is_java_decimal_float(number) => {
+                std::str::from_utf8(number).ok()?.parse::<f64>().ok()?
             }
-        }
+            None => return None,
+        },
     };
     Some(if negative { -magnitude } else { magnitude })
 }
@@ -271,25 +286,14 @@ pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
 /// Java's `Float.parseFloat` on trimmed text: the syntax of
 /// [`parse_java_double`], rounded once, straight to the nearest float.
 pub(crate) fn parse_java_float(text: &[u8]) -> Option<f32> {
-    let t = java_trim(text);
-    let (negative, body) = match t.split_first()? {
-        (b'-', rest) => (true, rest),
-        (b'+', rest) => (false, rest),
-        _ => (false, t),
-    };
-    let magnitude = match body {
-        b"NaN" => f32::NAN,
-        b"Infinity" => f32::INFINITY,
-        _ => {
-            let number = match body.split_last()? {
-                (b'd' | b'D' | b'f' | b'F', rest) => rest,
-                _ => body,
-            };
-            if !is_java_decimal_float(number) {
-                return None;
-            }
+    let (negative, value) = java_float_text(text)?;
+    let magnitude = match value {
+        JavaFloat::NaN => f32::NAN,
+        JavaFloat::Infinity => f32::INFINITY,
+        JavaFloat::Number(number) if is_java_decimal_float(number) => {
             std::str::from_utf8(number).ok()?.parse::<f32>().ok()?
         }
+        JavaFloat::Number(_) => return None,
     };
     Some(if negative { -magnitude } else { magnitude })
 }
