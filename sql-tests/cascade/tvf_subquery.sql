@@ -54,3 +54,11 @@ FROM (
   WHERE v > 3
 )
 GROUP BY window_start, window_end, zone;
+
+-- A WHERE beside the TVF that reads window_start filters the TVF's rows with their windows,
+-- which are then aggregated per the window each carries (readings above 1 in windows from :20):
+-- [:20, :30) north 1 (:23); [:25, :35) north 1 (:31), south 1 (:34); [:30, :40) the same two.
+SELECT window_start, window_end, zone, COUNT(*) AS n
+FROM TABLE(HOP(TABLE readings, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+WHERE window_start >= TIMESTAMP '2024-01-01 00:00:20' AND v > 1
+GROUP BY window_start, window_end, zone;

@@ -32,6 +32,23 @@ impl QueryBinder<'_> {
             span
         };
         let full_join = full_join_below(&relation.plan);
+        // A WHERE that reads the window columns filters the rows with
+        // their windows, which are then aggregated per the window each
+        // carries; any other WHERE filters the rows before windows are
+        // assigned.
+        let mut relation = relation;
+        let mut filtered = false;
+        if let (Some(w), Some(rows)) = (&select.selection, relation.plan.windowed_rows()) {
+            let predicate = ExprBinder::new(relation.plan.schema(), "WHERE").bind(w)?;
+            let mut reads = false;
+            predicate.visit_columns(&mut |c| {
+                reads |= c == rows.start || c == rows.end || Some(c) == rows.time
+            });
+            if reads {
+                relation = Relation::plain(filter(relation.plan, predicate, spanned(w))?);
+                filtered = true;
+            }
+        }
         let source = if relation.tvf.is_some() {
             WindowInput::of_tvf(relation)
         } else {
@@ -63,11 +80,12 @@ impl QueryBinder<'_> {
         // filters the input before windows are assigned. Rows that carry
         // their window are filtered as they are.
         let mut input = input;
-        if let Some(w) = &select.selection {
+        if let Some(w) = select.selection.as_ref().filter(|_| !filtered) {
             let predicate = ExprBinder::new(&tvf_schema, "WHERE").bind(w)?;
             if !attached && reads_window(&predicate, n_in) {
+                // Rows whose window_start or window_end was left out.
                 return Err(Error::plan(
-                    "a WHERE before a window aggregation cannot read window_start, window_end or window_time",
+                    "a WHERE before a window aggregation cannot read window_start, window_end or window_time here: the rows do not keep both window_start and window_end",
                     spanned(w),
                 )
                 .with_hint("filter on the aggregated result with HAVING"));
