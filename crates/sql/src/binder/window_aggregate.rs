@@ -88,7 +88,7 @@ impl QueryBinder<'_> {
                     "a WHERE before a window aggregation cannot read window_start, window_end or window_time here: the rows do not keep both window_start and window_end",
                     spanned(w),
                 )
-                .with_hint("filter on the aggregated result with HAVING"));
+                .with_hint("select both window_start and window_end in the subquery, or filter on the aggregated result with HAVING"));
             }
             input = filter(input, predicate, spanned(w))?;
         }
