@@ -215,21 +215,7 @@ pub fn write_java_double(v: f64, out: &mut String) {
     ) {
         return;
     }
-    if let Some((digits, exp)) = integral_digits(abs) {
-        lay_out_java(&digits, exp, out);
-        return;
-    }
-    let mut ryu_buf = ryu::Buffer::new();
-    let (mut digits, mut exp) = shortest_digits(ryu_buf.format_finite(abs));
-    if digits.len() == 1 {
-        // Java picks among the decimals of length 1 *or 2* the one closest
-        // to v, so Double.MIN_VALUE is 4.9E-324 where the shortest is 5E-324.
-        let two = format!("{abs:.1e}");
-        if two.parse::<f64>() == Ok(abs) {
-            (digits, exp) = shortest_digits(&two);
-        }
-    }
-    lay_out_java(&digits, exp, out);
+    write_java_digits(abs, integral_digits(abs), out);
 }
 
 /// Writes `v` the way Java's `Float.toString` does on the JVM Flink runs
@@ -247,17 +233,28 @@ pub fn write_java_float(v: f32, out: &mut String) {
     ) {
         return;
     }
-    if let Some((digits, exp)) = integral_float_digits(abs) {
+    write_java_digits(abs, integral_float_digits(abs), out);
+}
+
+/// The digits of a finite, positive double or float as Java writes them:
+/// `integral` (a whole number's, as Java 17 prints it) when there are
+/// some, else the shortest that reads back, where Java picks among the
+/// decimals of length 1 *or 2* the one closest to `abs` (so
+/// `Double.MIN_VALUE` is 4.9E-324 and the smallest float 1.4E-45, where
+/// the shortest are 5E-324 and 1E-45).
+fn write_java_digits<F>(abs: F, integral: Option<(Vec<u8>, i32)>, out: &mut String)
+where
+    F: ryu::Float + std::fmt::LowerExp + std::str::FromStr + PartialEq,
+{
+    if let Some((digits, exp)) = integral {
         lay_out_java(&digits, exp, out);
         return;
     }
     let mut ryu_buf = ryu::Buffer::new();
     let (mut digits, mut exp) = shortest_digits(ryu_buf.format_finite(abs));
     if digits.len() == 1 {
-        // As for doubles: of the decimals of length 1 or 2, the closest
-        // (1.4E-45 for the smallest float, where the shortest is 1E-45).
         let two = format!("{abs:.1e}");
-        if two.parse::<f32>() == Ok(abs) {
+        if two.parse::<F>().is_ok_and(|v| v == abs) {
             (digits, exp) = shortest_digits(&two);
         }
     }

@@ -299,28 +299,31 @@ impl JoinState {
             &arrow::array::RecordBatchOptions::new().with_row_count(Some(candidates.len())),
         )?;
         let meets = predicate_mask(condition, &joined, ctx)?;
-        let mut left_matched = vec![false; left.num_rows()];
-        let mut right_matched = vec![false; right.num_rows()];
-        let mut kept: Vec<Vec<u32>> = vec![Vec::new(); left.num_rows()];
-        for (n, (i, j)) in candidates.into_iter().enumerate() {
-            if meets.value(n) {
-                left_matched[i as usize] = true;
-                right_matched[j as usize] = true;
-                kept[i as usize].push(j);
-            }
-        }
+        // The candidates come left row by left row: one pass keeps the
+        // pairs that meet the condition and pads or picks each left row.
         let kind = self.spec.kind;
+        let mut right_matched = vec![false; right.num_rows()];
         let mut pairs = Vec::new();
-        for (i, partners) in kept.into_iter().enumerate() {
-            let i = i as u32;
-            match kind {
-                JoinType::Semi if left_matched[i as usize] => pairs.push((Some(i), None)),
-                JoinType::Anti { .. } if !left_matched[i as usize] => pairs.push((Some(i), None)),
-                JoinType::Semi | JoinType::Anti { .. } => {}
-                JoinType::Left | JoinType::Full if partners.is_empty() => {
-                    pairs.push((Some(i), None))
+        let mut next = candidates.iter().enumerate().peekable();
+        for i in 0..left.num_rows() as u32 {
+            let mut matched = false;
+            while let Some((n, &(_, j))) = next.next_if(|(_, (l, _))| *l == i) {
+                if !meets.value(n) {
+                    continue;
                 }
-                _ => pairs.extend(partners.into_iter().map(|j| (Some(i), Some(j)))),
+                matched = true;
+                right_matched[j as usize] = true;
+                if !matches!(kind, JoinType::Semi | JoinType::Anti { .. }) {
+                    pairs.push((Some(i), Some(j)));
+                }
+            }
+            let alone = match kind {
+                JoinType::Semi => matched,
+                JoinType::Anti { .. } | JoinType::Left | JoinType::Full => !matched,
+                JoinType::Inner | JoinType::Right => false,
+            };
+            if alone {
+                pairs.push((Some(i), None));
             }
         }
         if matches!(kind, JoinType::Right | JoinType::Full) {
