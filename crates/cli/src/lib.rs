@@ -4,6 +4,7 @@
 //! test` and `cargo test` share.
 
 mod checkpoint;
+pub mod export;
 pub mod golden;
 mod journal;
 mod late;

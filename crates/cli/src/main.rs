@@ -94,6 +94,32 @@ enum Command {
     /// Type statements and see their results as they arrive (the default
     /// without a command).
     Repl(ReplArgs),
+    /// Write a script as a Flink SQL script that Flink's SQL client runs
+    /// (`sql-client.sh -f`) with the same results; every rewrite and every
+    /// difference is reported on stderr, and what Flink cannot express is
+    /// refused (exit 1) unless --allow-differences.
+    Export {
+        /// The script.
+        script: PathBuf,
+        /// Write for Apache Flink 2.x (the one target there is).
+        #[arg(long, required = true)]
+        flink: bool,
+        /// Where to write the exported script (default: standard output).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Where the rows of each SELECT go: a 'print' or 'blackhole'
+        /// table, or 'client' to leave SELECTs for the SQL client to show.
+        #[arg(long, value_enum, default_value = "print", value_name = "TO")]
+        selects_to: SelectsTo,
+        /// Export what Flink cannot express too, with a `-- tidemark:`
+        /// comment above each statement whose results will differ.
+        #[arg(long)]
+        allow_differences: bool,
+        /// The folder relative 'path' options are taken from on the
+        /// cluster (default: the script's folder, made absolute).
+        #[arg(long, value_name = "DIR")]
+        base: Option<PathBuf>,
+    },
     /// Run golden-file tests: each NAME.sql is compared with NAME.out.
     Test {
         /// Files or folders (default: sql-tests).
@@ -168,6 +194,80 @@ fn run_cli() -> ExitCode {
         }
         Command::Explain { script, set } => run(script, set, true, false),
         Command::Test { paths, bless } => test(paths, bless),
+        Command::Export {
+            script,
+            flink: _,
+            output,
+            selects_to,
+            allow_differences,
+            base,
+        } => export(
+            &script,
+            output.as_deref(),
+            &tidemark::export::ExportOptions {
+                selects: match selects_to {
+                    SelectsTo::Print => tidemark::export::SelectsTo::Print,
+                    SelectsTo::Blackhole => tidemark::export::SelectsTo::Blackhole,
+                    SelectsTo::Client => tidemark::export::SelectsTo::Client,
+                },
+                allow_differences,
+                base,
+            },
+        ),
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SelectsTo {
+    Print,
+    Blackhole,
+    Client,
+}
+
+/// Exports a script for Flink: the script on stdout or to `output`, the
+/// report on stderr.
+fn export(
+    script: &std::path::Path,
+    output: Option<&std::path::Path>,
+    options: &tidemark::export::ExportOptions,
+) -> ExitCode {
+    let sql = match std::fs::read_to_string(script) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", script.display());
+            return ExitCode::from(2);
+        }
+    };
+    let name = script.display().to_string();
+    let exported = match tidemark::export::export(&sql, &name, &script_dir(script), options) {
+        Ok(exported) => exported,
+        Err(e) => {
+            eprint!("{}", e.render(&name, &sql));
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    for finding in &exported.findings {
+        eprint!("{}", finding.render(&name, &sql));
+    }
+    if exported.refused() {
+        eprintln!(
+            "not exported: Flink cannot express what is refused above; --allow-differences exports it anyway, marking each difference"
+        );
+        return ExitCode::from(1);
+    }
+    let written = match output {
+        Some(path) => std::fs::write(path, &exported.script)
+            .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => std::io::stdout()
+            .write_all(exported.script.as_bytes())
+            .map_err(|e| format!("cannot write the script: {e}")),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -19,7 +19,7 @@ mod literal;
 mod typing;
 
 pub(crate) use aggregate::{contains_aggregate, over_calls, AggregateScope, BoundAggregate};
-pub(crate) use literal::interval_millis;
+pub use literal::interval_millis;
 pub(crate) use typing::{coerce, unify_branches};
 
 use crate::statement::span_of;
