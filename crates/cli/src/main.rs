@@ -125,8 +125,14 @@ enum Command {
         /// Files or folders (default: sql-tests).
         paths: Vec<PathBuf>,
         /// Rewrite the expected files with the actual output.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "engine")]
         bless: bool,
+        /// Where the cases run: 'tidemark', or 'flink' to run each on
+        /// Apache Flink 2.3 through `tidemark export` and compare its rows
+        /// with the .out file (needs PyFlink and Java; see
+        /// docs/deploying-to-flink.md).
+        #[arg(long, value_enum, default_value = "tidemark")]
+        engine: Engine,
     },
 }
 
@@ -193,7 +199,16 @@ fn run_cli() -> ExitCode {
             run(script, set, false, resume)
         }
         Command::Explain { script, set } => run(script, set, true, false),
-        Command::Test { paths, bless } => test(paths, bless),
+        Command::Test {
+            paths,
+            bless,
+            engine: Engine::Tidemark,
+        } => test(paths, bless),
+        Command::Test {
+            paths,
+            engine: Engine::Flink,
+            ..
+        } => test_on_flink(paths),
         Command::Export {
             script,
             flink: _,
@@ -214,6 +229,61 @@ fn run_cli() -> ExitCode {
                 base,
             },
         ),
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Engine {
+    Tidemark,
+    Flink,
+}
+
+/// `tidemark test --engine flink`: exit 0 when every case Flink ran gave
+/// the expected rows (or differs as its known-differences list says), 1
+/// when one differs, 2 without a Flink installation.
+fn test_on_flink(paths: Vec<PathBuf>) -> ExitCode {
+    use tidemark::golden::flink::{self, FlinkOutcome};
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("sql-tests")]
+    } else {
+        paths
+    };
+    let python = flink::flink_python();
+    match flink::check_installation(&python) {
+        Ok(versions) => eprintln!("running on {versions}"),
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(2);
+        }
+    }
+    let cases = match tidemark::golden::discover(&paths) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: cannot list test cases: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = std::io::stdout();
+    let outcomes = match flink::run_all(&cases, &paths, &python, &mut out) {
+        Ok(outcomes) => outcomes,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let count = |f: fn(&FlinkOutcome) -> bool| outcomes.iter().filter(|(_, o)| f(o)).count();
+    let differs = count(|o| matches!(o, FlinkOutcome::Differs(_)));
+    println!(
+        "{} equal, {differs} differ, {} known differences, {} refused, {} skipped",
+        count(|o| matches!(o, FlinkOutcome::Equal)),
+        count(|o| matches!(o, FlinkOutcome::Known(_))),
+        count(|o| matches!(o, FlinkOutcome::Refused(_))),
+        count(|o| matches!(o, FlinkOutcome::Skipped(_))),
+    );
+    if differs == 0 && outcomes.len() == cases.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

@@ -24,7 +24,9 @@ use edits::{Edits, Source};
 use settings::Fate;
 use std::path::{Path, PathBuf};
 use tidemark_common::connector::Origin;
+use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::WindowKind;
+use tidemark_common::SqlType;
 use tidemark_common::{Error, Result, Span};
 use tidemark_sql::{parse_script, LogicalPlan, QueryBinder, Statement};
 
@@ -134,8 +136,17 @@ pub type Findings = Vec<Finding>;
 pub struct ExportedStatement {
     /// Its text, without the `;`.
     pub sql: String,
-    /// Whether it is a SELECT whose rows the client shows.
-    pub query: bool,
+    pub kind: StatementKind,
+}
+
+/// What a statement of the exported script does, as far as its results go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatementKind {
+    /// A SELECT whose rows the client shows.
+    Query,
+    /// A SELECT of the original sent to a table, or an INSERT INTO.
+    Insert,
+    Other,
 }
 
 #[derive(Debug)]
@@ -186,6 +197,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
         late_fire_set: false,
         uses_idleness: uses_idleness(&statements),
         multi_file_tables: Vec::new(),
+        statement_span: Span::default(),
     };
     let mut plans = Vec::new();
     for statement in &statements {
@@ -237,7 +249,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
         script.push_str(&format!("{line};\n"));
         exported.push(ExportedStatement {
             sql: line.clone(),
-            query: false,
+            kind: StatementKind::Other,
         });
     }
     let mut previous_end = 0;
@@ -262,7 +274,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
             script.push_str(&format!("{before};\n"));
             exported.push(ExportedStatement {
                 sql: before.clone(),
-                query: false,
+                kind: StatementKind::Other,
             });
         }
         let text = edits.render(sql, start, end);
@@ -271,18 +283,22 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
                 script.push_str(&format!("{create};\n{insert}\n{text}"));
                 exported.push(ExportedStatement {
                     sql: create.clone(),
-                    query: false,
+                    kind: StatementKind::Other,
                 });
                 exported.push(ExportedStatement {
                     sql: format!("{insert}\n{text}"),
-                    query: false,
+                    kind: StatementKind::Insert,
                 });
             }
             None => {
                 script.push_str(&text);
                 exported.push(ExportedStatement {
                     sql: text,
-                    query: matches!(statement, Statement::Query { .. }),
+                    kind: match statement {
+                        Statement::Query { .. } => StatementKind::Query,
+                        Statement::Insert { .. } => StatementKind::Insert,
+                        _ => StatementKind::Other,
+                    },
                 });
             }
         }
@@ -337,6 +353,8 @@ struct Exporter<'a> {
     uses_idleness: bool,
     /// Tables read from a folder of several files, with their path's span.
     multi_file_tables: Vec<(String, Span)>,
+    /// The statement being exported.
+    statement_span: Span,
 }
 
 impl Exporter<'_> {
@@ -344,10 +362,9 @@ impl Exporter<'_> {
     /// `allow_differences` a difference marked above its statement.
     fn refuse(&mut self, plan: &mut Plan, span: Span, message: String, hint: &str) {
         if self.options.allow_differences {
-            plan.comments
-                .push(format!("differs from tidemark: {message}"));
+            plan.comments.push(format!("differs: {message}"));
             self.findings
-                .push(Finding::new(FindingKind::Differs, span, message).with_hint(hint));
+                .push(Finding::new(FindingKind::Differs, span, message));
         } else {
             self.findings
                 .push(Finding::new(FindingKind::Refused, span, message).with_hint(hint));
@@ -356,6 +373,7 @@ impl Exporter<'_> {
 
     fn statement(&mut self, statement: &Statement) -> Result<Plan> {
         let mut plan = Plan::default();
+        self.statement_span = statement.span();
         match statement {
             Statement::CreateTable(create) => {
                 let dir = self.dir.clone();
@@ -392,6 +410,8 @@ impl Exporter<'_> {
                     Fate::Refuse(message, hint) => {
                         self.refuse(&mut plan, *span, message.to_string(), hint);
                         if self.options.allow_differences {
+                            // The left-out comment says it.
+                            plan.comments.clear();
                             plan.dropped = Some(message.to_string());
                         }
                     }
@@ -552,6 +572,13 @@ impl Exporter<'_> {
                 self.export_path(create, value, *span, plan);
             }
         }
+        if connector.name != "kafka" && self.uses_idleness && create.watermark.is_some() {
+            self.findings.push(Finding::new(
+                FindingKind::Differs,
+                create.span,
+                format!("{} gets Flink's periodic watermarks (every 200 ms of the clock, the default), since idleness needs them: which of its rows are late may differ from tidemark's", create.name.value),
+            ));
+        }
         if connector.name == "kafka" && self.uses_idleness && create.watermark.is_some() {
             if let Some((_, _, last)) = create.options.last() {
                 let at = self.source.range(*last).1;
@@ -667,15 +694,36 @@ impl Exporter<'_> {
                 );
             }
         }
+        self.check_flink_runs(logical, plan);
         let lateness = self.session.options.allow_lateness().unwrap_or(0);
         if lateness == 0 {
             return;
         }
         let mut windows = Vec::new();
         window_aggregates(logical, &mut windows);
-        for window in windows {
+        for (window, aggregates) in windows {
             if window.legacy {
                 continue;
+            }
+            if matches!(window.kind, WindowKind::Hop { .. })
+                && aggregates
+                    .iter()
+                    .any(|a| a.func == AggregateFunction::ListAgg)
+            {
+                self.refuse(plan, window.span, "LISTAGG in a HOP window with allowed lateness: Flink's legacy HOP window, which lateness needs there, lists values in arrival order, where the window TVF lists the newest slice first".into(), "export with --allow-differences to get the arrival order on Flink");
+                continue;
+            }
+            if matches!(window.kind, WindowKind::Hop { .. })
+                && aggregates.iter().any(|a| {
+                    matches!(a.func, AggregateFunction::Sum | AggregateFunction::Avg)
+                        && matches!(a.arg_type, Some(SqlType::Double | SqlType::Float))
+                })
+            {
+                self.findings.push(Finding::new(
+                    FindingKind::Differs,
+                    window.span,
+                    "a DOUBLE SUM or AVG in a HOP window with lateness: Flink's legacy HOP window adds rows in arrival order, not slice by slice, so the last digits may differ",
+                ));
             }
             let shown = tidemark_common::window::ms(lateness);
             let hint = "export with --allow-differences to run it without lateness (its late rows are then dropped), or keep it on tidemark";
@@ -737,10 +785,72 @@ impl Exporter<'_> {
     }
 }
 
-/// The windows of every window aggregation in `plan`.
-fn window_aggregates<'p>(plan: &'p LogicalPlan, into: &mut Vec<&'p tidemark_sql::WindowSpec>) {
-    if let LogicalPlan::WindowAggregate { window, .. } = plan {
-        into.push(window);
+impl Exporter<'_> {
+    /// What tidemark runs and Flink 2.3 refuses to plan, or plans as
+    /// something else.
+    fn check_flink_runs(&mut self, logical: &LogicalPlan, plan: &mut Plan) {
+        let mut windows = Vec::new();
+        window_aggregates(logical, &mut windows);
+        for (window, aggregates) in windows {
+            let sliding = matches!(
+                window.kind,
+                WindowKind::Hop { .. } | WindowKind::Cumulate { .. }
+            ) && !window.legacy;
+            if !sliding {
+                continue;
+            }
+            if let Some(call) = aggregates.iter().find(|a| {
+                a.distinct && matches!(a.func, AggregateFunction::Sum | AggregateFunction::Avg)
+            }) {
+                self.refuse(plan, window.span, format!("{}(DISTINCT ...) in a {} window: Flink 2.3 refuses it (its slices cannot take the retractions it needs)", call.func.name(), window.kind.name()), "keep the job on tidemark, or use a TUMBLE window");
+            }
+            if let Some(call) = aggregates.iter().find(|a| {
+                matches!(
+                    a.func,
+                    AggregateFunction::FirstValue | AggregateFunction::LastValue
+                )
+            }) {
+                self.refuse(
+                    plan,
+                    window.span,
+                    format!(
+                        "{} in a {} window: Flink 2.3 refuses it, as it cannot merge slices",
+                        call.func.name(),
+                        window.kind.name()
+                    ),
+                    "keep the job on tidemark, or use a TUMBLE window",
+                );
+            }
+        }
+        self.check_ranks(logical, plan);
+    }
+
+    /// Flink's window Top-N takes only ROW_NUMBER: with RANK it plans an
+    /// updating Top-N over all time instead.
+    fn check_ranks(&mut self, logical: &LogicalPlan, plan: &mut Plan) {
+        if let LogicalPlan::WindowRank { funcs, .. } = logical {
+            if let Some(f) = funcs.iter().find(|f| **f != AggregateFunction::RowNumber) {
+                let span = self.statement_span;
+                self.refuse(plan, span, format!("{} in a window Top-N: Flink 2.3's window Top-N takes only ROW_NUMBER, and plans this as an updating Top-N that retracts and re-ranks rows", f.name()), "use ROW_NUMBER, or keep the job on tidemark");
+            }
+        }
+        for input in logical.inputs() {
+            self.check_ranks(input, plan);
+        }
+    }
+}
+
+/// The windows of every window aggregation in `plan`, with its
+/// aggregates.
+fn window_aggregates<'p>(
+    plan: &'p LogicalPlan,
+    into: &mut Vec<(&'p tidemark_sql::WindowSpec, &'p [AggregateCall])>,
+) {
+    if let LogicalPlan::WindowAggregate {
+        window, aggregates, ..
+    } = plan
+    {
+        into.push((window, aggregates));
     }
     for input in plan.inputs() {
         window_aggregates(input, into);

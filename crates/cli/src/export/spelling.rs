@@ -376,7 +376,7 @@ pub fn flink_interval(ms: i64) -> String {
         }
     };
     for (size, unit) in units {
-        if abs >= size && abs % size == 0 {
+        if abs >= size && abs.is_multiple_of(size) {
             return with_precision(abs / size, unit);
         }
     }

@@ -6,6 +6,9 @@
 //! the error as the user sees it. Every case also runs at batch sizes 1 and
 //! 7, and at parallelism 2 with its files cut into tiny pieces, and must
 //! give the same bytes: results may never depend on batching or threads.
+//! [`flink`] runs the same cases on Apache Flink.
+
+pub mod flink;
 
 use crate::session::{script_dir, Output, Session};
 use rayon::prelude::*;
@@ -108,6 +111,50 @@ pub fn run_case(path: &Path, settings: &[(&str, &str)]) -> String {
         text.push_str(&e.render(&name, &sql));
     }
     text
+}
+
+/// Writes each chunk of rows the engine emits as one group: the session
+/// writes a chunk with one `write_all`, which this writer takes whole.
+#[derive(Clone, Default)]
+struct GroupRecorder(Rc<RefCell<Vec<Vec<String>>>>);
+
+impl Write for GroupRecorder {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let rows: Vec<String> = String::from_utf8_lossy(buf)
+            .lines()
+            .filter(|l| flink::is_row(l))
+            .map(str::to_string)
+            .collect();
+        if !rows.is_empty() {
+            self.0.borrow_mut().push(rows);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The rows of a case in the groups tidemark emits them in at batch size
+/// 1: those of one watermark advance together.
+pub fn run_case_recorded(path: &Path) -> Vec<Vec<String>> {
+    let Ok(sql) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let recorder = GroupRecorder::default();
+    let mut session = Session::new(script_dir(path));
+    session.options.set("tidemark.batch-size", "1");
+    let (mut rows, mut summary) = (recorder.clone(), std::io::sink());
+    let _ = session.execute_script(
+        &sql,
+        &mut Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: false,
+        },
+    );
+    let groups = recorder.0.borrow().clone();
+    groups
 }
 
 /// `text` without EXPLAIN's `| read:` and `| parallel:` lines.
