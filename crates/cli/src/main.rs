@@ -25,7 +25,9 @@ use tidemark::{repl, script_dir, Output, Session};
         producer | tidemark run --drain job.sql   (a 'stdin' table; Ctrl-C fires open windows)\n  \
         tidemark explain examples/bids.sql\n  \
         tidemark test sql-tests\n  \
-        tidemark test my-tests --bless"
+        tidemark test my-tests --bless\n  \
+        tidemark export --flink job.sql -o flink-job.sql   (for Flink's SQL client)\n  \
+        tidemark test --engine flink my-tests   (the same cases on Apache Flink)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -243,11 +245,7 @@ enum Engine {
 /// when one differs, 2 without a Flink installation.
 fn test_on_flink(paths: Vec<PathBuf>) -> ExitCode {
     use tidemark::golden::flink::{self, FlinkOutcome};
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from("sql-tests")]
-    } else {
-        paths
-    };
+    let paths = default_test_paths(paths);
     let python = flink::flink_python();
     match flink::check_installation(&python) {
         Ok(versions) => eprintln!("running on {versions}"),
@@ -256,12 +254,9 @@ fn test_on_flink(paths: Vec<PathBuf>) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let cases = match tidemark::golden::discover(&paths) {
+    let cases = match test_cases(&paths) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: cannot list test cases: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let mut out = std::io::stdout();
     let outcomes = match flink::run_all(&cases, &paths, &python, &mut out) {
@@ -459,18 +454,28 @@ fn apply_sets(session: &mut Session, set: Vec<String>) -> Result<(), ExitCode> {
     Ok(())
 }
 
-fn test(paths: Vec<PathBuf>, bless: bool) -> ExitCode {
-    let paths = if paths.is_empty() {
+/// The folders and files given to `tidemark test`, or `sql-tests`.
+fn default_test_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    if paths.is_empty() {
         vec![PathBuf::from("sql-tests")]
     } else {
         paths
-    };
-    let cases = match tidemark::golden::discover(&paths) {
+    }
+}
+
+/// The cases under `paths`; a usage error when they cannot be listed.
+fn test_cases(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
+    tidemark::golden::discover(paths).map_err(|e| {
+        eprintln!("error: cannot list test cases: {e}");
+        ExitCode::from(2)
+    })
+}
+
+fn test(paths: Vec<PathBuf>, bless: bool) -> ExitCode {
+    let paths = default_test_paths(paths);
+    let cases = match test_cases(&paths) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: cannot list test cases: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let mut out = std::io::stdout();
     match tidemark::golden::run_all(&cases, bless, &mut out) {

@@ -312,6 +312,69 @@ fn mutated_scripts_run_or_fail_cleanly() {
     tally.assert_mixed(n);
 }
 
+/// `tidemark export --flink` of every golden script and of randomly
+/// edited ones: an exported script, a refusal or a clean error — never a
+/// panic or an internal error.
+#[test]
+fn golden_and_mutated_scripts_export_or_fail_cleanly() {
+    use tidemark::export::{export, ExportOptions, SelectsTo};
+    let scripts = files(&sql_tests(), &[".sql"]);
+    let mut rng = Rng(seed() ^ 0xE4_9E);
+    let n = cases(600);
+    let inputs = scripts
+        .iter()
+        .map(|p| (p.clone(), false))
+        .chain((0..n).map(|_| (rng.pick(&scripts).clone(), true)));
+    let mut mutation = Rng(seed() ^ 0x3A);
+    for (case, (path, mutated)) in inputs.enumerate() {
+        let text = std::fs::read_to_string(&path).expect("readable script");
+        let sql = if mutated {
+            mutate(&mut mutation, &text)
+        } else {
+            text
+        };
+        let dir = path.parent().expect("script directory");
+        for (selects, allow_differences) in [(SelectsTo::Print, false), (SelectsTo::Client, true)] {
+            let options = ExportOptions {
+                selects,
+                allow_differences,
+                base: None,
+            };
+            let outcome = std::panic::catch_unwind(|| export(&sql, "case.sql", dir, &options));
+            match outcome {
+                Err(_) => panic!(
+                    "case {case}, from {}: export panicked\n--- input\n{sql}",
+                    path.display()
+                ),
+                Ok(Err(tidemark_common::Error::Internal(m))) => panic!(
+                    "case {case}, from {}: internal error {m}\n--- input\n{sql}",
+                    path.display()
+                ),
+                Ok(Ok(exported)) if !mutated => {
+                    // The script holds each exported statement once, each
+                    // ended by its `;`, and parses again.
+                    let reparsed =
+                        tidemark_sql::parse_script(&exported.script).unwrap_or_else(|e| {
+                            panic!(
+                                "{}: the exported script does not parse: {e}\n{}",
+                                path.display(),
+                                exported.script
+                            )
+                        });
+                    assert_eq!(
+                        reparsed.len(),
+                        exported.statements.len(),
+                        "{}: statements in the script and the list\n{}",
+                        path.display(),
+                        exported.script
+                    );
+                }
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
 #[test]
 fn token_soup_plans_or_fails_cleanly() {
     let mut rng = Rng(seed() ^ 0x50_55_50);

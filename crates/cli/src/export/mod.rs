@@ -198,6 +198,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
         uses_idleness: uses_idleness(&statements),
         multi_file_tables: Vec::new(),
         statement_span: Span::default(),
+        rewritten: Default::default(),
     };
     let mut plans = Vec::new();
     for statement in &statements {
@@ -355,6 +356,9 @@ struct Exporter<'a> {
     multi_file_tables: Vec<(String, Span)>,
     /// The statement being exported.
     statement_span: Span,
+    /// Window TVFs already written as legacy group windows (a view's,
+    /// read by several queries).
+    rewritten: std::collections::BTreeSet<Span>,
 }
 
 impl Exporter<'_> {
@@ -738,6 +742,10 @@ impl Exporter<'_> {
                 }
                 WindowKind::Tumble { .. } | WindowKind::Hop { .. } => {}
             }
+            if self.rewritten.contains(&window.span) {
+                // A view's window, read again: written once already.
+                continue;
+            }
             let mut outcome = Ok(false);
             for statement in self.statements {
                 let query = match statement {
@@ -753,6 +761,7 @@ impl Exporter<'_> {
             }
             match outcome {
                 Ok(true) => {
+                    self.rewritten.insert(window.span);
                     self.findings.push(Finding::rewrote(
                         window.span,
                         format!("{} window TVF aggregation with allowed lateness {shown} as a legacy group window (GROUP BY {}(...)), which Flink re-fires for late rows; column names kept", window.kind.name(), window.kind.name()),

@@ -179,6 +179,7 @@ pub fn respell(
             .insert(o.ident.value.clone());
     }
     let mut quoted = BTreeSet::new();
+    let mut double_quoted = BTreeSet::new();
     let mut recased = BTreeSet::new();
     let mut seen = BTreeSet::new();
     for o in &collector.found {
@@ -204,6 +205,9 @@ pub fn respell(
         if reserved && o.ident.quote_style.is_none() {
             quoted.insert(name.clone());
         }
+        if o.ident.quote_style == Some('"') {
+            double_quoted.insert(name.clone());
+        }
         let text = if needs_quotes || o.ident.quote_style == Some('`') {
             format!("`{}`", name.replace('`', "``"))
         } else {
@@ -212,16 +216,28 @@ pub fn respell(
         let (start, end) = source.range(span);
         edits.replace(start, end, text);
     }
+    let listed = |names: BTreeSet<String>, quote: &str| {
+        names
+            .iter()
+            .map(|n| format!("{quote}{n}{quote}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !quoted.is_empty() {
         findings.push(Finding::rewrote(
             tidemark_common::Span::default(),
             format!(
                 "quoted {}: reserved words in Flink's parser",
-                quoted
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                listed(quoted, "`")
+            ),
+        ));
+    }
+    if !double_quoted.is_empty() {
+        findings.push(Finding::rewrote(
+            tidemark_common::Span::default(),
+            format!(
+                "{} written with backquotes: Flink's parser takes no double-quoted names",
+                listed(double_quoted, "\"")
             ),
         ));
     }
@@ -230,7 +246,7 @@ pub fn respell(
             tidemark_common::Span::default(),
             format!(
                 "wrote names as declared, since Flink's names are case-sensitive: {}",
-                recased.into_iter().collect::<Vec<_>>().join(", ")
+                listed(recased, "")
             ),
         ));
     }

@@ -81,6 +81,31 @@ impl Write for SharedBuf {
     }
 }
 
+/// Runs the script `sql` of the case at `path` in a fresh session with
+/// `settings`, its rows and summaries written to the two writers.
+fn run_script(
+    path: &Path,
+    sql: &str,
+    settings: &[(&str, &str)],
+    rows: &mut dyn Write,
+    summary: &mut dyn Write,
+) -> tidemark_common::Result<()> {
+    let mut session = Session::new(script_dir(path));
+    for (key, value) in settings {
+        session.options.set(*key, *value);
+    }
+    session
+        .execute_script(
+            sql,
+            &mut Output {
+                rows,
+                summary,
+                timing: false,
+            },
+        )
+        .map(drop)
+}
+
 /// The output of one case with `settings` applied before it runs.
 pub fn run_case(path: &Path, settings: &[(&str, &str)]) -> String {
     let name = path.file_name().map_or_else(
@@ -92,19 +117,7 @@ pub fn run_case(path: &Path, settings: &[(&str, &str)]) -> String {
         Err(e) => return format!("-- error\ncannot read {name}: {e}\n"),
     };
     let buf = SharedBuf::default();
-    let mut session = Session::new(script_dir(path));
-    for (key, value) in settings {
-        session.options.set(*key, *value);
-    }
-    let (mut rows, mut summary) = (buf.clone(), buf.clone());
-    let result = session.execute_script(
-        &sql,
-        &mut Output {
-            rows: &mut rows,
-            summary: &mut summary,
-            timing: false,
-        },
-    );
+    let result = run_script(path, &sql, settings, &mut buf.clone(), &mut buf.clone());
     let mut text = String::from_utf8_lossy(&buf.0.borrow()).into_owned();
     if let Err(e) = result {
         text.push_str("-- error\n");
@@ -142,16 +155,13 @@ pub fn run_case_recorded(path: &Path) -> Vec<Vec<String>> {
         return Vec::new();
     };
     let recorder = GroupRecorder::default();
-    let mut session = Session::new(script_dir(path));
-    session.options.set("tidemark.batch-size", "1");
-    let (mut rows, mut summary) = (recorder.clone(), std::io::sink());
-    let _ = session.execute_script(
+    let settings = [("tidemark.batch-size", "1")];
+    let _ = run_script(
+        path,
         &sql,
-        &mut Output {
-            rows: &mut rows,
-            summary: &mut summary,
-            timing: false,
-        },
+        &settings,
+        &mut recorder.clone(),
+        &mut std::io::sink(),
     );
     let groups = recorder.0.borrow().clone();
     groups
