@@ -576,14 +576,11 @@ impl Exporter<'_> {
                 self.export_path(create, value, *span, plan);
             }
         }
-        if connector.name != "kafka" && self.uses_idleness && create.watermark.is_some() {
-            self.findings.push(Finding::new(
-                FindingKind::Differs,
-                create.span,
-                format!("{} gets Flink's periodic watermarks (every 200 ms of the clock, the default), since idleness needs them: which of its rows are late may differ from tidemark's", create.name.value),
-            ));
-        }
-        if connector.name == "kafka" && self.uses_idleness && create.watermark.is_some() {
+        let has_strategy = create
+            .options
+            .iter()
+            .any(|(k, _, _)| k == "scan.watermark.emit.strategy");
+        if self.uses_idleness && create.watermark.is_some() && !has_strategy {
             if let Some((_, _, last)) = create.options.last() {
                 let at = self.source.range(*last).1;
                 self.edits
@@ -591,7 +588,7 @@ impl Exporter<'_> {
                 self.findings.push(Finding::new(
                     FindingKind::Added,
                     *last,
-                    format!("'scan.watermark.emit.strategy' = 'on-event' on {}: a watermark after every record, as tidemark's, with Flink's idleness check still on", create.name.value),
+                    format!("'scan.watermark.emit.strategy' = 'on-event' on {}: a watermark after every row, as tidemark's, where a 0 ms watermark interval would switch Flink's idleness check off", create.name.value),
                 ));
             }
         }
