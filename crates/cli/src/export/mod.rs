@@ -172,8 +172,9 @@ struct Plan {
     before: Vec<String>,
     /// Left out, with why.
     dropped: Option<String>,
-    /// A SELECT sent to a table: the table's CREATE and the INSERT head.
-    into_table: Option<(String, String)>,
+    /// A SELECT sent to a table: the table's CREATE, and the text before
+    /// and after the query in its INSERT.
+    into_table: Option<(String, String, String)>,
     /// `-- tidemark:` comments above it.
     comments: Vec<String>,
 }
@@ -280,14 +281,14 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
         }
         let text = edits.render(sql, start, end);
         match &plan.into_table {
-            Some((create, insert)) => {
-                script.push_str(&format!("{create};\n{insert}\n{text}"));
+            Some((create, head, tail)) => {
+                script.push_str(&format!("{create};\n{head}\n{text}{tail}"));
                 exported.push(ExportedStatement {
                     sql: create.clone(),
                     kind: StatementKind::Other,
                 });
                 exported.push(ExportedStatement {
-                    sql: format!("{insert}\n{text}"),
+                    sql: format!("{head}\n{text}{tail}"),
                     kind: StatementKind::Insert,
                 });
             }
@@ -442,18 +443,70 @@ impl Exporter<'_> {
                         SelectsTo::Print => "print",
                         _ => "blackhole",
                     };
-                    let columns: Vec<String> = (0..logical.schema().len())
-                        .map(|i| {
-                            let field = logical.schema().field(i);
-                            format!("  {} {}", flink_name(&field.name), field.ty)
+                    let schema = logical.schema();
+                    let names =
+                        unique_names((0..schema.len()).map(|i| bare_name(&schema.field(i).name)));
+                    let columns: Vec<String> = names
+                        .iter()
+                        .enumerate()
+                        .map(|(i, name)| format!("  {} {}", flink_name(name), schema.field(i).ty))
+                        .collect();
+                    // Flink writes at most one time attribute into a table:
+                    // with more, each is cast to its plain type.
+                    // A table's rowtime column and window_time stay time
+                    // attributes in Flink through window TVFs and joins,
+                    // where tidemark's plan may no longer mark them.
+                    let mut declared_rowtimes: Vec<String> = logical
+                        .scans()
+                        .iter()
+                        .filter_map(|t| {
+                            let w = t.watermark.as_ref()?;
+                            Some(t.schema.field(w.column).name.to_ascii_lowercase())
                         })
                         .collect();
+                    declared_rowtimes.push("window_time".into());
+                    let is_time_attribute = |i: usize| {
+                        let field = schema.field(i);
+                        field.rowtime
+                            || (matches!(
+                                field.ty,
+                                SqlType::Timestamp(3) | SqlType::TimestampLtz(3)
+                            ) && declared_rowtimes
+                                .contains(&bare_name(&field.name).to_ascii_lowercase()))
+                    };
+                    let rowtimes = (0..schema.len()).filter(|i| is_time_attribute(*i)).count();
+                    let (head, tail) = if rowtimes > 1 {
+                        let columns: Vec<String> =
+                            (0..names.len()).map(|i| format!("c{i}")).collect();
+                        let items: Vec<String> = columns
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| {
+                                if is_time_attribute(i) {
+                                    format!("CAST({c} AS {})", schema.field(i).ty)
+                                } else {
+                                    c.clone()
+                                }
+                            })
+                            .collect();
+                        self.findings.push(Finding::rewrote(
+                            *span,
+                            format!("the query's {rowtimes} time attributes cast to plain timestamps for {table}: Flink writes at most one into a table"),
+                        ));
+                        (
+                            format!("INSERT INTO {table}\nSELECT {} FROM (", items.join(", ")),
+                            format!("\n) AS q({})", columns.join(", ")),
+                        )
+                    } else {
+                        (format!("INSERT INTO {table}"), String::new())
+                    };
                     plan.into_table = Some((
                         format!(
                             "CREATE TEMPORARY TABLE {table} (\n{}\n) WITH ('connector' = '{connector}')",
                             columns.join(",\n")
                         ),
-                        format!("INSERT INTO {table}"),
+                        head,
+                        tail,
                     ));
                     self.findings.push(Finding::new(
                         FindingKind::Rewrote,
@@ -863,6 +916,30 @@ fn window_aggregates<'p>(
     }
 }
 
+/// A column's name without the `alias.` tidemark's join output keeps.
+fn bare_name(name: &str) -> &str {
+    name.rsplit_once('.').map_or(name, |(_, bare)| bare)
+}
+
+/// Column names made unique as Flink names a query's columns: a repeated
+/// name (a join's `id` from both sides) gets the first free number after
+/// it (`id0`).
+fn unique_names<'n>(names: impl Iterator<Item = &'n str>) -> Vec<String> {
+    let names: Vec<&str> = names.collect();
+    let mut taken: std::collections::BTreeSet<String> = Default::default();
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let mut unique = name.to_string();
+        let mut n = 0;
+        while !taken.insert(unique.to_ascii_lowercase()) {
+            unique = format!("{name}{n}");
+            n += 1;
+        }
+        out.push(unique);
+    }
+    out
+}
+
 /// A column name as Flink's parser takes it.
 fn flink_name(name: &str) -> String {
     let plain = name
@@ -883,4 +960,13 @@ fn absolute(dir: &Path) -> PathBuf {
             .map(|cwd| cwd.join(dir))
             .unwrap_or_else(|_| dir.to_path_buf())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn repeated_column_names_are_numbered_as_flink_numbers_them() {
+        let names = super::unique_names(["id", "k", "id", "ID", "id0"].into_iter());
+        assert_eq!(names, ["id", "k", "id0", "ID1", "id00"]);
+    }
 }
