@@ -177,6 +177,8 @@ struct Plan {
     into_table: Option<(String, String, String)>,
     /// `-- tidemark:` comments above it.
     comments: Vec<String>,
+    /// Statements that go after it.
+    after: Vec<String>,
 }
 
 /// Exports `sql` (a script in `dir`, named `name` in the report).
@@ -186,7 +188,41 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
     let mut edits = Edits::default();
     let mut findings = Findings::new();
     spelling::respell(&statements, &source, &mut edits, &mut findings);
+    let mut header_findings = Findings::new();
+    let mut header = vec!["SET 'table.local-time-zone' = 'UTC'".to_string()];
+    header_findings.push(Finding::new(
+        FindingKind::Added,
+        Span::default(),
+        "SET 'table.local-time-zone' = 'UTC': tidemark's default zone; Flink's is the machine's",
+    ));
+    let watermarked = statements
+        .iter()
+        .any(|s| matches!(s, Statement::CreateTable(c) if c.watermark.is_some()));
+    if watermarked && !uses_idleness(&statements) {
+        header.push("SET 'pipeline.auto-watermark-interval' = '0 ms'".to_string());
+        header_findings.push(Finding::new(
+            FindingKind::Added,
+            Span::default(),
+            "SET 'pipeline.auto-watermark-interval' = '0 ms': a watermark after every row, as tidemark's, so the same rows are late",
+        ));
+    }
+    if statements
+        .iter()
+        .any(|s| matches!(s, Statement::Insert { .. }))
+        || (options.selects != SelectsTo::Client
+            && statements
+                .iter()
+                .any(|s| matches!(s, Statement::Query { .. })))
+    {
+        header.push("SET 'table.dml-sync' = 'true'".to_string());
+        header_findings.push(Finding::new(
+            FindingKind::Added,
+            Span::default(),
+            "SET 'table.dml-sync' = 'true': each INSERT finishes before the next statement, as in tidemark",
+        ));
+    }
     let mut exporter = Exporter {
+        header: header.clone(),
         session: Session::new(dir),
         source: &source,
         statements: &statements,
@@ -210,38 +246,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
         mut findings,
         ..
     } = exporter;
-    let mut header = vec![format!("SET 'table.local-time-zone' = 'UTC'")];
-    findings.push(Finding::new(
-        FindingKind::Added,
-        Span::default(),
-        "SET 'table.local-time-zone' = 'UTC': tidemark's default zone; Flink's is the machine's",
-    ));
-    let watermarked = statements
-        .iter()
-        .any(|s| matches!(s, Statement::CreateTable(c) if c.watermark.is_some()));
-    if watermarked && !uses_idleness(&statements) {
-        header.push("SET 'pipeline.auto-watermark-interval' = '0 ms'".to_string());
-        findings.push(Finding::new(
-            FindingKind::Added,
-            Span::default(),
-            "SET 'pipeline.auto-watermark-interval' = '0 ms': a watermark after every row, as tidemark's, so the same rows are late",
-        ));
-    }
-    if statements
-        .iter()
-        .any(|s| matches!(s, Statement::Insert { .. }))
-        || (options.selects != SelectsTo::Client
-            && statements
-                .iter()
-                .any(|s| matches!(s, Statement::Query { .. })))
-    {
-        header.push("SET 'table.dml-sync' = 'true'".to_string());
-        findings.push(Finding::new(
-            FindingKind::Added,
-            Span::default(),
-            "SET 'table.dml-sync' = 'true': each INSERT finishes before the next statement, as in tidemark",
-        ));
-    }
+    findings.extend(header_findings);
     let mut script = format!(
         "-- Flink SQL exported by tidemark {} from {name}; run it with `sql-client.sh -f`.\n",
         env!("CARGO_PKG_VERSION")
@@ -305,6 +310,13 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
             }
         }
         script.push(';');
+        for after in &plan.after {
+            script.push_str(&format!("\n{after};"));
+            exported.push(ExportedStatement {
+                sql: after.clone(),
+                kind: StatementKind::Other,
+            });
+        }
     }
     let rest = &sql[previous_end..];
     script.push_str(rest.strip_prefix(';').unwrap_or(rest));
@@ -355,6 +367,9 @@ struct Exporter<'a> {
     uses_idleness: bool,
     /// Tables read from a folder of several files, with their path's span.
     multi_file_tables: Vec<(String, Span)>,
+    /// The settings the script starts with, where Flink's defaults are not
+    /// tidemark's (the zone first).
+    header: Vec<String>,
     /// The statement being exported.
     statement_span: Span,
     /// Window TVFs already written as legacy group windows (a view's,
@@ -422,15 +437,37 @@ impl Exporter<'_> {
                     }
                 }
             }
-            Statement::Reset { key, .. } => {
+            Statement::Reset { key, span } => {
                 match key {
                     Some(k) => self.session.options.remove(k),
                     None => {
                         self.session.options = Default::default();
                     }
                 }
-                if let Some(k) = key.as_deref().filter(|k| k.starts_with("tidemark.")) {
-                    plan.dropped = Some(format!("'{k}' is tidemark's own"));
+                match key.as_deref() {
+                    Some(k) if k.starts_with("tidemark.") => {
+                        plan.dropped = Some(format!("'{k}' is tidemark's own"));
+                    }
+                    // Flink's defaults are not tidemark's: set them again.
+                    Some("table.local-time-zone") => {
+                        plan.after.push(self.header[0].clone());
+                        self.findings.push(Finding::new(
+                            FindingKind::Added,
+                            *span,
+                            "SET 'table.local-time-zone' = 'UTC' after the RESET: tidemark's default zone, where Flink's is the machine's",
+                        ));
+                    }
+                    Some("table.exec.emit.late-fire.enabled") => self.late_fire_set = false,
+                    Some(_) => {}
+                    None => {
+                        plan.after.extend(self.header.iter().cloned());
+                        self.late_fire_set = false;
+                        self.findings.push(Finding::new(
+                            FindingKind::Added,
+                            *span,
+                            "the settings the script starts with, again after the RESET: Flink's defaults are not tidemark's",
+                        ));
+                    }
                 }
             }
             Statement::Query { query, span } => {
