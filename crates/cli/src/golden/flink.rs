@@ -63,11 +63,24 @@ pub enum FlinkOutcome {
     Skipped(String),
 }
 
-/// Cases whose Flink rows are known to differ, by path relative to the
-/// list's folder: `path | category | reason` per line.
+/// Cases whose Flink rows are known to differ: each
+/// `flink-differences.txt` in a folder given or a folder above one lists
+/// them by path relative to itself, `path | category | reason` per line.
 fn known_differences(paths: &[PathBuf]) -> BTreeMap<PathBuf, String> {
     let mut known = BTreeMap::new();
-    for root in paths.iter().filter(|p| p.is_dir()) {
+    let mut folders: Vec<PathBuf> = paths
+        .iter()
+        .flat_map(|p| {
+            normal(p)
+                .ancestors()
+                .map(Path::to_path_buf)
+                .collect::<Vec<_>>()
+        })
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for root in &folders {
         let list = root.join("flink-differences.txt");
         let Ok(text) = std::fs::read_to_string(&list) else {
             continue;
