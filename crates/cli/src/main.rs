@@ -270,7 +270,7 @@ fn test_on_flink(paths: Vec<PathBuf>) -> ExitCode {
     let differs = count(|o| matches!(o, FlinkOutcome::Differs(_)));
     println!(
         "{} equal, {differs} differ, {} known differences, {} refused, {} skipped",
-        count(|o| matches!(o, FlinkOutcome::Equal)),
+        count(|o| matches!(o, FlinkOutcome::Equal(_))),
         count(|o| matches!(o, FlinkOutcome::Known(_))),
         count(|o| matches!(o, FlinkOutcome::Refused(_))),
         count(|o| matches!(o, FlinkOutcome::Skipped(_))),

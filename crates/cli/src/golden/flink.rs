@@ -51,8 +51,8 @@ TIDEMARK_FLINK_PYTHON names another Python that has PyFlink";
 /// What became of one case.
 #[derive(Debug)]
 pub enum FlinkOutcome {
-    /// Flink gave the `.out` file's rows.
-    Equal,
+    /// Flink gave the `.out` file's rows (this many).
+    Equal(usize),
     /// Flink's rows differ (the diff), or Flink failed on the export.
     Differs(String),
     /// In the known-differences list: the category and reason.
@@ -413,7 +413,9 @@ pub fn run_all(
             }
         };
         match &outcome {
-            FlinkOutcome::Equal => writeln!(report, "equal   {}", path.display())?,
+            FlinkOutcome::Equal(rows) => {
+                writeln!(report, "equal   {} ({rows} rows)", path.display())?
+            }
             FlinkOutcome::Known(why) => writeln!(report, "known   {} ({why})", path.display())?,
             FlinkOutcome::Refused(why) => writeln!(report, "refused {} ({why})", path.display())?,
             FlinkOutcome::Skipped(why) => writeln!(report, "skipped {} ({why})", path.display())?,
@@ -486,7 +488,7 @@ fn judge(case: &Prepared, reply: &serde_json::Value) -> FlinkOutcome {
         }
     }
     if diffs.is_empty() {
-        FlinkOutcome::Equal
+        FlinkOutcome::Equal(case.expected.iter().flatten().flatten().count())
     } else {
         FlinkOutcome::Differs(diffs.join("\n"))
     }
