@@ -30,8 +30,6 @@ use tidemark_common::SqlType;
 use tidemark_common::{Error, Result, Span};
 use tidemark_sql::{parse_script, LogicalPlan, QueryBinder, Statement};
 
-pub use spelling::flink_interval;
-
 /// Where the rows of a SELECT go in the exported job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SelectsTo {

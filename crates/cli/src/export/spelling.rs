@@ -374,7 +374,7 @@ fn accepted_as_is(interval: &ast::Expr) -> bool {
 /// An INTERVAL of `ms` milliseconds as Flink writes it: the largest unit
 /// that holds it whole, with a precision when it has more than two digits;
 /// seconds with a fraction otherwise.
-pub fn flink_interval(ms: i64) -> String {
+fn flink_interval(ms: i64) -> String {
     let sign = if ms < 0 { "-" } else { "" };
     let abs = ms.unsigned_abs();
     let units = [

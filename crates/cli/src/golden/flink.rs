@@ -244,7 +244,8 @@ struct Runner {
     child: Child,
     stdin: ChildStdin,
     replies: Receiver<String>,
-    _script: PathBuf,
+    /// The runner file, removed with the process.
+    script: PathBuf,
 }
 
 impl Runner {
@@ -275,7 +276,7 @@ impl Runner {
             child,
             stdin,
             replies,
-            _script: script,
+            script,
         })
     }
 
@@ -308,7 +309,7 @@ impl Drop for Runner {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self._script);
+        let _ = std::fs::remove_file(&self.script);
     }
 }
 
