@@ -5,9 +5,9 @@
 //! Flink runs in one long-lived PyFlink process (`flink/runner.py`, built
 //! into the binary), a fresh table environment per case, because a JVM
 //! start costs seconds. Rows are compared as Flink's order allows: the
-//! rows tidemark emits at one watermark advance (one step of its run at
-//! batch size 1) as a multiset, since Flink orders the timers of one
-//! instant its own way; everything else exactly.
+//! rows of the windows that fire on time at one watermark (read from the
+//! trace of a run at batch size 1) as a multiset, since Flink orders the
+//! timers of one instant its own way; everything else exactly.
 
 use super::{run_case_recorded, unified_diff};
 use crate::export::{export, ExportOptions, SelectsTo, StatementKind};

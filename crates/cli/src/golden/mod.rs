@@ -126,10 +126,20 @@ pub fn run_case(path: &Path, settings: &[(&str, &str)]) -> String {
     text
 }
 
-/// Writes each chunk of rows the engine emits as one group: the session
-/// writes a chunk with one `write_all`, which this writer takes whole.
+/// The rows of a traced run, grouped as Flink may reorder them.
+#[derive(Default)]
+struct Groups {
+    /// Each group with the watermark of the on-time firing it came from.
+    groups: Vec<(Option<String>, Vec<String>)>,
+    /// The watermark of the last FIRE traced, until another event.
+    firing: Option<String>,
+}
+
+/// Takes the rows of a run: each chunk the engine emits (the session
+/// writes one with one `write_all`, which this writer takes whole) is a
+/// group, and chunks of on-time firings at the same watermark are one.
 #[derive(Clone, Default)]
-struct GroupRecorder(Rc<RefCell<Vec<Vec<String>>>>);
+struct GroupRecorder(Rc<RefCell<Groups>>);
 
 impl Write for GroupRecorder {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -138,8 +148,41 @@ impl Write for GroupRecorder {
             .filter(|l| flink::is_row(l))
             .map(str::to_string)
             .collect();
-        if !rows.is_empty() {
-            self.0.borrow_mut().push(rows);
+        let mut state = self.0.borrow_mut();
+        let firing = state.firing.clone();
+        match state.groups.last_mut() {
+            _ if rows.is_empty() => {}
+            Some((tag, group)) if firing.is_some() && *tag == firing => group.extend(rows),
+            _ => state.groups.push((firing, rows)),
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Reads the trace of a run for [`GroupRecorder`]: a FIRE line starts
+/// rows of an on-time firing at its watermark; a re-fire, an early fire or
+/// a late row ends them.
+#[derive(Clone, Default)]
+struct TraceReader(Rc<RefCell<Groups>>);
+
+impl Write for TraceReader {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let mut state = self.0.borrow_mut();
+        for line in text.lines() {
+            if line.starts_with("FIRE ") {
+                state.firing = line
+                    .rsplit_once("watermark=")
+                    .map(|(_, w)| w.trim().to_string());
+            } else if ["REFIRE", "EARLY", "LATE"]
+                .iter()
+                .any(|e| line.starts_with(e))
+            {
+                state.firing = None;
+            }
         }
         Ok(buf.len())
     }
@@ -149,21 +192,27 @@ impl Write for GroupRecorder {
 }
 
 /// The rows of a case in the groups tidemark emits them in at batch size
-/// 1: those of one watermark advance together.
+/// 1, traced: those of one chunk, or of the on-time firings at one
+/// watermark, together.
 pub fn run_case_recorded(path: &Path) -> Vec<Vec<String>> {
     let Ok(sql) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
-    let recorder = GroupRecorder::default();
-    let settings = [("tidemark.batch-size", "1")];
+    let groups = Rc::new(RefCell::new(Groups::default()));
+    let settings = [("tidemark.batch-size", "1"), ("tidemark.trace", "true")];
     let _ = run_script(
         path,
         &sql,
         &settings,
-        &mut recorder.clone(),
-        &mut std::io::sink(),
+        &mut GroupRecorder(Rc::clone(&groups)),
+        &mut TraceReader(Rc::clone(&groups)),
     );
-    let groups = recorder.0.borrow().clone();
+    let groups = groups
+        .borrow_mut()
+        .groups
+        .drain(..)
+        .map(|(_, g)| g)
+        .collect();
     groups
 }
 
