@@ -1,23 +1,10 @@
 //! A table written in the json format reads back as the same rows: every
 //! type the sinks write goes through the JSON-lines source unchanged.
 
-use tidemark::{Output, Session};
+mod common;
 
-fn run(session: &mut Session, sql: &str) -> String {
-    let (mut rows, mut summary) = (Vec::new(), Vec::new());
-    let result = session.execute_script(
-        sql,
-        &mut Output {
-            rows: &mut rows,
-            summary: &mut summary,
-            timing: false,
-        },
-    );
-    if let Err(e) = result {
-        panic!("{}", e.render("script", sql));
-    }
-    String::from_utf8(rows).expect("UTF-8 output")
-}
+use common::run_script as run;
+use tidemark::Session;
 
 #[test]
 fn json_written_by_a_sink_reads_back_unchanged() {

@@ -3,23 +3,10 @@
 //! (its files, from the same query, are the expected text below), and read
 //! back as the same rows.
 
-use tidemark::{Output, Session};
+mod common;
 
-fn run(session: &mut Session, sql: &str) -> String {
-    let (mut rows, mut summary) = (Vec::new(), Vec::new());
-    let result = session.execute_script(
-        sql,
-        &mut Output {
-            rows: &mut rows,
-            summary: &mut summary,
-            timing: false,
-        },
-    );
-    if let Err(e) = result {
-        panic!("{}", e.render("script", sql));
-    }
-    String::from_utf8(rows).expect("UTF-8 output")
-}
+use common::run_script as run;
+use tidemark::Session;
 
 const INPUT: &str = "1,2024-03-01,12:34:56,12:34:56.789,1.5,7,-3\n\
     2,2024-3-1,01:02:03,00:00:00.1,0.1,127,32767\n\

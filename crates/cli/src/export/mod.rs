@@ -186,6 +186,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
     let mut edits = Edits::default();
     let mut findings = Findings::new();
     spelling::respell(&statements, &source, &mut edits, &mut findings);
+    let idleness = uses_idleness(&statements);
     let mut header_findings = Findings::new();
     let mut header = vec!["SET 'table.local-time-zone' = 'UTC'".to_string()];
     header_findings.push(Finding::new(
@@ -196,7 +197,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
     let watermarked = statements
         .iter()
         .any(|s| matches!(s, Statement::CreateTable(c) if c.watermark.is_some()));
-    if watermarked && !uses_idleness(&statements) {
+    if watermarked && !idleness {
         header.push("SET 'pipeline.auto-watermark-interval' = '0 ms'".to_string());
         header_findings.push(Finding::new(
             FindingKind::Added,
@@ -230,7 +231,7 @@ pub fn export(sql: &str, name: &str, dir: &Path, options: &ExportOptions) -> Res
         dir: dir.to_path_buf(),
         selects: 0,
         late_fire_set: false,
-        uses_idleness: uses_idleness(&statements),
+        uses_idleness: idleness,
         multi_file_tables: Vec::new(),
         statement_span: Span::default(),
         rewritten: Default::default(),
@@ -769,12 +770,9 @@ impl Exporter<'_> {
     fn check_plan(&mut self, logical: &LogicalPlan, plan: &mut Plan) {
         for table in logical.scans() {
             let key = table.name.to_ascii_lowercase();
-            if let Some((_, span)) = self
-                .multi_file_tables
-                .iter()
-                .find(|(n, _)| *n == key)
-                .cloned()
-            {
+            // Said once, at the table's path, however many queries read it.
+            let found = self.multi_file_tables.iter().position(|(n, _)| *n == key);
+            if let Some((_, span)) = found.map(|i| self.multi_file_tables.remove(i)) {
                 self.refuse(
                     plan,
                     span,

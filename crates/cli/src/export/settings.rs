@@ -18,14 +18,14 @@ pub enum Fate {
 /// The fate of `SET 'key' = 'value'`.
 pub fn fate(key: &str, value: &str) -> Fate {
     match key {
-        "table.exec.late-records.sink" => Fate::Refuse(
+        k if k == "table.exec.late-records.sink"
+            || k.starts_with("table.exec.late-records.sink.") =>
+        {
+            Fate::Refuse(
             "Flink SQL has no late-row sink: it drops late rows, counting them only in the numLateRecordsDropped metric",
             "export with --allow-differences to leave the sink out, and widen the watermark delay if the rows matter",
-        ),
-        k if k.starts_with("table.exec.late-records.sink.") => Fate::Refuse(
-            "Flink SQL has no late-row sink: it drops late rows, counting them only in the numLateRecordsDropped metric",
-            "export with --allow-differences to leave the sink out, and widen the watermark delay if the rows matter",
-        ),
+            )
+        }
         "table.exec.bad-records.sink" => Fate::Refuse(
             "Flink SQL has no bad-record sink: a row without a rowtime fails the job there",
             "export with --allow-differences to leave the sink out; 'csv.ignore-parse-errors' or 'json.ignore-parse-errors' skip unparsable rows in Flink too",

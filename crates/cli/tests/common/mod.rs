@@ -1,5 +1,6 @@
 //! What several integration tests share: a small seeded generator,
-//! environment-variable knobs for longer runs, and the test broker
+//! environment-variable knobs for longer runs, running a script for its
+//! output, and the test broker
 //! ([`kafka`]).
 
 #![allow(dead_code)]
@@ -27,6 +28,24 @@ impl Rng {
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
+}
+
+/// Runs `sql` in `session` and returns what it printed on stdout; a
+/// failing script fails the test with the error as the user sees it.
+pub fn run_script(session: &mut tidemark::Session, sql: &str) -> String {
+    let (mut rows, mut summary) = (Vec::new(), Vec::new());
+    let result = session.execute_script(
+        sql,
+        &mut tidemark::Output {
+            rows: &mut rows,
+            summary: &mut summary,
+            timing: false,
+        },
+    );
+    if let Err(e) = result {
+        panic!("{}", e.render("script", sql));
+    }
+    String::from_utf8(rows).expect("UTF-8 output")
 }
 
 /// The number in environment variable `name`, or `default`.

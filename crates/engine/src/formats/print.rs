@@ -275,6 +275,13 @@ fn integral_float_digits(abs: f32) -> Option<(Vec<u8>, i32)> {
     } else {
         0
     };
+    Some(whole_number_digits(value, dropped))
+}
+
+/// The significant digits and decimal exponent of the whole number
+/// `value` with its last `dropped` digits, which its float type cannot tell
+/// apart, rounded half up: the tail both `integral_*digits` share.
+fn whole_number_digits(value: u64, dropped: u32) -> (Vec<u8>, i32) {
     let (kept, exp_shift) = if dropped > 0 {
         let pow10 = 10u64.pow(dropped);
         let rounded = value / pow10 + u64::from(value % pow10 >= pow10 / 2);
@@ -287,7 +294,7 @@ fn integral_float_digits(abs: f32) -> Option<(Vec<u8>, i32)> {
     while digits.len() > 1 && digits.last() == Some(&b'0') {
         digits.pop();
     }
-    Some((digits, exp))
+    (digits, exp)
 }
 
 /// The digits Java 17's `Double.toString` (the JVM Flink runs on) prints
@@ -315,19 +322,7 @@ fn integral_digits(abs: f64) -> Option<(Vec<u8>, i32)> {
     } else {
         0
     };
-    let (kept, exp_shift) = if dropped > 0 {
-        let pow10 = 10u64.pow(dropped);
-        let rounded = value / pow10 + u64::from(value % pow10 >= pow10 / 2);
-        (rounded, dropped as i32)
-    } else {
-        (value, 0)
-    };
-    let mut digits = kept.to_string().into_bytes();
-    let exp = digits.len() as i32 - 1 + exp_shift;
-    while digits.len() > 1 && digits.last() == Some(&b'0') {
-        digits.pop();
-    }
-    Some((digits, exp))
+    Some(whole_number_digits(value, dropped))
 }
 
 /// Splits a float's text (`123.45`, `1e-7`, `4.9e-324`) into its significant
