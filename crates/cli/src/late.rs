@@ -99,6 +99,13 @@ impl LateRouting {
         })
     }
 
+    /// The sink table that takes source `source`'s late rows, if one does.
+    pub fn sink_for(&self, source: &str) -> Option<&str> {
+        let source = source.to_ascii_lowercase();
+        let (.., table) = self.sinks.iter().find(|(name, ..)| *name == source)?;
+        Some(self.tables[*table].0.as_str())
+    }
+
     /// Whether late rows must be kept as source rows at all.
     pub fn enabled(&self) -> bool {
         self.display || !self.sinks.is_empty()

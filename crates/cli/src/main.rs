@@ -22,6 +22,8 @@ use tidemark::{repl, script_dir, Output, Session};
         tidemark                     (type statements; HELP; lists them)\n  \
         tidemark run examples/bids.sql\n  \
         tidemark run --trace --set table.exec.emit.allow-lateness=10s examples/bids.sql\n  \
+        tidemark run --report run.html examples/bids.sql   (pictures of the run's time)\n  \
+        producer | tidemark run --ui job.sql   (the same page live, and /metrics)\n  \
         producer | tidemark run --drain job.sql   (a 'stdin' table; Ctrl-C fires open windows)\n  \
         tidemark explain examples/bids.sql\n  \
         tidemark test sql-tests\n  \
@@ -83,6 +85,17 @@ enum Command {
         /// 'execution.checkpointing.dir'.
         #[arg(long)]
         resume: bool,
+        /// Write a run report to this HTML file: pictures of each query's
+        /// rows against the watermark, late rows, windows, watermarks per
+        /// split, lateness and state (`SET 'tidemark.report'`).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// Serve the run report live while the job runs, with Prometheus
+        /// metrics at /metrics: on ADDR (host:port, or a port for this
+        /// machine only; default 127.0.0.1:8081). Other machines reach it
+        /// only when ADDR says so, e.g. --ui 0.0.0.0:8081.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = tidemark::live::DEFAULT_ADDRESS)]
+        ui: Option<String>,
     },
     /// Print the plan of every query and INSERT of a script, with when its
     /// windows fire and where late rows go, without running anything.
@@ -185,7 +198,12 @@ fn run_cli() -> ExitCode {
             parallelism,
             drain,
             resume,
+            report,
+            ui,
         } => {
+            if let Some(path) = report {
+                set.push(format!("tidemark.report={}", path.display()));
+            }
             if let Some(n) = parallelism {
                 set.push(format!("parallelism.default={n}"));
             }
@@ -198,9 +216,9 @@ fn run_cli() -> ExitCode {
             if let Some(n) = batch_size {
                 set.push(format!("tidemark.batch-size={n}"));
             }
-            run(script, set, false, resume)
+            run(script, set, false, resume, ui)
         }
-        Command::Explain { script, set } => run(script, set, true, false),
+        Command::Explain { script, set } => run(script, set, true, false, None),
         Command::Test {
             paths,
             bless,
@@ -347,8 +365,14 @@ fn export(
 }
 
 /// Runs (or, with `explain_only`, explains) a script after the `--set`
-/// options.
-fn run(script: PathBuf, set: Vec<String>, explain_only: bool, resume: bool) -> ExitCode {
+/// options, serving the live page on `ui` when given.
+fn run(
+    script: PathBuf,
+    set: Vec<String>,
+    explain_only: bool,
+    resume: bool,
+    ui: Option<String>,
+) -> ExitCode {
     let sql = match std::fs::read_to_string(&script) {
         Ok(s) => s,
         Err(e) => {
@@ -365,6 +389,33 @@ fn run(script: PathBuf, set: Vec<String>, explain_only: bool, resume: bool) -> E
     session.resume = resume;
     if let Err(code) = apply_sets(&mut session, set) {
         return code;
+    }
+    // A report that cannot be written, or a page that cannot be served,
+    // fails before anything runs.
+    if let Err(e) = session.sync_report() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    if let Some(address) = ui {
+        match tidemark::live::LiveServer::start(&address) {
+            Ok(server) => {
+                let reach = if server.address.ip().is_loopback() {
+                    "this machine only"
+                } else {
+                    "other machines too"
+                };
+                eprintln!(
+                    "live page: {} (metrics at {}metrics; reachable from {reach})",
+                    server.url(),
+                    server.url()
+                );
+                session.live = Some(Arc::new(server));
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
     }
     let stop = match StopSignals::install(&session.cancel) {
         Ok(stop) => Some(stop),

@@ -104,6 +104,7 @@ mod tests {
             elapsed: Duration::from_secs(2),
             held: None,
             lag: None,
+            so_far: None,
         };
         assert_eq!(
             describe(&p),

@@ -4,6 +4,8 @@
 
 use crate::checkpoint::{Checkpoint, CheckpointStore};
 use crate::late::LateRouting;
+use crate::live::LiveServer;
+use crate::report::{QueryRecorder, ReportFile};
 use crate::show;
 use crate::summary::{render_summary, render_summary_line};
 use crate::tableau::Tableau;
@@ -49,6 +51,12 @@ pub struct Session {
     /// The checkpoint folder the script used, removed when the script
     /// completes.
     checkpoint_store: Option<PathBuf>,
+    /// The run report being written (`tidemark.report`), and the text of
+    /// the script its queries come from.
+    report: Option<ReportFile>,
+    script_text: String,
+    /// The live page's server (`tidemark run --ui`), when one runs.
+    pub live: Option<Arc<LiveServer>>,
     /// The identity of the job's checkpoints: new when the script starts
     /// from the beginning, the checkpoint's when it is resumed.
     job: Option<u64>,
@@ -148,7 +156,35 @@ impl Session {
             statements_run: 0,
             checkpoint_store: None,
             job: None,
+            report: None,
+            script_text: String::new(),
+            live: None,
         }
+    }
+
+    /// Opens the report file `tidemark.report` names (created at once, so
+    /// that a path that cannot be written fails before anything runs), or
+    /// closes it when the option is unset. A relative path is taken from
+    /// the current folder, as a redirection of the output would be.
+    pub fn sync_report(&mut self) -> Result<()> {
+        let wanted = self
+            .options
+            .get(crate::report::REPORT_OPTION)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from);
+        if wanted.as_deref() == self.report.as_ref().map(|r| r.path.as_path()) {
+            return Ok(());
+        }
+        self.report = match wanted {
+            Some(path) => Some(ReportFile::create(&path).map_err(|e| {
+                Error::plan(e.to_string(), tidemark_common::Span::default()).with_hint(
+                    "'tidemark.report' names the HTML file the run report is written to; its folder must exist",
+                )
+            })?),
+            None => None,
+        };
+        Ok(())
     }
 
     /// How query rows are shown now.
@@ -179,6 +215,7 @@ impl Session {
 
     fn execute_script_inner(&mut self, sql: &str, out: &mut Output<'_>) -> Result<Vec<RunSummary>> {
         let statements = parse_script(sql)?;
+        self.script_text = sql.to_string();
         let mut summaries = Vec::new();
         for statement in &statements {
             if let Some(summary) = self.execute(statement, out)? {
@@ -229,7 +266,11 @@ impl Session {
                 let mut next = self.options.clone();
                 next.set(k.clone(), v.clone());
                 next.validate().map_err(|e| e.or_span(statement.span()))?;
-                self.options = next;
+                let before = std::mem::replace(&mut self.options, next);
+                if let Err(e) = self.sync_report() {
+                    self.options = before;
+                    return Err(e.or_span(statement.span()));
+                }
                 let quote = tidemark_sql::quote_string;
                 self.acknowledge(out, &format!("set {} = {}", quote(k), quote(v)))?;
                 if let Some(warning) = unread_setting(k) {
@@ -251,11 +292,13 @@ impl Session {
                 match key {
                     Some(k) => {
                         self.options.remove(k);
+                        self.sync_report()?;
                         let k = tidemark_sql::quote_string(k);
                         self.acknowledge(out, &format!("reset {k}"))?;
                     }
                     None => {
                         self.options = SessionOptions::default();
+                        self.sync_report()?;
                         self.acknowledge(out, "all options reset")?;
                     }
                 }
@@ -608,7 +651,18 @@ impl Session {
                 span,
             ));
         }
-        let mut physical = plan_query(plan, &self.options).map_err(|e| e.or_span(span))?;
+        // A live page draws the trace's events, as a report does: the
+        // operators make them. They are printed only when the session's
+        // own 'tidemark.trace' says so (`traced` below).
+        let planned_with = match &self.live {
+            Some(_) => {
+                let mut options = self.options.clone();
+                options.set("tidemark.trace", "true");
+                std::borrow::Cow::Owned(options)
+            }
+            None => std::borrow::Cow::Borrowed(&self.options),
+        };
+        let mut physical = plan_query(plan, &planned_with).map_err(|e| e.or_span(span))?;
         for warning in &physical.warnings {
             writeln!(out.summary, "{warning}").map_err(io)?;
         }
@@ -618,6 +672,19 @@ impl Session {
         };
         let staged = checkpoints.as_ref().map(|c| c.resume_from.is_some());
         let mut late = LateRouting::new(&self.options, &self.catalog, plan, span, staged)?;
+        self.sync_report().map_err(|e| e.or_span(span))?;
+        // A report or a live page records the run; the live page also
+        // takes the summary so far with each progress report.
+        let recording = self.report.is_some() || self.live.is_some();
+        let recorder = std::cell::RefCell::new(recording.then(|| {
+            let recorder = QueryRecorder::new(
+                query_title(&self.script_text, span),
+                statement_text(&self.script_text, span),
+            );
+            physical.pipeline.observe(recorder.observer.clone());
+            recorder
+        }));
+        physical.pipeline.live = self.live.is_some();
         if late.enabled() {
             physical.pipeline.source.keep_origin();
         }
@@ -711,12 +778,28 @@ impl Session {
         // Rows read from a pipe or a followed file come out as they are
         // made, not when an output buffer fills.
         let streaming = plan.scans().iter().any(|t| tidemark_engine::may_pause(t));
+        // Trace events are made for a report too; printed only when asked.
+        let traced = self.options.trace()?;
         // Trace lines share stderr with the progress line: one or the other.
-        let mut progress = (self.progress && !self.interactive && !self.options.trace()?)
+        let mut progress = (self.progress && !self.interactive && !traced)
             .then(crate::progress::ProgressLine::default);
+        let live = self.live.clone();
+        let routed_so_far = std::cell::RefCell::new(Vec::new());
+        let mut published: Option<std::time::Instant> = None;
         let mut report = |p: &tidemark_engine::Progress| {
             if let Some(line) = progress.as_mut() {
                 line.update(p);
+            }
+            if let (Some(live), Some(so_far)) = (&live, &p.so_far) {
+                // A copy of the records twice a second at most.
+                if published.is_none_or(|t| t.elapsed() >= LIVE_EVERY) {
+                    published = Some(std::time::Instant::now());
+                    if let Some(recorder) = recorder.borrow().as_ref() {
+                        let mut so_far = (**so_far).clone();
+                        so_far.late_routed = routed_so_far.borrow().clone();
+                        live.publish(recorder.snapshot(&so_far));
+                    }
+                }
             }
         };
         let result = physical.pipeline.run_watched(
@@ -741,8 +824,31 @@ impl Session {
                     }
                     Ok(())
                 }
-                RunOutput::Side(SideItem::Trace(line)) => writeln!(summary, "{line}").map_err(io),
-                RunOutput::Side(SideItem::Late(late_rows)) => late.route(late_rows, tz, rows),
+                RunOutput::Side(SideItem::Trace(record)) => {
+                    if let Some(recorder) = recorder.borrow_mut().as_mut() {
+                        recorder.trace(record);
+                    }
+                    if traced {
+                        writeln!(summary, "{record}").map_err(io)?;
+                    }
+                    Ok(())
+                }
+                RunOutput::Side(SideItem::Late(late_rows)) => {
+                    if let Some(recorder) = recorder.borrow_mut().as_mut() {
+                        recorder.late(late_rows, late.sink_for(&late_rows.table.name));
+                    }
+                    late.route(late_rows, tz, rows)?;
+                    if live.is_some() {
+                        *routed_so_far.borrow_mut() = late.routed();
+                    }
+                    Ok(())
+                }
+                RunOutput::Side(SideItem::Accepted(row)) => {
+                    if let Some(recorder) = recorder.borrow_mut().as_mut() {
+                        recorder.accepted(row);
+                    }
+                    Ok(())
+                }
                 RunOutput::Side(SideItem::Bad(bad)) => late.route_bad(bad, tz, rows),
                 RunOutput::Checkpoint { state, rows_read } => {
                     let Some(run) = checkpoints.as_mut() else {
@@ -846,8 +952,55 @@ impl Session {
             render_summary(&summary, out.timing)
         };
         out.summary.write_all(text.as_bytes()).map_err(io)?;
+        if let Some(recorder) = recorder.into_inner() {
+            let done = recorder.finish(&summary);
+            if let Some(live) = &self.live {
+                live.finished(done.clone());
+            }
+            if let Some(report) = self.report.as_mut() {
+                report.add(done)?;
+            }
+        }
         Ok(summary)
     }
+}
+
+/// How often a live page gets a new copy of the running query's records.
+const LIVE_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A query's name in the report: its first line, and where it is.
+fn query_title(script: &str, span: tidemark_common::Span) -> String {
+    let first = statement_text(script, span)
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("--"))
+        .unwrap_or("query")
+        .to_string();
+    let first = if first.chars().count() > 80 {
+        format!("{}…", first.chars().take(80).collect::<String>())
+    } else {
+        first
+    };
+    if span.is_known() {
+        format!("{first} (line {})", span.start_line)
+    } else {
+        first
+    }
+}
+
+/// The text of the statement at `span` in `script` (whole lines).
+fn statement_text(script: &str, span: tidemark_common::Span) -> String {
+    if !span.is_known() {
+        return String::new();
+    }
+    let from = span.start_line.saturating_sub(1) as usize;
+    let to = span.end_line.max(span.start_line) as usize;
+    script
+        .lines()
+        .skip(from)
+        .take(to - from)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Decides where a run resumed from `pending` goes on from: the pending

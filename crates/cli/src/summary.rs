@@ -272,6 +272,51 @@ pub fn render_summary_line(s: &RunSummary, timing: bool) -> String {
     out
 }
 
+/// The watermark delay the lateness advice starts from: the first
+/// source's, when its watermark is `rowtime - d`.
+pub fn watermark_delay(s: &RunSummary) -> Option<i64> {
+    s.sources.iter().find_map(|src| src.watermark_delay)
+}
+
+/// The watermark delay that would have kept `permille` ‰ of an
+/// operator's late rows, as the summary and the report say it: `a
+/// watermark delay of 5 s instead of 2 s would have kept 99% of them`, or
+/// (the table's watermark is not `rowtime - d`) `a watermark 3 s later
+/// would...`.
+pub fn keeping_delay(
+    m: &tidemark_engine::OperatorMetrics,
+    delay: Option<i64>,
+    permille: u64,
+) -> String {
+    let behind = m.lateness.permille(permille).unwrap_or(0);
+    // A row `behind` the watermark is on time with a delay `behind + 1 ms`
+    // larger; suggested in whole seconds from 1 s on.
+    let suggest = |extra: i64| {
+        let extra = extra.saturating_add(1);
+        if extra >= 1_000 {
+            (extra.saturating_add(999) / 1_000).saturating_mul(1_000)
+        } else {
+            extra
+        }
+    };
+    let share = if permille.is_multiple_of(10) {
+        format!("{}%", permille / 10)
+    } else {
+        format!("{}.{}%", permille / 10, permille % 10)
+    };
+    match delay {
+        Some(d) => format!(
+            "a watermark delay of {} instead of {} would have kept {share} of them",
+            ms(suggest(d.saturating_add(behind))),
+            ms(d)
+        ),
+        None => format!(
+            "a watermark {} later would have kept {share} of them",
+            ms(suggest(behind))
+        ),
+    }
+}
+
 /// Epoch seconds read as milliseconds land between these instants (about
 /// 1970-01-12 and 1970-04-26) when the seconds are 2001 to 2286.
 const SECONDS_AS_MILLIS: std::ops::Range<i64> = 1_000_000_000..10_000_000_000;
@@ -300,7 +345,7 @@ fn diagnostics(s: &RunSummary) -> Vec<String> {
             tidemark_engine::instant(held.ahead_watermark),
         ));
     }
-    let delay = s.sources.iter().find_map(|src| src.watermark_delay);
+    let delay = watermark_delay(s);
     for src in &s.sources {
         let Some((lo, hi)) = src.rowtimes else {
             continue;
@@ -332,29 +377,10 @@ fn diagnostics(s: &RunSummary) -> Vec<String> {
         }
         if m.late_rows > 0 && m.late_rows * 100 > m.rows_in {
             let rank = |p: u64| m.lateness.percentile(p).unwrap_or(0);
-            let (p50, p99, max) = (rank(50), rank(99), rank(100));
+            let (p50, max) = (rank(50), rank(100));
+            let p99 = rank(99);
             let about = if m.lateness.is_exact() { "" } else { "about " };
-            // A row `p99` behind the watermark is on time with a delay
-            // `p99 + 1 ms` larger; suggested in whole seconds from 1 s on.
-            let suggest = |extra: i64| {
-                let extra = extra.saturating_add(1);
-                if extra >= 1_000 {
-                    (extra.saturating_add(999) / 1_000).saturating_mul(1_000)
-                } else {
-                    extra
-                }
-            };
-            let advice = match delay {
-                Some(d) => format!(
-                    "; a watermark delay of {} instead of {} would have kept 99% of them",
-                    ms(suggest(d.saturating_add(p99))),
-                    ms(d)
-                ),
-                None => format!(
-                    "; a watermark {} later would have kept 99% of them",
-                    ms(suggest(p99))
-                ),
-            };
+            let advice = format!("; {}", keeping_delay(m, delay, 990));
             // Rows a split brings back from idleness are late by how far
             // the others went meanwhile: the idle timeout is the cause.
             let came_back: Vec<String> = s

@@ -150,6 +150,11 @@ pub const KNOWN_OPTIONS: &[KnownOption] = &[
         help: "at parallelism > 1, split keyed window aggregations by key over the threads: true, false, or auto (when the machine has a core for every thread); never changes results",
     },
     KnownOption {
+        key: "tidemark.report",
+        default: None,
+        help: "write a run report with pictures of time (rows against the watermark, windows, lateness, state) to this HTML file",
+    },
+    KnownOption {
         key: "tidemark.state.max-memory",
         default: None,
         help: "stop a query with an error when its operators' state grows past this size (e.g. '512 mb', '2 gb'); unlimited when unset",
@@ -459,6 +464,15 @@ impl SessionOptions {
     /// cleanup and session merge on stderr.
     pub fn trace(&self) -> Result<bool> {
         self.flag("tidemark.trace")
+    }
+
+    /// Whether operators make trace events: to print them, or for a run
+    /// report (`tidemark.report`), which draws them.
+    pub fn trace_events(&self) -> Result<bool> {
+        Ok(self.trace()?
+            || self
+                .get("tidemark.report")
+                .is_some_and(|p| !p.trim().is_empty()))
     }
 
     /// `tidemark.stop.drain`: a stopped query (Ctrl-C, SIGTERM) ends its

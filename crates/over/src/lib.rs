@@ -263,6 +263,8 @@ impl Operator for OverAggregate {
                 + (s.pending.len() * std::mem::size_of::<Reverse<(i64, u64, u32, RowRef)>>())
                     as u64,
             entries: s.keys.len() as u64 + s.pending.len() as u64,
+            // An OVER aggregation keeps no windows.
+            windows: 0,
         }
     }
 
@@ -488,9 +490,7 @@ impl TimerHandler for OverState {
             });
             if expired || rowtime <= state.last_emitted {
                 if self.spec.trace {
-                    let line = self
-                        .trace_line(TraceEvent::Late, id)?
-                        .field("rowtime", instant(rowtime));
+                    let line = self.trace_line(TraceEvent::Late, id)?.rowtime(rowtime);
                     let line = if expired {
                         line.field("expired", "no state")
                     } else {
@@ -594,8 +594,8 @@ impl OverState {
             if self.spec.trace {
                 let line = self
                     .trace_line(TraceEvent::Fire, id)?
-                    .field("rowtime", instant(at))
-                    .field("rows", group.len())
+                    .rowtime(at)
+                    .rows(group.len() as u64)
                     .watermark(time.watermark());
                 self.side(line)?;
             }

@@ -64,6 +64,8 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
             resumed: (0, tidemark_common::time::NO_WATERMARK),
             hold_gap_ms: largest_window(plan).unwrap_or(i64::MAX),
             journal: None,
+            observer: None,
+            live: false,
         },
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
@@ -395,7 +397,7 @@ fn build(
             )?;
             source.set_idleness(Idleness {
                 timeout_ms: idle_timeout(table, options)?,
-                trace: options.trace()?,
+                trace: options.trace_events()?,
             });
             Ok(PipelineSource::Table(Box::new(source)))
         }
@@ -419,7 +421,7 @@ fn build(
                 frame: *frame,
                 aggregates: aggregates.clone(),
                 output_schema: schema.to_arrow(),
-                trace: options.trace()?,
+                trace: options.trace_events()?,
                 ttl: over_ttl(frame, options)?,
             })?));
             Ok(source)
@@ -502,7 +504,7 @@ fn build(
                 condition: condition.clone().map(|c| (c, eval)),
                 left: side(left, keys.iter().map(|(l, _)| *l).collect(), window_ends.0),
                 right: side(right, keys.iter().map(|(_, r)| *r).collect(), window_ends.1),
-                trace: options.trace()?,
+                trace: options.trace_events()?,
                 output_schema: schema.to_arrow(),
             })?));
             Ok(PipelineSource::Union(Box::new(UnionSource::tagged(
@@ -588,7 +590,7 @@ fn build(
                             .collect(),
                         schema.to_arrow(),
                         window_zone(&in_schema.field(window.time_column).ty, eval),
-                        options.trace()?,
+                        options.trace_events()?,
                     )?))
                 }
             }
@@ -636,7 +638,7 @@ fn build(
                     && early_fire.is_none()
                     && two_phase_sums(aggregates, options),
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
-                trace: options.trace()?,
+                trace: options.trace_events()?,
                 early_fire,
                 key_share: None,
                 attached: window.attached.is_some(),

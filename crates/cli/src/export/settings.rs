@@ -45,6 +45,7 @@ pub fn fate(key: &str, value: &str) -> Fate {
         | "tidemark.parallel.piece-bytes"
         | "tidemark.parallel.split-by-key"
         | "tidemark.trace"
+        | "tidemark.report"
         | "tidemark.display.late-records"
         | "tidemark.state.max-memory"
         | "tidemark.stop.drain"
@@ -71,6 +72,7 @@ mod tests {
         assert_eq!(fate("table.local-time-zone", "UTC"), Fate::Keep);
         assert_eq!(fate("table.exec.emit.allow-lateness", "3 s"), Fate::Keep);
         assert!(matches!(fate("tidemark.trace", "true"), Fate::Drop(_)));
+        assert!(matches!(fate("tidemark.report", "run.html"), Fate::Drop(_)));
         assert!(matches!(
             fate(CHECKPOINT_INTERVAL, "1000 rows"),
             Fate::Drop(_)

@@ -82,6 +82,16 @@ impl Emitter {
         Ok(())
     }
 
+    /// Row `row` of `chunk`, behind the watermark, was added within the
+    /// allowed lateness (see [`crate::time::late::accept_row`]).
+    pub(crate) fn accept_late(&mut self, chunk: &Chunk, row: usize) -> Result<()> {
+        let operator = self.late.operator();
+        if let Some(item) = crate::time::late::accept_row(&mut self.metrics, operator, chunk, row) {
+            self.side(item)?;
+        }
+        Ok(())
+    }
+
     /// A window fired at `watermark`.
     pub(crate) fn window_fired(&mut self, watermark: i64) {
         self.metrics.window_fired(watermark);
@@ -153,6 +163,12 @@ pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
     /// The state held, timers aside.
     fn state(&self) -> StateSize;
 
+    /// The end of the window a timer is for, when the timer keeps a window
+    /// open (it fires it, or frees it): open windows are counted by them.
+    fn window_of(_timer: &Self::Key) -> Option<i64> {
+        None
+    }
+
     /// Writes the state (timers aside) for a checkpoint; see
     /// [`Operator::save_state`].
     fn save(&self, _w: &mut StateWriter) -> Result<()> {
@@ -211,6 +227,9 @@ where
 
     fn state(&self) -> StateSize {
         let mut size = self.state.state();
+        let windows: std::collections::BTreeSet<i64> =
+            self.time.timers().filter_map(S::window_of).collect();
+        size.windows += windows.len() as u64;
         // A timer: its time, key and the tree's share of a node.
         size.bytes +=
             (self.time.timer_count() * (std::mem::size_of::<(i64, S::Key)>() + 16)) as u64;

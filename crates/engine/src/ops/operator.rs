@@ -77,6 +77,16 @@ impl Lateness {
         self.max
     }
 
+    /// Rows counted.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Rows per value (per rounded value once coarse), in order.
+    pub fn counts(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        self.counts.iter().map(|(v, n)| (*v, *n))
+    }
+
     /// Whether [`Lateness::percentile`] is exact.
     pub fn is_exact(&self) -> bool {
         !self.coarse
@@ -84,10 +94,16 @@ impl Lateness {
 
     /// The value at or below which `p` % of the rows lie (nearest rank).
     pub fn percentile(&self, p: u64) -> Option<i64> {
-        if p >= 100 {
+        self.permille(p.saturating_mul(10))
+    }
+
+    /// The value at or below which `p` ‰ of the rows lie (nearest rank):
+    /// 999 for the 99.9th percentile.
+    pub fn permille(&self, p: u64) -> Option<i64> {
+        if p >= 1000 {
             return self.max;
         }
-        let rank = (self.rows * p).div_ceil(100).max(1);
+        let rank = (self.rows * p).div_ceil(1000).max(1);
         let mut seen = 0;
         for (value, n) in &self.counts {
             seen += n;
@@ -124,12 +140,16 @@ pub struct StateSize {
     /// Keyed entries: a key in one slice or window, a session, a buffered
     /// row, a key of an OVER window.
     pub entries: u64,
+    /// Windows holding state: not fired yet, or fired and kept for late
+    /// rows (for sessions, the sessions held).
+    pub windows: u64,
 }
 
 impl StateSize {
     pub fn add(&mut self, other: StateSize) {
         self.bytes += other.bytes;
         self.entries += other.entries;
+        self.windows += other.windows;
     }
 }
 

@@ -449,7 +449,10 @@ impl Operator for PartitionedWindowAggregate {
         let mut size = StateSize::default();
         for worker in &self.workers {
             if let Ok((_, state)) = worker.report() {
+                // Split by key, every worker holds the same windows.
+                let windows = size.windows.max(state.windows);
                 size.add(state);
+                size.windows = windows;
             }
         }
         size
@@ -564,6 +567,7 @@ mod tests {
                 SqlType::BigInt,
                 SqlType::Double,
             ],
+            rowtime: None,
         });
         let mut items = Vec::new();
         let (mut max_ts, mut t) = (i64::MIN, 0i64);
@@ -602,6 +606,7 @@ mod tests {
                     batch,
                     rows: (0..len as u32).collect(),
                     table: table.clone(),
+                    arrivals: Vec::new(),
                 });
             }
             items.push(StreamItem::Chunk(chunk));

@@ -199,6 +199,7 @@ impl WindowedState for SessionState {
             size.bytes += (self.keys.key(id as u32).len() + 64) as u64;
             for session in sessions.values() {
                 size.entries += 1;
+                size.windows += 1;
                 size.bytes += 64
                     + session
                         .accumulators
@@ -390,7 +391,7 @@ impl TimerHandler for SessionState {
                 if self.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
-                        .field("rowtime", crate::time::trace::instant(row_start));
+                        .rowtime(row_start);
                     out.side(line.watermark(watermarks[i]))?;
                 }
                 out.late(chunk, range.start + i, row_start)?;
@@ -405,6 +406,7 @@ impl TimerHandler for SessionState {
                 &mut sessions,
                 merge,
                 (i, seq, watermarks[i]),
+                (chunk, range.start + i),
                 &values,
                 out,
             );
@@ -453,6 +455,7 @@ impl SessionState {
         sessions: &mut BTreeMap<i64, Session>,
         merge: Merge,
         (row, seq, watermark): (usize, u64, i64),
+        (chunk, chunk_row): (&Chunk, usize),
         values: &[Option<ArrayRef>],
         out: &mut Emitter,
     ) -> Result<()> {
@@ -472,14 +475,14 @@ impl SessionState {
                     if self.trace {
                         let line =
                             self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
-                        out.side(line.field("rows", session.rows).watermark(watermark))?;
+                        out.side(line.rows(session.rows as u64).watermark(watermark))?;
                     }
                     if old != new {
                         out.rows(old, RowKind::UpdateBefore)?;
                         out.rows(new.clone(), RowKind::UpdateAfter)?;
                     }
                     session.emitted = Some(new);
-                    out.metrics().late_rows_accepted += 1;
+                    out.accept_late(chunk, chunk_row)?;
                 }
                 return Ok(());
             }
@@ -511,7 +514,7 @@ impl SessionState {
             let line = self.trace_line(TraceEvent::Merge, self.keys.key(key), start, end)?;
             out.side(
                 line.field("sessions", joined_sessions.len())
-                    .field("rows", rows)
+                    .rows(rows as u64)
                     .watermark(watermark),
             )?;
         }
@@ -558,7 +561,7 @@ impl SessionState {
         session.rows += 1;
         let (at, timer) = Self::fire_timer(key, &session);
         if retracted || at <= watermark {
-            out.metrics().late_rows_accepted += 1;
+            out.accept_late(chunk, chunk_row)?;
         }
         if at <= watermark {
             // Its end is behind the watermark already: it fires at once,
@@ -632,7 +635,7 @@ impl SessionState {
         let key = self.keys.key(key);
         if self.trace {
             let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
-            out.side(line.field("rows", session.rows).watermark(watermark))?;
+            out.side(line.rows(session.rows as u64).watermark(watermark))?;
         }
         let result = self.result(key, start, session)?;
         out.rows(result.clone(), RowKind::Insert)?;

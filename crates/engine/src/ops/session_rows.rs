@@ -210,7 +210,7 @@ impl TimerHandler for RowsState {
                 if self.trace {
                     let line = self
                         .trace_line(TraceEvent::Late, key, start, end)?
-                        .field("rowtime", crate::time::trace::instant(row_start));
+                        .rowtime(row_start);
                     out.side(line.watermark(watermarks[i]))?;
                 }
                 out.late(chunk, range.start + i, row_start)?;
@@ -256,7 +256,7 @@ impl TimerHandler for RowsState {
         if self.trace {
             let line = self
                 .trace_line(TraceEvent::Fire, &key, start, end)?
-                .field("rows", held.rows.len())
+                .rows(held.rows.len() as u64)
                 .watermark(time.watermark());
             out.side(line)?;
         }

@@ -76,7 +76,9 @@ pub fn events(rows: &[(&str, i64, i64)], delay: i64) -> Chunk {
         table: Arc::new(SourceTable {
             name: "events".into(),
             types: vec![],
+            rowtime: None,
         }),
+        arrivals: Vec::new(),
     });
     chunk
 }

@@ -17,6 +17,7 @@
 
 use crate::connectors::source::{SourceMetrics, TableSource};
 use crate::ops::operator::Operator;
+use crate::runtime::observe::{Observer, StreamObserver};
 use crate::runtime::snapshot::{corrupt, StateReader, StateWriter};
 use crate::runtime::stream::{SideItem, StreamItem};
 use crate::time::align::{Aligner, HeldWatermark, Lane, Next, PREFETCH_ROWS};
@@ -151,6 +152,8 @@ pub struct UnionSource {
     /// The union's place in the run's journal (seat 0; its inputs' tables
     /// sit after it), in a checkpointed run.
     seat: Option<Seat>,
+    /// Records the inputs' watermarks for a run report, when one is made.
+    observer: Option<StreamObserver>,
 }
 
 impl UnionSource {
@@ -167,7 +170,23 @@ impl UnionSource {
             tagged: false,
             done: false,
             seat: None,
+            observer: None,
         }
+    }
+
+    /// Records the inputs' rows and watermarks in `observer` (a run
+    /// report), and each input's table's own.
+    pub fn observe(&mut self, observer: &Observer) {
+        let names: Vec<String> = self
+            .branches
+            .iter_mut()
+            .map(|b| {
+                b.source.observe(observer);
+                b.source.name().to_string()
+            })
+            .collect();
+        let what = if self.tagged { "join of" } else { "union of" };
+        self.observer = Some(observer.stream(format!("{what} {}", names.join(", ")), None, names));
     }
 
     /// Two inputs of one operator (a window join): rows interleaved as a
@@ -193,6 +212,14 @@ impl UnionSource {
 
     pub fn metrics(&self) -> Vec<SourceMetrics> {
         self.branches.iter().map(|b| b.source.metrics()).collect()
+    }
+
+    /// [`UnionSource::metrics`] with each split's rows and watermark.
+    pub fn metrics_live(&self) -> Vec<SourceMetrics> {
+        self.branches
+            .iter()
+            .map(|b| b.source.metrics_live())
+            .collect()
     }
 
     /// [`UnionSource::metrics`] with each split's report, at the end.
@@ -271,7 +298,11 @@ impl UnionSource {
                 return Ok(true);
             }
             Next::Waiting { .. } | Next::AllIdle => {}
-            Next::Item { lane, item } => {
+            Next::Item { lane, mut item } => {
+                if let (Some(observer), StreamItem::Chunk(chunk)) = (&self.observer, &mut item) {
+                    let rowtime = self.branches[lane].source.rowtime_column();
+                    observer.took(lane, chunk, rowtime, &self.aligner);
+                }
                 let from = out.len();
                 self.branches[lane].shape(item, out)?;
                 tag(self.tagged, lane, &mut out[from..]);
@@ -378,6 +409,9 @@ impl UnionSource {
         for (i, b) in self.branches.iter().enumerate() {
             let idle = b.source.is_idle();
             if self.aligner.set_idle(i, idle) {
+                if let Some(observer) = &self.observer {
+                    observer.turned(i, self.aligner.lane(i).idle());
+                }
                 changes.push(Change {
                     lane: i,
                     idle: self.aligner.lane(i).idle(),

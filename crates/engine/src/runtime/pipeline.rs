@@ -4,6 +4,7 @@
 use crate::connectors::source::{SourceMetrics, TableSource};
 use crate::ops::operator::{Operator, OperatorMetrics, StateSize};
 use crate::ops::union::UnionSource;
+use crate::runtime::observe::Observer;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{Chunk, SideItem, StreamItem};
 use crate::time::align::HeldWatermark;
@@ -54,6 +55,11 @@ pub struct Pipeline {
     pub hold_gap_ms: i64,
     /// The journal of decisions on the clock, in a checkpointed run.
     pub journal: Option<Journal>,
+    /// What the run records for its report, when one is made
+    /// ([`Pipeline::observe`]).
+    pub observer: Option<Observer>,
+    /// Each progress report carries the summary so far (a live page).
+    pub live: bool,
 }
 
 /// How long on the clock an input may hold the watermark before the
@@ -160,6 +166,15 @@ impl PipelineSource {
         }
     }
 
+    /// The metrics with each split's rows and watermark (no report), for
+    /// a live page.
+    fn metrics_live(&self) -> Vec<SourceMetrics> {
+        match self {
+            PipelineSource::Table(t) => vec![t.metrics_live()],
+            PipelineSource::Union(u) => u.metrics_live(),
+        }
+    }
+
     /// The metrics with each split's report, for the run summary.
     fn metrics_at_end(&self) -> Vec<SourceMetrics> {
         match self {
@@ -222,6 +237,14 @@ impl PipelineSource {
         match self {
             PipelineSource::Table(t) => t.keep_journal(journal.seat(0)),
             PipelineSource::Union(u) => u.keep_journal(journal),
+        }
+    }
+
+    /// Records the input's rows and watermarks in `observer`.
+    fn observe(&mut self, observer: &Observer) {
+        match self {
+            PipelineSource::Table(t) => t.observe(observer),
+            PipelineSource::Union(u) => u.observe(observer),
         }
     }
 
@@ -305,6 +328,8 @@ pub struct Progress {
     /// The records the inputs hold past what was read (Kafka's lag), when
     /// known.
     pub lag: Option<u64>,
+    /// The run summary so far, for a live page ([`Pipeline::live`]).
+    pub so_far: Option<Box<RunSummary>>,
 }
 
 /// How often a progress callback is called, at most.
@@ -331,6 +356,8 @@ pub struct RunSummary {
     /// Per operator (as `operators`), the most state it was seen holding;
     /// measured every 200 ms or so, so a sample, not an exact peak.
     pub peak_state: Vec<StateSize>,
+    /// Per operator, the state at the last measure.
+    pub state_now: Vec<StateSize>,
     /// The longest hold of the watermark by one split or input, when it
     /// was long or wide enough to name (spec §8).
     pub held: Option<HeldWatermark>,
@@ -340,6 +367,16 @@ pub struct RunSummary {
 }
 
 impl Pipeline {
+    /// Records what a run report shows in `observer`: the inputs' rows
+    /// and watermarks, and the operators' state over the run. Late rows
+    /// then say which input rows they are (their arrival numbers), and
+    /// accepted late rows are told as side items.
+    pub fn observe(&mut self, observer: Observer) {
+        self.source.observe(&observer);
+        observer.operators(self.all_operators().iter().map(|o| o.name()).collect());
+        self.observer = Some(observer);
+    }
+
     /// Every operator of the run, those inside the source first: what the
     /// summary reports and the state limit measures.
     fn all_operators(&self) -> Vec<&dyn Operator> {
@@ -348,9 +385,13 @@ impl Pipeline {
         all
     }
 
-    fn progress(&self, rows_emitted: u64, started: Instant) -> Progress {
+    fn progress(&self, tally: &Tally, started: Instant) -> Progress {
+        let rows_emitted = tally.rows_emitted;
         let sources = self.source.metrics();
         Progress {
+            so_far: self
+                .live
+                .then(|| Box::new(self.summary(tally, started, false))),
             rows_read: sources.iter().map(|s| s.rows_read).sum(),
             rows_emitted,
             late_rows: self
@@ -362,6 +403,40 @@ impl Pipeline {
             elapsed: started.elapsed(),
             held: self.source.held(false),
             lag: sources.iter().filter_map(|s| s.lag).reduce(|a, b| a + b),
+        }
+    }
+
+    /// The run summary from `tally`: at the end, with each split's report
+    /// (which may ask the input); before it, with their rows and
+    /// watermarks only.
+    fn summary(&self, tally: &Tally, started: Instant, at_end: bool) -> RunSummary {
+        RunSummary {
+            sources: if at_end {
+                self.source.metrics_at_end()
+            } else {
+                self.source.metrics_live()
+            },
+            operators: self
+                .all_operators()
+                .iter()
+                .map(|o| (o.name(), o.metrics()))
+                .collect(),
+            rows_emitted: tally.rows_emitted,
+            final_watermark: tally.final_watermark,
+            elapsed: started.elapsed(),
+            cancelled: tally.cancelled,
+            drained: tally.cancelled && tally.drain,
+            peak_state: tally.peak_state.clone(),
+            state_now: tally.state_now.clone(),
+            late_routed: Vec::new(),
+            // A hold that its idle timeout ended is that timeout at work.
+            held: self.source.held(true).filter(|h| {
+                let ended_by_idleness = h.idle_timeout_ms > 0
+                    && h.lasted_ms <= h.idle_timeout_ms.saturating_add(IDLE_SLACK);
+                !ended_by_idleness
+                    && (h.lasted_ms >= HELD_FOR
+                        || h.ahead_watermark.saturating_sub(h.watermark) > self.hold_gap_ms)
+            }),
         }
     }
 
@@ -398,13 +473,20 @@ impl Pipeline {
         let mut last_progress = started;
         let mut items = Vec::new();
         let mut next = Vec::new();
-        let (mut rows_emitted, mut final_watermark) = self.resumed;
+        let (rows_emitted, final_watermark) = self.resumed;
+        let operators = self.all_operators().len();
+        let mut tally = Tally {
+            rows_emitted,
+            final_watermark,
+            cancelled: false,
+            drain,
+            peak_state: vec![StateSize::default(); operators],
+            state_now: vec![StateSize::default(); operators],
+        };
         // A failing operator may first have passed on the rows before the
         // failing one (so output does not depend on batching); they travel
         // on to the sink before the error ends the run.
         let mut failure = None;
-        let mut cancelled = false;
-        let mut peak_state = vec![StateSize::default(); self.all_operators().len()];
         // Measured after the first batch, then every so often.
         let mut last_state: Option<Instant> = None;
         let checkpointed = self.checkpoint_every.is_some() || self.checkpoint_within.is_some();
@@ -416,7 +498,7 @@ impl Pipeline {
                 last: (0, 0, 0),
             };
             // A resumed run goes on from where its checkpoint was taken.
-            clock.taken(self.position(rows_emitted));
+            clock.taken(self.position(tally.rows_emitted));
             clock
         });
         let crash_after = checkpoints
@@ -424,17 +506,18 @@ impl Pipeline {
             .and_then(|_| std::env::var(CRASH_AFTER_BATCHES).ok())
             .and_then(|n| n.trim().parse::<u64>().ok());
         let mut batches = 0u64;
+        let (mut state_stride, mut measures) = (1u64, 0u32);
         while failure.is_none() {
             // One relaxed load per batch: cheap next to reading a batch.
-            if !cancelled && cancel.load(Ordering::Relaxed) {
-                cancelled = true;
+            if !tally.cancelled && cancel.load(Ordering::Relaxed) {
+                tally.cancelled = true;
                 if !drain {
                     // A checkpointed run stops with a checkpoint where it
                     // is, as Flink's stop with a savepoint: a resumed run
                     // goes on from here.
                     if checkpoints.is_some() && self.source.at_checkpoint_point() {
                         let (rows, _) = self.input_progress();
-                        self.checkpoint(rows, rows_emitted, final_watermark, sink)?;
+                        self.checkpoint(rows, tally.rows_emitted, tally.final_watermark, sink)?;
                     }
                     break;
                 }
@@ -443,7 +526,7 @@ impl Pipeline {
             if let Some(report) = progress.as_mut() {
                 if last_progress.elapsed() >= PROGRESS_EVERY {
                     last_progress = Instant::now();
-                    report(&self.progress(rows_emitted, started));
+                    report(&self.progress(&tally, started));
                 }
             }
             match self.source.next_items(&mut items) {
@@ -468,27 +551,43 @@ impl Pipeline {
                 items.clear();
                 std::mem::swap(&mut items, &mut next);
             }
-            deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
+            deliver(&mut items, sink, &mut tally)?;
             batches += 1;
             if crash_after == Some(batches) {
                 std::process::abort();
             }
             if let Some(clock) = checkpoints.as_mut() {
-                let at = self.position(rows_emitted);
+                let at = self.position(tally.rows_emitted);
                 if failure.is_none() && clock.due(at) && self.source.at_checkpoint_point() {
-                    self.checkpoint(at.rows, rows_emitted, final_watermark, sink)?;
+                    self.checkpoint(at.rows, tally.rows_emitted, tally.final_watermark, sink)?;
                     clock.taken(at);
                 }
             }
-            if failure.is_none() && last_state.is_none_or(|t| t.elapsed() >= STATE_EVERY) {
+            // A report's picture of state takes a measure at every
+            // `state_stride`-th batch too, the stride doubling as the
+            // measures add up, so a short run has its points as well.
+            let for_report = self.observer.is_some() && batches.is_multiple_of(state_stride);
+            if failure.is_none()
+                && (for_report || last_state.is_none_or(|t| t.elapsed() >= STATE_EVERY))
+            {
                 last_state = Some(Instant::now());
-                self.measure_state(&mut peak_state)?;
+                tally.state_now = self.measure_state(&mut tally.peak_state)?;
+                if let Some(observer) = &self.observer {
+                    let (rows, _) = self.input_progress();
+                    let bytes = tally.state_now.iter().map(|s| s.bytes).collect();
+                    observer.state(rows, started.elapsed().as_millis() as u64, bytes);
+                    measures += 1;
+                    if measures >= 64 {
+                        measures = 0;
+                        state_stride = state_stride.saturating_mul(2);
+                    }
+                }
             }
         }
         if let Some(e) = failure {
             return Err(e);
         }
-        if cancelled && !drain {
+        if tally.cancelled && !drain {
             // Stopped without the end of input: what operators made and
             // held back still goes out, through the operators after them.
             for op in &mut self.operators {
@@ -498,34 +597,22 @@ impl Pipeline {
                 op.release_held(&mut next)?;
                 std::mem::swap(&mut items, &mut next);
             }
-            deliver(&mut items, sink, &mut rows_emitted, &mut final_watermark)?;
+            deliver(&mut items, sink, &mut tally)?;
+        }
+        // The state as the run ended (past the limit or not: the run is
+        // over), for a report or a live page.
+        if self.observer.is_some() || self.live {
+            tally.state_now = self.all_operators().iter().map(|op| op.state()).collect();
         }
         if let Some(report) = progress.as_mut() {
-            report(&self.progress(rows_emitted, started));
+            report(&self.progress(&tally, started));
         }
-        Ok(RunSummary {
-            sources: self.source.metrics_at_end(),
-            operators: self
-                .all_operators()
-                .iter()
-                .map(|o| (o.name(), o.metrics()))
-                .collect(),
-            rows_emitted,
-            final_watermark,
-            elapsed: started.elapsed(),
-            cancelled,
-            drained: cancelled && drain,
-            peak_state,
-            late_routed: Vec::new(),
-            // A hold that its idle timeout ended is that timeout at work.
-            held: self.source.held(true).filter(|h| {
-                let ended_by_idleness = h.idle_timeout_ms > 0
-                    && h.lasted_ms <= h.idle_timeout_ms.saturating_add(IDLE_SLACK);
-                !ended_by_idleness
-                    && (h.lasted_ms >= HELD_FOR
-                        || h.ahead_watermark.saturating_sub(h.watermark) > self.hold_gap_ms)
-            }),
-        })
+        if let Some(observer) = &self.observer {
+            let (rows, _) = self.input_progress();
+            let bytes = tally.state_now.iter().map(|s| s.bytes).collect();
+            observer.state(rows, started.elapsed().as_millis() as u64, bytes);
+        }
+        Ok(self.summary(&tally, started, true))
     }
 
     /// Takes a checkpoint: the state, handed to the sink to write with its
@@ -631,13 +718,15 @@ impl Pipeline {
     }
 
     /// Measures each operator's state, keeping the peaks; fails when the
-    /// state has outgrown `tidemark.state.max-memory`.
-    fn measure_state(&self, peaks: &mut [StateSize]) -> Result<()> {
+    /// state has outgrown `tidemark.state.max-memory`. What each holds now.
+    fn measure_state(&self, peaks: &mut [StateSize]) -> Result<Vec<StateSize>> {
         let mut total = 0;
         let mut largest: Option<(usize, StateSize)> = None;
         let operators = self.all_operators();
+        let mut sizes = Vec::with_capacity(operators.len());
         for (i, op) in operators.iter().enumerate() {
             let now = op.state();
+            sizes.push(now);
             total += now.bytes;
             if now.bytes > peaks[i].bytes {
                 peaks[i] = now;
@@ -655,9 +744,20 @@ impl Pipeline {
                 size.entries,
                 show_bytes(total),
             ))),
-            _ => Ok(()),
+            _ => Ok(sizes),
         }
     }
+}
+
+/// What a run has counted so far, for its summary.
+struct Tally {
+    rows_emitted: u64,
+    /// The watermark told the sink.
+    final_watermark: i64,
+    cancelled: bool,
+    drain: bool,
+    peak_state: Vec<StateSize>,
+    state_now: Vec<StateSize>,
 }
 
 /// Hands the last operator's items to the sink, counting rows and noting
@@ -665,17 +765,16 @@ impl Pipeline {
 fn deliver(
     items: &mut Vec<StreamItem>,
     sink: &mut dyn FnMut(RunOutput<'_>) -> Result<()>,
-    rows_emitted: &mut u64,
-    final_watermark: &mut i64,
+    tally: &mut Tally,
 ) -> Result<()> {
     for item in items.drain(..) {
         match item {
             StreamItem::Chunk(chunk) => {
-                *rows_emitted += chunk.num_rows() as u64;
+                tally.rows_emitted += chunk.num_rows() as u64;
                 sink(RunOutput::Rows(&chunk))?;
             }
             StreamItem::Side(side) => sink(RunOutput::Side(&side))?,
-            StreamItem::Watermark(w) => *final_watermark = (*final_watermark).max(w),
+            StreamItem::Watermark(w) => tally.final_watermark = tally.final_watermark.max(w),
             StreamItem::End => {}
         }
     }

@@ -32,6 +32,33 @@ pub struct Origin {
     /// For each row of the chunk, its row in `batch`.
     pub rows: Vec<u32>,
     pub table: std::sync::Arc<SourceTable>,
+    /// For each row of the chunk, its arrival number in its source's
+    /// stream, when a run report records them; else empty.
+    pub arrivals: Vec<u64>,
+}
+
+impl Origin {
+    /// Rows `rows` of this origin (as [`Chunk::select`]).
+    fn pick(&self, rows: &[u32]) -> Self {
+        let pick = |values: &[u64]| -> Vec<u64> {
+            if values.is_empty() {
+                Vec::new()
+            } else {
+                rows.iter().map(|r| values[*r as usize]).collect()
+            }
+        };
+        Origin {
+            batch: self.batch.clone(),
+            rows: rows.iter().map(|r| self.rows[*r as usize]).collect(),
+            table: self.table.clone(),
+            arrivals: pick(&self.arrivals),
+        }
+    }
+
+    /// The arrival number of the chunk's row `row`, when recorded.
+    pub fn arrival(&self, row: usize) -> Option<u64> {
+        self.arrivals.get(row).copied()
+    }
 }
 
 /// A source table, as late rows name it.
@@ -39,6 +66,18 @@ pub struct Origin {
 pub struct SourceTable {
     pub name: String,
     pub types: Vec<tidemark_common::SqlType>,
+    /// The column of its time attribute, if it has one.
+    pub rowtime: Option<usize>,
+}
+
+impl SourceTable {
+    /// The time attribute of row `row` of `batch` (rows of this table).
+    pub fn rowtime_of(&self, batch: &RecordBatch, row: usize) -> Option<i64> {
+        use arrow::array::{Array, AsArray};
+        let column = batch.columns().get(self.rowtime?)?;
+        let times = column.as_primitive_opt::<arrow::datatypes::TimestampMillisecondType>()?;
+        times.is_valid(row).then(|| times.value(row))
+    }
 }
 
 impl Chunk {
@@ -63,11 +102,7 @@ impl Chunk {
             batch,
             watermarks: pick(&self.watermarks, rows),
             kinds: self.kinds.as_ref().map(|k| pick(k, rows)),
-            origin: self.origin.as_ref().map(|o| Origin {
-                batch: o.batch.clone(),
-                rows: pick(&o.rows, rows),
-                table: o.table.clone(),
-            }),
+            origin: self.origin.as_ref().map(|o| o.pick(rows)),
             input: self.input,
         }
     }
@@ -82,6 +117,10 @@ impl Chunk {
                 batch: o.batch.clone(),
                 rows: o.rows[start..start + len].to_vec(),
                 table: o.table.clone(),
+                arrivals: o
+                    .arrivals
+                    .get(start..start + len)
+                    .map_or_else(Vec::new, <[u64]>::to_vec),
             }),
             input: self.input,
         }
@@ -111,14 +150,17 @@ impl Chunk {
 /// user sees of it is the same at every batch size.
 #[derive(Clone, Debug)]
 pub enum SideItem {
-    /// One event of the trace (`SET 'tidemark.trace' = 'true'`), as the line
-    /// printed for it.
-    Trace(String),
+    /// One event of the trace (`SET 'tidemark.trace' = 'true'`, or a run
+    /// report): the line printed for it, and what it says in numbers.
+    Trace(crate::time::trace::TraceRecord),
     /// Rows a window operator added to no window.
     Late(LateRows),
     /// Input rows a source skipped: malformed (with ignore-parse-errors)
     /// or without a rowtime.
     Bad(BadRows),
+    /// A late row a window took within the allowed lateness; only when a
+    /// run report records arrivals.
+    Accepted(AcceptedRow),
 }
 
 /// Rows of one source file that could not be read or placed in time.
@@ -149,6 +191,21 @@ pub struct LateRows {
     /// The watermark each row was judged against.
     pub watermarks: Vec<i64>,
     pub reason: &'static str,
+    /// Each row's arrival number in its source's stream, when a run
+    /// report records them; else empty.
+    pub arrivals: Vec<u64>,
+}
+
+/// A late row added within the allowed lateness (its window fired again),
+/// for a run report: which row, and who took it.
+#[derive(Clone, Debug)]
+pub struct AcceptedRow {
+    pub table: std::sync::Arc<SourceTable>,
+    /// Its arrival number in its source's stream.
+    pub arrival: u64,
+    pub rowtime: Option<i64>,
+    pub operator: &'static str,
+    pub watermark: i64,
 }
 
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@
 //! happens to a late row is decided here only.
 
 use crate::ops::operator::OperatorMetrics;
-use crate::runtime::stream::{Chunk, LateRows, SideItem, SourceTable};
+use crate::runtime::stream::{AcceptedRow, Chunk, LateRows, SideItem, SourceTable};
 use arrow::array::{RecordBatch, UInt32Array};
 use std::sync::Arc;
 use tidemark_common::Result;
@@ -38,6 +38,7 @@ struct PendingLate {
     table: Arc<SourceTable>,
     rows: Vec<u32>,
     watermarks: Vec<i64>,
+    arrivals: Vec<u64>,
 }
 
 impl LateBook {
@@ -78,10 +79,19 @@ impl LateBook {
             table: origin.table.clone(),
             rows: Vec::new(),
             watermarks: Vec::new(),
+            arrivals: Vec::new(),
         });
         pending.rows.push(origin.rows[row]);
         pending.watermarks.push(watermark);
+        if let Some(arrival) = origin.arrival(row) {
+            pending.arrivals.push(arrival);
+        }
         Ok(closed)
+    }
+
+    /// The operator whose book this is.
+    pub fn operator(&self) -> &'static str {
+        self.operator
     }
 
     /// The rows dropped since the last call, as one side item.
@@ -96,8 +106,31 @@ impl LateBook {
             operator: self.operator,
             watermarks: pending.watermarks,
             reason: self.reason,
+            arrivals: pending.arrivals,
         })))
     }
+}
+
+/// Row `row` of `chunk`, behind the watermark, was added within the
+/// allowed lateness by `operator` (its windows fire again): it is counted
+/// in `metrics`, and when a run report records arrivals, it is told so.
+pub fn accept_row(
+    metrics: &mut OperatorMetrics,
+    operator: &'static str,
+    chunk: &Chunk,
+    row: usize,
+) -> Option<SideItem> {
+    metrics.late_rows_accepted += 1;
+    let origin = chunk.origin.as_ref()?;
+    Some(SideItem::Accepted(AcceptedRow {
+        table: origin.table.clone(),
+        arrival: origin.arrival(row)?,
+        rowtime: origin
+            .table
+            .rowtime_of(&origin.batch, origin.rows[row] as usize),
+        operator,
+        watermark: chunk.watermarks[row],
+    }))
 }
 
 /// Whether two batches are the same batch, not merely equal ones: a
@@ -136,7 +169,9 @@ mod tests {
             table: Arc::new(SourceTable {
                 name: "events".into(),
                 types: vec![],
+                rowtime: None,
             }),
+            arrivals: Vec::new(),
         });
         chunk
     }

@@ -150,6 +150,11 @@ impl<K: Ord + Clone> EventTime<K> {
     }
 
     /// How many timers are set.
+    /// The pending timers' keys, in time order.
+    pub fn timers(&self) -> impl Iterator<Item = &K> {
+        self.timers.iter().map(|(_, key)| key)
+    }
+
     pub fn timer_count(&self) -> usize {
         self.timers.len()
     }

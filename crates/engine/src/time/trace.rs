@@ -11,6 +11,7 @@ use crate::formats::print::format_value;
 use crate::runtime::stream::SideItem;
 use arrow::array::ArrayRef;
 use std::fmt::Write;
+use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::{Result, SqlType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,16 +65,65 @@ pub enum TracedWindow {
     Ending(i64),
 }
 
+/// One event of the trace: the line printed for it and, for the run
+/// report, what it says in numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceRecord {
+    pub line: String,
+    /// None for a line kept in a checkpoint and read back: only its text
+    /// was kept.
+    pub facts: Option<TraceFacts>,
+}
+
+impl TraceRecord {
+    /// A line read back from a checkpoint.
+    pub fn plain(line: String) -> Self {
+        TraceRecord { line, facts: None }
+    }
+}
+
+impl std::fmt::Display for TraceRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+/// What a trace line says, in numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceFacts {
+    pub event: TraceEvent,
+    pub operator: String,
+    /// The window's start (when the line knows it) and end, as shown.
+    pub window: Option<(Option<i64>, i64)>,
+    /// The keys a whole-window line covers, and the rows in the window
+    /// (or, for an OVER emission, the rows emitted).
+    pub keys: Option<u64>,
+    pub rows: Option<u64>,
+    /// The row's time, for a line about one row.
+    pub rowtime: Option<i64>,
+    pub watermark: i64,
+}
+
 /// One trace line under construction:
 /// `EVENT operator key=(..) window=[start, end) rows=n watermark=w`.
 pub struct TraceLine {
     text: String,
+    facts: TraceFacts,
 }
 
 impl TraceLine {
     pub fn new(event: TraceEvent, operator: &str) -> Self {
         TraceLine {
             text: format!("{:<7} {operator}", event.label()),
+            facts: TraceFacts {
+                event,
+                operator: operator.to_string(),
+                window: None,
+                keys: None,
+                rows: None,
+                rowtime: None,
+                watermark: NO_WATERMARK,
+            },
         }
     }
 
@@ -94,6 +144,7 @@ impl TraceLine {
     }
 
     pub fn window(mut self, start: i64, end: i64) -> Self {
+        self.facts.window = Some((Some(start), end));
         let _ = write!(self.text, " window=[{}, {})", instant(start), instant(end));
         self
     }
@@ -102,8 +153,30 @@ impl TraceLine {
     pub fn window_of(self, window: TracedWindow) -> Self {
         match window {
             TracedWindow::Bounds(start, end) => self.window(start, end),
-            TracedWindow::Ending(end) => self.field("window_end", instant(end)),
+            TracedWindow::Ending(end) => {
+                let mut line = self.field("window_end", instant(end));
+                line.facts.window = Some((None, end));
+                line
+            }
         }
+    }
+
+    /// The `keys=n` field: the keys of a whole window.
+    pub fn keys(mut self, n: u64) -> Self {
+        self.facts.keys = Some(n);
+        self.field("keys", n)
+    }
+
+    /// The `rows=n` field.
+    pub fn rows(mut self, n: u64) -> Self {
+        self.facts.rows = Some(n);
+        self.field("rows", n)
+    }
+
+    /// The `rowtime=t` field: the time of the row the line is about.
+    pub fn rowtime(mut self, t: i64) -> Self {
+        self.facts.rowtime = Some(t);
+        self.field("rowtime", instant(t))
     }
 
     pub fn field(mut self, name: &str, value: impl std::fmt::Display) -> Self {
@@ -112,8 +185,12 @@ impl TraceLine {
     }
 
     pub fn watermark(self, watermark: i64) -> SideItem {
-        let line = self.field("watermark", instant(watermark));
-        SideItem::Trace(line.text)
+        let mut line = self.field("watermark", instant(watermark));
+        line.facts.watermark = watermark;
+        SideItem::Trace(TraceRecord {
+            line: line.text,
+            facts: Some(line.facts),
+        })
     }
 }
 
@@ -173,13 +250,17 @@ mod tests {
         let item = TraceLine::new(TraceEvent::Refire, "WindowAggregate")
             .key(&keys, &[SqlType::String], 1)?
             .window(0, 5_000)
-            .field("rows", 5)
+            .rows(5)
             .watermark(6_000);
-        let SideItem::Trace(line) = item else {
+        let SideItem::Trace(record) = item else {
             panic!("a trace line");
         };
+        let facts = record.facts.as_ref().expect("facts");
+        assert_eq!(facts.event, TraceEvent::Refire);
+        assert_eq!(facts.window, Some((Some(0), 5_000)));
+        assert_eq!((facts.rows, facts.watermark), (Some(5), 6_000));
         assert_eq!(
-            line,
+            record.line,
             "REFIRE  WindowAggregate key=(b) window=[1970-01-01 00:00:00.000, 1970-01-01 00:00:05.000) rows=5 watermark=1970-01-01 00:00:06.000"
         );
         assert_eq!(instant(i64::MIN), "-inf");

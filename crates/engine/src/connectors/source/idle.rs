@@ -149,6 +149,9 @@ impl TableSource {
                 _ => ("idle_for", state.idle_since.unwrap_or(now)),
             };
             state.idle_since = (event == TraceEvent::Idle).then_some(now);
+            if let Some(observer) = &self.observer {
+                observer.turned(k, event == TraceEvent::Idle);
+            }
             let mut change = Change {
                 lane: k,
                 idle: event == TraceEvent::Idle,
@@ -165,8 +168,8 @@ impl TableSource {
                     .field(what, tidemark_common::window::ms(now.saturating_sub(from)))
                     .field("clock", instant(now))
                     .watermark(self.aligner.watermark());
-                if let SideItem::Trace(text) = &line {
-                    change.trace = Some(text.clone());
+                if let SideItem::Trace(record) = &line {
+                    change.trace = Some(record.line.clone());
                 }
                 out.push(StreamItem::Side(line));
             }

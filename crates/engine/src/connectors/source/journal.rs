@@ -24,6 +24,9 @@ impl TableSource {
         }
         let names = self.unjoined.iter().map(|s| s.split.name.clone()).collect();
         for state in std::mem::take(&mut self.unjoined) {
+            if let Some(observer) = &self.observer {
+                observer.lane_added(state.split.name.clone());
+            }
             self.splits.push(state);
             self.aligner.add_lane();
         }
@@ -59,13 +62,16 @@ impl TableSource {
                         )));
                     };
                     let state = self.unjoined.remove(i);
+                    if let Some(observer) = &self.observer {
+                        observer.lane_added(state.split.name.clone());
+                    }
                     self.splits.push(state);
                     self.aligner.add_lane();
                 }
                 out.extend(
                     traces
                         .into_iter()
-                        .map(|t| StreamItem::Side(SideItem::Trace(t))),
+                        .map(|t| StreamItem::Side(SideItem::Trace(TraceRecord::plain(t)))),
                 );
                 seat.applied();
             }
@@ -103,7 +109,14 @@ impl TableSource {
             if let Some(state) = self.splits.get_mut(change.lane) {
                 state.idle_since = change.idle.then_some(change.at);
             }
-            out.extend(change.trace.map(|t| StreamItem::Side(SideItem::Trace(t))));
+            if let Some(observer) = &self.observer {
+                observer.turned(change.lane, change.idle);
+            }
+            out.extend(
+                change
+                    .trace
+                    .map(|t| StreamItem::Side(SideItem::Trace(TraceRecord::plain(t)))),
+            );
         }
         seat.applied();
         seat.hold(&mut self.aligner);

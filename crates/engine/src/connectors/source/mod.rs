@@ -14,13 +14,14 @@ use super::filesystem::parallel::ParallelRead;
 use super::split::{Split, SplitDiscovery};
 use super::SourceSpec;
 use crate::expr::eval::{evaluate, EvalContext};
+use crate::runtime::observe::{Observer, StreamObserver};
 use crate::runtime::read::{ReadPosition, ReadStats};
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
 use crate::time::align::{Aligner, HeldWatermark, Next, PREFETCH_ROWS};
 use crate::time::clock::Clock;
 use crate::time::journal::{Decision, Seat};
-use crate::time::trace::{instant, TraceEvent, TraceLine};
+use crate::time::trace::{instant, TraceEvent, TraceLine, TraceRecord};
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
@@ -145,6 +146,8 @@ pub struct TableSource {
     /// Files of a followed folder that a resumed run found beside those
     /// its checkpoint read: they join when the journal says, or at once.
     unjoined: Vec<SplitState>,
+    /// Records the rows and splits for a run report, when one is made.
+    observer: Option<StreamObserver>,
 }
 
 impl TableSource {
@@ -206,7 +209,25 @@ impl TableSource {
             rowtimes: None,
             seat: None,
             unjoined: Vec::new(),
+            observer: None,
         })
+    }
+
+    /// Records this table's rows and splits in `observer` (a run report);
+    /// its chunks then carry their source rows with arrival numbers.
+    pub fn observe(&mut self, observer: &Observer) {
+        self.keep_origin();
+        let lanes = self.splits.iter().map(|s| s.split.name.clone()).collect();
+        self.observer = Some(observer.stream(
+            format!("table {}", self.table.name),
+            Some(self.table.name.clone()),
+            lanes,
+        ));
+    }
+
+    /// The column of the table's time attribute, if it has one.
+    pub fn rowtime_column(&self) -> Option<usize> {
+        self.table.watermark.as_ref().map(|w| w.column)
     }
 
     /// The clock this table reads (shared with the run's other tables).
@@ -245,6 +266,24 @@ impl TableSource {
                 .filter_map(|s| s.split.reader.lag())
                 .reduce(|a, b| a + b),
         }
+    }
+
+    /// [`TableSource::metrics`] with every split's rows, watermark and
+    /// idleness, but no report (which may ask the input): for a live page.
+    pub fn metrics_live(&self) -> SourceMetrics {
+        let mut metrics = self.metrics();
+        metrics.splits = self
+            .splits
+            .iter()
+            .map(|s| SplitMetrics {
+                name: s.split.name.clone(),
+                rows_read: s.split.reader.stats().rows_read,
+                watermark: s.watermark,
+                idle: s.idle_since.is_some(),
+                report: String::new(),
+            })
+            .collect();
+        metrics
     }
 
     /// [`TableSource::metrics`] with each split's report, for the run
@@ -308,6 +347,7 @@ impl TableSource {
                 .iter()
                 .map(|f| f.ty.clone())
                 .collect(),
+            rowtime: self.table.watermark.as_ref().map(|w| w.column),
         }));
     }
 
@@ -357,7 +397,12 @@ impl TableSource {
             // Nothing for now: hand back nothing, so the query can be
             // stopped meanwhile.
             Next::Waiting { .. } | Next::AllIdle => {}
-            Next::Item { item, .. } => out.push(item),
+            Next::Item { lane, mut item } => {
+                if let (Some(observer), StreamItem::Chunk(chunk)) = (&self.observer, &mut item) {
+                    observer.took(lane, chunk, self.rowtime_column(), &self.aligner);
+                }
+                out.push(item)
+            }
         }
         let splits = &self.splits;
         self.aligner.close_step(
@@ -392,12 +437,15 @@ impl TableSource {
                     .field("split", &split.name)
                     .field("clock", instant(now))
                     .watermark(self.aligner.watermark());
-                if let SideItem::Trace(text) = &line {
-                    traces.push(text.clone());
+                if let SideItem::Trace(record) = &line {
+                    traces.push(record.line.clone());
                 }
                 out.push(StreamItem::Side(line));
             }
             names.push(split.name.clone());
+            if let Some(observer) = &self.observer {
+                observer.lane_added(split.name.clone());
+            }
             self.splits.push(SplitState::new(split));
             self.aligner.add_lane();
         }

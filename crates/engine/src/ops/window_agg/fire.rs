@@ -74,8 +74,8 @@ impl WindowState {
             emitter.side(
                 TraceLine::new(event, Self::NAME)
                     .window_of(self.traced_window(window_end))
-                    .field("keys", order.len())
-                    .field("rows", slice.group_rows.iter().sum::<u64>())
+                    .keys(order.len() as u64)
+                    .rows(slice.group_rows.iter().sum::<u64>())
                     .watermark(watermark),
             )?;
         }
@@ -204,7 +204,7 @@ impl WindowState {
                 TraceLine::new(TraceEvent::Refire, Self::NAME)
                     .key(&new.columns()[..self.key_columns.len()], &self.key_types, 0)?
                     .window_of(self.traced_window(window_end))
-                    .field("rows", merged.group_rows.iter().sum::<u64>())
+                    .rows(merged.group_rows.iter().sum::<u64>())
                     .watermark(watermark),
             )?;
         }

@@ -260,6 +260,13 @@ impl WindowedState for WindowState {
     const NAME: &'static str = "WindowAggregate";
     const LATE_REASON: &'static str = LATE_REASON;
 
+    fn window_of(timer: &WindowTimer) -> Option<i64> {
+        match timer {
+            WindowTimer::Fire(end) | WindowTimer::Cleanup(end) => Some(*end),
+            WindowTimer::Gate | WindowTimer::Early => None,
+        }
+    }
+
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
         for slice in self.slices.values() {
@@ -423,6 +430,7 @@ impl TimerHandler for WindowState {
         out: &mut Emitter,
     ) -> Result<usize> {
         let batch = chunk.batch.slice(range.start, range.len());
+        let first_row = range.start;
         let keys = self.run_keys(&batch)?;
         let mut per_slice = std::mem::take(&mut self.scratch_rows);
         per_slice.iter_mut().for_each(|rows| rows.rows.clear());
@@ -444,7 +452,8 @@ impl TimerHandler for WindowState {
         let run = added?;
         self.rows_seen += run.consumed as u64;
         if let Some((end, watermark)) = run.refire {
-            out.metrics().late_rows_accepted += 1;
+            // A re-firing row is taken in a run of its own.
+            out.accept_late(chunk, first_row)?;
             let key: Vec<u8> = keys
                 .keys
                 .as_ref()

@@ -10,7 +10,7 @@ use crate::ops::emit::{row_keys, Emitter, WindowedState};
 use crate::runtime::stream::Chunk;
 use crate::time::service::EventTime;
 use crate::time::slicing::Slicing;
-use crate::time::trace::{instant, TraceEvent, TraceLine};
+use crate::time::trace::{TraceEvent, TraceLine};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{TimestampMillisecondType, UInt8Type};
@@ -262,7 +262,7 @@ impl WindowState {
                 TraceLine::new(TraceEvent::Late, Self::NAME)
                     .key(&key_columns, &self.key_types, i)?
                     .window_of(self.traced_window(last))
-                    .field("rowtime", instant(rowtime))
+                    .rowtime(rowtime)
                     .watermark(watermark),
             )?;
         }

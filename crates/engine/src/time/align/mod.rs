@@ -18,6 +18,7 @@ pub use replay::LanePosition;
 
 use crate::runtime::snapshot::{corrupt, get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::{BadRow, BadRows, Chunk, Origin, SideItem, SourceTable, StreamItem};
+use crate::time::trace::TraceRecord;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use tidemark_common::time::{FINAL_WATERMARK, NO_WATERMARK};
@@ -274,6 +275,10 @@ pub struct Aligner {
     /// decision is replayed) how many may be taken before it applies.
     taken: u64,
     limit: Option<u64>,
+    /// The lane's own watermarks of the last run taken, when they were
+    /// raised to the combined one (a lane that rejoined behind it); empty
+    /// otherwise. A run report draws the lane's own.
+    raised_from: Vec<i64>,
 }
 
 impl Aligner {
@@ -286,7 +291,15 @@ impl Aligner {
             waiting: None,
             taken: 0,
             limit: None,
+            raised_from: Vec::new(),
         }
+    }
+
+    /// The lane's own watermark before row `row` of the run last taken,
+    /// given the watermark the row carries: the same, unless the run was
+    /// raised to the combined watermark.
+    pub fn own_watermark(&self, row: usize, carried: i64) -> i64 {
+        self.raised_from.get(row).copied().unwrap_or(carried)
     }
 
     pub fn lane(&self, i: usize) -> &Lane {
@@ -433,7 +446,9 @@ impl Aligner {
                 };
                 // Only a lane that rejoined behind the combined watermark
                 // has rows below it (watermarks never decrease in a run).
+                self.raised_from.clear();
                 if run.watermarks.first().is_some_and(|w| *w < combined) {
+                    self.raised_from.extend_from_slice(&run.watermarks);
                     for w in &mut run.watermarks {
                         *w = (*w).max(combined);
                     }
@@ -643,9 +658,9 @@ fn save_item(w: &mut StateWriter, item: &StreamItem) -> Result<()> {
                 w.put(&row.error);
             }
         }
-        StreamItem::Side(SideItem::Trace(line)) => {
+        StreamItem::Side(SideItem::Trace(record)) => {
             w.u8(3);
-            w.put(line);
+            w.put(&record.line);
         }
         other => {
             return Err(Error::Internal(format!(
@@ -673,7 +688,12 @@ fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Resul
                 let table = table
                     .cloned()
                     .ok_or_else(|| corrupt("queued rows name a source that keeps none"))?;
-                chunk.origin = Some(Origin { batch, rows, table });
+                chunk.origin = Some(Origin {
+                    batch,
+                    rows,
+                    table,
+                    arrivals: Vec::new(),
+                });
             }
             StreamItem::Chunk(chunk)
         }
@@ -692,7 +712,7 @@ fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Resul
             }
             StreamItem::Side(SideItem::Bad(BadRows { source, file, rows }))
         }
-        3 => StreamItem::Side(SideItem::Trace(r.get()?)),
+        3 => StreamItem::Side(SideItem::Trace(TraceRecord::plain(r.get()?))),
         _ => return Err(corrupt("a queued item has an unknown kind")),
     })
 }
