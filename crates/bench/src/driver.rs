@@ -346,6 +346,81 @@ pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `report` benchmark: what a run report costs. TUMBLE 1 min, HOP
+/// 10 min / 1 min and the OVER aggregation (output filtered away), each
+/// without and with `SET 'tidemark.report'`, in turn, on the same input in
+/// the same run; prints each with-report time as a ratio to its plain
+/// twin, and the size of each report written.
+pub fn report(args: &TumbleArgs) -> Result<ExitCode> {
+    let (_, tidemark, data) = setup(args)?;
+    let table = format!(
+        "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
+         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n",
+        data::CSV_NAME
+    );
+    let queries = [
+        (
+            "TUMBLE 1 min",
+            "SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\n\
+             FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE))\n\
+             GROUP BY window_start, window_end, key;\n",
+        ),
+        (
+            "HOP 10 min / 1 min",
+            "SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\n\
+             FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE))\n\
+             GROUP BY window_start, window_end, key;\n",
+        ),
+        (
+            "OVER, output filtered",
+            "SELECT * FROM (SELECT key, ts, SUM(price) OVER w AS s, MAX(price) OVER w AS m FROM bids\n\
+             WINDOW w AS (PARTITION BY key ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW))\n\
+             WHERE m < 0;\n",
+        ),
+    ];
+    let mut named: Vec<(&'static str, PathBuf, u64)> = Vec::new();
+    let mut reports = Vec::new();
+    let names: [[&'static str; 2]; 3] = [
+        ["TUMBLE 1 min", "TUMBLE 1 min, report"],
+        ["HOP 10 min / 1 min", "HOP 10 min / 1 min, report"],
+        ["OVER, output filtered", "OVER filtered, report"],
+    ];
+    for (i, (_, query)) in queries.iter().enumerate() {
+        let report = data.dir.join(format!("report-{i}.html"));
+        for (with, name) in names[i].iter().enumerate() {
+            let script = data.dir.join(format!("report-{i}-{with}.sql"));
+            let set = if with == 1 {
+                format!("SET 'tidemark.report' = '{}';\n", report.display())
+            } else {
+                String::new()
+            };
+            std::fs::write(&script, format!("{table}{set}{query}"))
+                .with_context(|| format!("cannot write {}", script.display()))?;
+            named.push((name, script, args.rows));
+        }
+        reports.push((queries[i].0, report));
+    }
+    let series = run_series(&tidemark, &named, args)?;
+    for pair in series.chunks(2) {
+        println!(
+            "{}: {:.2}x the time without",
+            pair[1].name,
+            pair[1].median_wall_s() / pair[0].median_wall_s()
+        );
+    }
+    for (name, report) in &reports {
+        let bytes = std::fs::metadata(report)
+            .with_context(|| format!("no report at {}", report.display()))?
+            .len();
+        println!(
+            "{name}: the report is {} bytes ({:.2} MB)",
+            group(bytes),
+            bytes as f64 / 1e6
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The `join` benchmark: an inner window join of two streams on TUMBLE
 /// 10 s by key, at full and at half size, against the TUMBLE 1 min
 /// aggregation of the same number of rows (as one stream, 1,000 keys).

@@ -71,6 +71,10 @@ enum Command {
     /// SUM and MAX over the 10 preceding rows per key (an OVER window)
     /// against the TUMBLE aggregation, on the same input in the same run.
     Over(driver::TumbleArgs),
+    /// What a run report costs: TUMBLE, HOP 10/1 and OVER without and
+    /// with `SET 'tidemark.report'`, each timed against its plain twin in
+    /// the same run, and the size of each report.
+    Report(driver::TumbleArgs),
     /// A window join of two generated streams (TUMBLE 10 s, equal keys),
     /// at full and half size, against the TUMBLE aggregation of as many
     /// rows in the same run; peak memory shows whether state is freed per
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
         Command::Tumble(args) => driver::tumble(&args),
         Command::Windows(args) => driver::windows(&args),
         Command::Over(args) => driver::over(&args),
+        Command::Report(args) => driver::report(&args),
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => driver::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),

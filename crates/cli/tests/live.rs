@@ -8,6 +8,8 @@
 //! and sets `TIDEMARK_TEST_PROMTOOL`; with that set, a missing promtool
 //! fails the test.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -117,29 +119,6 @@ fn sample(metrics: &str, name: &str, labels: &[&str]) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
-fn promtool() -> Option<PathBuf> {
-    match std::env::var_os("TIDEMARK_TEST_PROMTOOL") {
-        Some(path) => {
-            let path = PathBuf::from(path);
-            assert!(
-                path.exists(),
-                "TIDEMARK_TEST_PROMTOOL={} does not exist",
-                path.display()
-            );
-            Some(path)
-        }
-        None => {
-            let found = Path::new("/usr/bin/promtool");
-            if found.exists() {
-                Some(found.to_path_buf())
-            } else {
-                eprintln!("skipped: no promtool (CI installs it and sets TIDEMARK_TEST_PROMTOOL)");
-                None
-            }
-        }
-    }
-}
-
 /// Metric names kept as Flink spells them, which Prometheus's linter
 /// would have in snake_case.
 const FLINK_NAMES: [&str; 12] = [
@@ -159,7 +138,7 @@ const FLINK_NAMES: [&str; 12] = [
 
 #[test]
 fn a_running_stdin_job_serves_its_page_and_metrics_that_promtool_reads() {
-    let Some(promtool) = promtool() else {
+    let Some(promtool) = common::ci_tool("TIDEMARK_TEST_PROMTOOL", "/usr/bin/promtool") else {
         return;
     };
     let dir = scratch("metrics");

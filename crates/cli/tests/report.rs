@@ -8,6 +8,8 @@
 //! the test. Screenshots go to `target/report-screenshots/`, and with
 //! `TIDEMARK_BLESS=1` the two pictures the docs show into `docs/images/`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tidemark::{Output, Session};
@@ -189,6 +191,52 @@ fn the_reports_figures_are_the_summarys_and_its_late_rows_the_operators() {
     }
 }
 
+/// The report with what depends on timing cut out: the state picture and
+/// the summary as printed (its state and elapsed lines).
+fn without_timing(html: &str) -> String {
+    let mut out = html.to_string();
+    for (open, close) in [
+        ("-state-0\">", "</figure></div>"),
+        ("<pre class=\"summary\">", "</pre>"),
+    ] {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(open).map(|i| i + from) {
+            let end = at + out[at..].find(close).expect("closed") + close.len();
+            out.replace_range(at..end, "");
+            from = at;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_pictures_are_the_same_at_every_batch_size_and_parallelism() {
+    let dir = scratch("invariance");
+    for job in JOBS {
+        let path = repo().join(job);
+        let mut pages = Vec::new();
+        for (i, settings) in [
+            &[][..],
+            &[("tidemark.batch-size", "1")][..],
+            &[("tidemark.batch-size", "7"), ("parallelism.default", "2")][..],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let report = dir.join(format!("{i}.html"));
+            let report_setting = report.display().to_string();
+            let mut all = settings.to_vec();
+            all.push(("tidemark.report", report_setting.as_str()));
+            tidemark::golden::run_case(&path, &all);
+            let html = std::fs::read_to_string(&report).expect("report");
+            pages.push(without_timing(&html));
+        }
+        assert!(pages[0].contains("<figure class=\"arrivals\""), "{job}");
+        assert_eq!(pages[0], pages[1], "{job}: batch size 1");
+        assert_eq!(pages[0], pages[2], "{job}: batch size 7, parallelism 2");
+    }
+}
+
 #[test]
 fn writing_a_report_changes_no_output() {
     let dir = scratch("unchanged");
@@ -266,30 +314,6 @@ fn a_report_that_cannot_be_written_fails_before_the_job_runs() {
     assert!(output.stdout.is_empty(), "nothing ran after the SET");
 }
 
-/// Chromium, or None where it is not installed and CI did not ask for it.
-fn chromium() -> Option<PathBuf> {
-    match std::env::var_os("TIDEMARK_TEST_CHROMIUM") {
-        Some(path) => {
-            let path = PathBuf::from(path);
-            assert!(
-                path.exists(),
-                "TIDEMARK_TEST_CHROMIUM={} does not exist",
-                path.display()
-            );
-            Some(path)
-        }
-        None => {
-            let found = Path::new("/usr/bin/chromium");
-            if found.exists() {
-                Some(found.to_path_buf())
-            } else {
-                eprintln!("skipped: no chromium (CI installs it and sets TIDEMARK_TEST_CHROMIUM)");
-                None
-            }
-        }
-    }
-}
-
 /// Chromium headless, as on a closed network, with a profile of its own.
 fn headless(chromium: &Path, profile: &Path) -> Command {
     let mut command = Command::new(chromium);
@@ -349,7 +373,7 @@ fn screenshot(chromium: &Path, profile: &Path, page: &Path, height: u32, png: &P
 
 #[test]
 fn chromium_renders_each_jobs_windows_late_rows_and_watermarks() {
-    let Some(chromium) = chromium() else {
+    let Some(chromium) = common::ci_tool("TIDEMARK_TEST_CHROMIUM", "/usr/bin/chromium") else {
         return;
     };
     let dir = scratch("chromium");
@@ -479,7 +503,8 @@ fn chromium_renders_each_jobs_windows_late_rows_and_watermarks() {
         }
     }
 
-    // OVER: no windows, rows made final as the watermark passes them.
+    // OVER: no windows; the job sets the trace, so its picture shows the
+    // rows made final as the watermark passed them.
     let dom = render("sql-tests/over/late_drop.sql", "over_late", 2000);
     assert_eq!(
         numbers(&dom, "<figure class=\"arrivals\"", "data-dropped"),

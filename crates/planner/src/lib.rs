@@ -397,7 +397,8 @@ fn build(
             )?;
             source.set_idleness(Idleness {
                 timeout_ms: idle_timeout(table, options)?,
-                trace: options.trace_events()?,
+                // A run report records idle turns itself.
+                trace: options.trace()?,
             });
             Ok(PipelineSource::Table(Box::new(source)))
         }
@@ -421,7 +422,11 @@ fn build(
                 frame: *frame,
                 aggregates: aggregates.clone(),
                 output_schema: schema.to_arrow(),
-                trace: options.trace_events()?,
+                // An OVER aggregation traces an event per row it emits,
+                // each cutting the output around it: only when the trace
+                // is printed. A run report needs none of them (its late
+                // rows come as late rows).
+                trace: options.trace()?,
                 ttl: over_ttl(frame, options)?,
             })?));
             Ok(source)

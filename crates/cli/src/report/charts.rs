@@ -63,6 +63,16 @@ fn is_instant(t: i64) -> bool {
     t != NO_WATERMARK && t != FINAL_WATERMARK
 }
 
+/// The watermark each sampled row met, by its arrival: the stream's
+/// watermark over the run.
+fn watermark_met(points: &[(u64, tidemark_engine::observe::RowPoint)]) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .filter(|(_, p)| is_instant(p.watermark))
+        .map(|(at, p)| (*at as f64, p.watermark as f64))
+        .collect()
+}
+
 fn figure(class: &str, title: &str, svg: &str, caption: &str, attrs: &str) -> String {
     format!(
         r#"<figure class="{class}" {attrs}><h4>{}</h4>{svg}<figcaption>{caption}</figcaption></figure>"#,
@@ -159,11 +169,7 @@ pub fn arrivals(stream: &StreamRecord, fates: Option<&TableFates>) -> String {
         }
     }
     // The watermark each row met.
-    let line: Vec<(f64, f64)> = points
-        .iter()
-        .filter(|(_, p)| is_instant(p.watermark))
-        .map(|(at, p)| (*at as f64, p.watermark as f64))
-        .collect();
+    let line = watermark_met(points);
     plot.line(
         "watermark",
         "#d62728",
@@ -659,11 +665,7 @@ pub fn watermarks(stream: &StreamRecord) -> String {
             ),
         );
     }
-    let combined: Vec<(f64, f64)> = points
-        .iter()
-        .filter(|(_, p)| is_instant(p.watermark))
-        .map(|(at, p)| (*at as f64, p.watermark as f64))
-        .collect();
+    let combined = watermark_met(points);
     plot.line(
         "combined-watermark",
         "#222",

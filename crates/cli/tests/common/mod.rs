@@ -1,6 +1,6 @@
 //! What several integration tests share: a small seeded generator,
 //! environment-variable knobs for longer runs, running a script for its
-//! output, and the test broker
+//! output, finding a tool CI installs, and the test broker
 //! ([`kafka`]).
 
 #![allow(dead_code)]
@@ -54,4 +54,27 @@ pub fn env_number(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// A program a test needs that CI installs and names in environment
+/// variable `env` (`.ci/run`): there, a missing one fails the test.
+/// Elsewhere it is looked for at `usual`, and the test is skipped (None,
+/// with a note) without it.
+pub fn ci_tool(env: &str, usual: &str) -> Option<std::path::PathBuf> {
+    match std::env::var_os(env) {
+        Some(path) => {
+            let path = std::path::PathBuf::from(path);
+            assert!(path.exists(), "{env}={} does not exist", path.display());
+            Some(path)
+        }
+        None => {
+            let found = std::path::Path::new(usual);
+            if found.exists() {
+                Some(found.to_path_buf())
+            } else {
+                eprintln!("skipped: no {usual} (CI installs it and sets {env})");
+                None
+            }
+        }
+    }
 }

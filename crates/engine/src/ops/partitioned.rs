@@ -606,7 +606,7 @@ mod tests {
                     batch,
                     rows: (0..len as u32).collect(),
                     table: table.clone(),
-                    arrivals: Vec::new(),
+                    arrivals: std::sync::Arc::from([]),
                 });
             }
             items.push(StreamItem::Chunk(chunk));

@@ -78,7 +78,7 @@ pub fn events(rows: &[(&str, i64, i64)], delay: i64) -> Chunk {
             types: vec![],
             rowtime: None,
         }),
-        arrivals: Vec::new(),
+        arrivals: std::sync::Arc::from([]),
     });
     chunk
 }

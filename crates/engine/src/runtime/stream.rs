@@ -6,6 +6,7 @@
 //! which row) while still working on whole Arrow batches.
 
 use arrow::array::RecordBatch;
+use std::sync::Arc;
 use tidemark_common::RowKind;
 
 /// Rows with their arrival watermarks and, for a changelog, their kinds.
@@ -29,20 +30,21 @@ pub struct Chunk {
 pub struct Origin {
     /// Rows of the source table, as it declares them.
     pub batch: RecordBatch,
-    /// For each row of the chunk, its row in `batch`.
-    pub rows: Vec<u32>,
-    pub table: std::sync::Arc<SourceTable>,
+    /// For each row of the chunk, its row in `batch`. Shared, so that a
+    /// step that keeps every row (a projection) copies nothing.
+    pub rows: Arc<[u32]>,
+    pub table: Arc<SourceTable>,
     /// For each row of the chunk, its arrival number in its source's
     /// stream, when a run report records them; else empty.
-    pub arrivals: Vec<u64>,
+    pub arrivals: Arc<[u64]>,
 }
 
 impl Origin {
     /// Rows `rows` of this origin (as [`Chunk::select`]).
     fn pick(&self, rows: &[u32]) -> Self {
-        let pick = |values: &[u64]| -> Vec<u64> {
+        let pick = |values: &[u64]| -> Arc<[u64]> {
             if values.is_empty() {
-                Vec::new()
+                Arc::from([])
             } else {
                 rows.iter().map(|r| values[*r as usize]).collect()
             }
@@ -115,12 +117,12 @@ impl Chunk {
             kinds: self.kinds.as_ref().map(|k| k[start..start + len].to_vec()),
             origin: self.origin.as_ref().map(|o| Origin {
                 batch: o.batch.clone(),
-                rows: o.rows[start..start + len].to_vec(),
+                rows: o.rows[start..start + len].into(),
                 table: o.table.clone(),
                 arrivals: o
                     .arrivals
                     .get(start..start + len)
-                    .map_or_else(Vec::new, <[u64]>::to_vec),
+                    .map_or_else(|| Arc::from([]), Arc::from),
             }),
             input: self.input,
         }
@@ -185,7 +187,7 @@ pub struct BadRow {
 pub struct LateRows {
     /// The rows, with the source table's columns.
     pub batch: RecordBatch,
-    pub table: std::sync::Arc<SourceTable>,
+    pub table: Arc<SourceTable>,
     /// The operator that dropped them.
     pub operator: &'static str,
     /// The watermark each row was judged against.
@@ -200,7 +202,7 @@ pub struct LateRows {
 /// for a run report: which row, and who took it.
 #[derive(Clone, Debug)]
 pub struct AcceptedRow {
-    pub table: std::sync::Arc<SourceTable>,
+    pub table: Arc<SourceTable>,
     /// Its arrival number in its source's stream.
     pub arrival: u64,
     pub rowtime: Option<i64>,

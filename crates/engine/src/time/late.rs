@@ -171,7 +171,7 @@ mod tests {
                 types: vec![],
                 rowtime: None,
             }),
-            arrivals: Vec::new(),
+            arrivals: std::sync::Arc::from([]),
         });
         chunk
     }

@@ -68,7 +68,7 @@ impl TableSource {
                 batch: chunk.batch.clone(),
                 rows: (0..chunk.num_rows() as u32).collect(),
                 table: table.clone(),
-                arrivals: Vec::new(),
+                arrivals: std::sync::Arc::from([]),
             });
         }
         chunk

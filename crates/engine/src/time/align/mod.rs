@@ -639,7 +639,7 @@ fn save_item(w: &mut StateWriter, item: &StreamItem) -> Result<()> {
                 Some(origin) => {
                     w.put(&true);
                     put_batch(w, &origin.batch)?;
-                    w.put(&origin.rows);
+                    w.put(&origin.rows.to_vec());
                 }
             }
         }
@@ -684,15 +684,15 @@ fn load_item(r: &mut StateReader<'_>, table: Option<&Arc<SourceTable>>) -> Resul
             let mut chunk = Chunk::new(batch, watermarks);
             if r.get::<bool>()? {
                 let batch = get_batch(r)?;
-                let rows = r.get()?;
+                let rows: Vec<u32> = r.get()?;
                 let table = table
                     .cloned()
                     .ok_or_else(|| corrupt("queued rows name a source that keeps none"))?;
                 chunk.origin = Some(Origin {
                     batch,
-                    rows,
+                    rows: rows.into(),
                     table,
-                    arrivals: Vec::new(),
+                    arrivals: Arc::from([]),
                 });
             }
             StreamItem::Chunk(chunk)
