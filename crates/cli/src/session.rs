@@ -901,6 +901,10 @@ impl Session {
         if let Some(line) = progress.as_mut() {
             line.clear();
         }
+        if let (Err(_), Some(live)) = (&result, &self.live) {
+            // The page says so rather than show the query still running.
+            live.failed();
+        }
         let mut summary = result?;
         summary.late_routed = late.routed();
         if let Some(note) = target.as_ref().and_then(|t| t.sink.note()) {

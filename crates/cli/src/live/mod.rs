@@ -116,6 +116,12 @@ impl LiveServer {
         lock(&self.published).running = Some(Arc::new(running));
     }
 
+    /// The running query failed: it is no longer shown (its error is on
+    /// stderr).
+    pub fn failed(&self) {
+        lock(&self.published).running = None;
+    }
+
     /// A query has finished: its final records.
     pub fn finished(&self, done: QueryReport) {
         let mut published = lock(&self.published);

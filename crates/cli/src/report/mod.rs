@@ -29,6 +29,9 @@ pub const REPORT_OPTION: &str = "tidemark.report";
 /// (the counts stay whole).
 const MAX_FATES: usize = 2_000;
 
+/// OVER emissions drawn per operator at most, sampled the same way.
+const MAX_EMISSIONS: usize = 2_000;
+
 /// Windows remembered per operator at most: later ones are counted, not
 /// drawn.
 const MAX_WINDOWS: usize = 20_000;
@@ -232,7 +235,7 @@ impl QueryRecorder {
                     windows: Vec::new(),
                     index: HashMap::new(),
                     windows_left_out: 0,
-                    emissions: Sampled::new(MAX_FATES),
+                    emissions: Sampled::new(MAX_EMISSIONS),
                     emissions_told: 0,
                 });
                 self.windows.len() - 1
