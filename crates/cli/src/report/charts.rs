@@ -764,8 +764,8 @@ pub fn lateness(name: &str, m: &OperatorMetrics, delay: Option<i64>) -> String {
             r#"<rect class="bar" data-rows="{n}" x="{x0:.1}" y="{y1:.1}" width="{:.1}" height="{:.1}"><title>{n} rows {} to {} behind</title></rect>"#,
             (x1 - x0 - 1.0).max(1.0),
             (y0 - y1).max(0.5),
-            escape(&label(from as f64, Values::Duration, 0.0)),
-            escape(&label(to as f64, Values::Duration, 0.0)),
+            escape(&label(from as f64, Values::Duration, 0.0, 0.0)),
+            escape(&label(to as f64, Values::Duration, 0.0, 0.0)),
         );
     }
     for (permille, class) in [(990, "p99"), (999, "p999")] {

@@ -110,6 +110,14 @@ pub fn ticks(lo: f64, hi: f64, values: Values, wanted: usize) -> Vec<f64> {
     out
 }
 
+/// How far apart `ticks` are (the whole `span` for a lone one).
+fn tick_step(ticks: &[f64], span: f64) -> f64 {
+    match ticks {
+        [a, b, ..] => b - a,
+        _ => span,
+    }
+}
+
 /// 1, 2 or 5 times a power of ten, at or above `v`.
 fn nice(v: f64) -> f64 {
     let p = 10f64.powf(v.log10().floor());
@@ -120,8 +128,10 @@ fn nice(v: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-/// A tick's label.
-pub fn label(v: f64, values: Values, span: f64) -> String {
+/// A tick's label, for ticks `step` apart over a range `span` wide: an
+/// instant shows the seconds when ticks are less than a minute apart, the
+/// day when the range is a day or longer.
+pub fn label(v: f64, values: Values, step: f64, span: f64) -> String {
     match values {
         Values::Count => count(v),
         Values::Bytes => tidemark_common::show_bytes(v.max(0.0) as u64),
@@ -131,16 +141,19 @@ pub fn label(v: f64, values: Values, span: f64) -> String {
                 return format!("{v}");
             };
             let t = t.naive_utc();
-            let format = if span >= 2.0 * 86_400_000.0 {
-                "%m-%d %H:%M"
-            } else if span >= 120_000.0 {
+            let time = if step >= 60_000.0 {
                 "%H:%M"
-            } else if span >= 2_000.0 {
+            } else if step >= 1_000.0 {
                 "%H:%M:%S"
             } else {
                 "%H:%M:%S%.3f"
             };
-            t.format(format).to_string()
+            let format = if span >= 86_400_000.0 {
+                format!("%m-%d {time}")
+            } else {
+                time.to_string()
+            };
+            t.format(&format).to_string()
         }
     }
 }
@@ -201,13 +214,15 @@ impl Plot {
     pub fn x_axis(&mut self, values: Values, title: &str) {
         let (lo, hi) = (self.x.lo, self.x.hi);
         let y0 = self.height - MARGIN_BOTTOM;
-        for t in ticks(lo, hi, values, 7) {
+        let all = ticks(lo, hi, values, 7);
+        let step = tick_step(&all, hi - lo);
+        for t in all {
             let x = self.x.at(t);
             let _ = write!(
                 self.svg,
                 r#"<line class="grid" x1="{x:.1}" y1="{MARGIN_TOP}" x2="{x:.1}" y2="{y0:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
                 y0 + 14.0,
-                escape(&label(t, values, hi - lo))
+                escape(&label(t, values, step, hi - lo))
             );
         }
         let _ = write!(
@@ -222,7 +237,9 @@ impl Plot {
     /// The y axis at the left, with its title.
     pub fn y_axis(&mut self, values: Values, title: &str) {
         let (lo, hi) = (self.y.lo, self.y.hi);
-        for t in ticks(lo, hi, values, 5) {
+        let all = ticks(lo, hi, values, 5);
+        let step = tick_step(&all, hi - lo);
+        for t in all {
             let y = self.y.at(t);
             let _ = write!(
                 self.svg,
@@ -230,7 +247,7 @@ impl Plot {
                 WIDTH - MARGIN_RIGHT,
                 MARGIN_LEFT - 6.0,
                 y + 4.0,
-                escape(&label(t, values, hi - lo))
+                escape(&label(t, values, step, hi - lo))
             );
         }
         let _ = write!(
@@ -293,7 +310,19 @@ mod tests {
         // Event time: whole minutes over an hour.
         let t = ticks(0.0, 3_600_000.0, Values::Instant, 7);
         assert!(t.iter().all(|v| v % 60_000.0 == 0.0), "{t:?}");
-        assert_eq!(label(3_600_000.0, Values::Instant, 3_600_000.0), "01:00");
+        assert_eq!(
+            label(3_600_000.0, Values::Instant, 600_000.0, 3_600_000.0),
+            "01:00"
+        );
+        // Ticks 30 s apart show their seconds; a range of days, the day.
+        assert_eq!(
+            label(30_000.0, Values::Instant, 30_000.0, 170_000.0),
+            "00:00:30"
+        );
+        assert_eq!(
+            label(86_400_000.0, Values::Instant, 21_600_000.0, 172_800_000.0),
+            "01-02 00:00"
+        );
     }
 
     #[test]
