@@ -26,10 +26,15 @@ pub const CSV_NAME: &str = "bids.csv";
 const SQL_NAME: &str = "tumble.sql";
 const PARAMS_NAME: &str = "params.txt";
 
-const TUMBLE_SQL: &str = "\
+/// The table the CSV benchmarks read: the generated bids, watermark 2 s
+/// behind.
+pub const BIDS_TABLE: &str = "\
 CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,
   WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');
+";
+
+const TUMBLE_SQL: &str = "\
 SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)
 FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, key;
@@ -144,7 +149,8 @@ pub fn prepare_shaped(
             false
         }
     };
-    fs::write(&sql, TUMBLE_SQL).with_context(|| format!("cannot write {}", sql.display()))?;
+    fs::write(&sql, format!("{BIDS_TABLE}{TUMBLE_SQL}"))
+        .with_context(|| format!("cannot write {}", sql.display()))?;
     let bytes = fs::metadata(&csv)
         .with_context(|| format!("cannot read {}", csv.display()))?
         .len();

@@ -262,11 +262,9 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
     for (i, (_, tvf)) in WINDOW_QUERIES.iter().enumerate() {
         let script = data.dir.join(format!("windows-{i}.sql"));
         let sql = format!(
-            "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
-             WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n\
-             SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\nFROM TABLE({tvf})\n\
+            "{}SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\nFROM TABLE({tvf})\n\
              GROUP BY window_start, window_end, key;\n",
-            data::CSV_NAME
+            data::BIDS_TABLE
         );
         std::fs::write(&script, sql)
             .with_context(|| format!("cannot write {}", script.display()))?;
@@ -301,11 +299,7 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
 /// rows.
 pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
     let (_, tidemark, data) = setup(args)?;
-    let table = format!(
-        "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
-         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n",
-        data::CSV_NAME
-    );
+    let table = data::BIDS_TABLE;
     let over = "SELECT key, ts, price, SUM(price) OVER w AS s, MAX(price) OVER w AS m\nFROM bids\n\
                 WINDOW w AS (PARTITION BY key ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)";
     let queries = [
@@ -353,11 +347,7 @@ pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
 /// twin, and the size of each report written.
 pub fn report(args: &TumbleArgs) -> Result<ExitCode> {
     let (_, tidemark, data) = setup(args)?;
-    let table = format!(
-        "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DOUBLE,\n  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n) \
-         WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n",
-        data::CSV_NAME
-    );
+    let table = data::BIDS_TABLE;
     let queries = [
         (
             "TUMBLE 1 min",
