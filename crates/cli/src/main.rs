@@ -23,7 +23,7 @@ use tidemark::{repl, script_dir, Output, Session};
         tidemark run examples/bids.sql\n  \
         tidemark run --trace --set table.exec.emit.allow-lateness=10s examples/bids.sql\n  \
         tidemark run --report run.html examples/bids.sql   (pictures of the run's time)\n  \
-        producer | tidemark run --ui job.sql   (the same page live, and /metrics)\n  \
+        producer | tidemark run --ui 8081 job.sql   (that page live on 127.0.0.1:8081, and /metrics)\n  \
         producer | tidemark run --drain job.sql   (a 'stdin' table; Ctrl-C fires open windows)\n  \
         tidemark explain examples/bids.sql\n  \
         tidemark test sql-tests\n  \
@@ -91,10 +91,10 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
         /// Serve the run report live while the job runs, with Prometheus
-        /// metrics at /metrics: on ADDR (host:port, or a port for this
-        /// machine only; default 127.0.0.1:8081). Other machines reach it
-        /// only when ADDR says so, e.g. --ui 0.0.0.0:8081.
-        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = tidemark::live::DEFAULT_ADDRESS)]
+        /// metrics at /metrics, on ADDR: host:port, or a port alone for
+        /// this machine only (8081: 127.0.0.1:8081). Other machines reach
+        /// it only when ADDR says so, e.g. --ui 0.0.0.0:8081.
+        #[arg(long, value_name = "ADDR")]
         ui: Option<String>,
     },
     /// Print the plan of every query and INSERT of a script, with when its

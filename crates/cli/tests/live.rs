@@ -142,7 +142,9 @@ fn a_running_stdin_job_serves_its_page_and_metrics_that_promtool_reads() {
         return;
     };
     let dir = scratch("metrics");
-    let mut run = start(&dir, "127.0.0.1:0");
+    // A port alone: this machine's loopback address (0: a free port).
+    let mut run = start(&dir, "0");
+    assert!(run.address.starts_with("127.0.0.1:"), "{}", run.address);
     // A client that connects and sends nothing.
     let mut stuck = TcpStream::connect(&run.address).expect("connects");
     let stuck_since = Instant::now();

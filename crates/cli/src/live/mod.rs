@@ -21,8 +21,8 @@ use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-/// The address `--ui` binds without one: this machine only.
-pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8081";
+/// The address given as an example of one: this machine only.
+pub const EXAMPLE_ADDRESS: &str = "127.0.0.1:8081";
 
 /// How long one connection may take, request to last byte.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -64,7 +64,7 @@ impl LiveServer {
         };
         let wanted: SocketAddr = spec
             .to_socket_addrs()
-            .map_err(|e| format!("--ui {address}: not an address to listen on ({e}); give host:port, e.g. {DEFAULT_ADDRESS}"))?
+            .map_err(|e| format!("--ui {address}: not an address to listen on ({e}); give host:port, e.g. {EXAMPLE_ADDRESS}"))?
             .next()
             .ok_or_else(|| format!("--ui {address}: the name has no address"))?;
         let listener = TcpListener::bind(wanted).map_err(|e| {
@@ -75,7 +75,7 @@ impl LiveServer {
                     wanted.port().wrapping_add(1)
                 ),
                 std::io::ErrorKind::AddrNotAvailable => format!(
-                    "{} is not an address of this machine; --ui listens on one of this machine's own addresses, such as {DEFAULT_ADDRESS} (the default: reachable from this machine only)",
+                    "{} is not an address of this machine; --ui listens on one of this machine's own addresses, such as {EXAMPLE_ADDRESS} (reachable from this machine only; a port alone means that address)",
                     wanted.ip()
                 ),
                 std::io::ErrorKind::PermissionDenied => format!(
