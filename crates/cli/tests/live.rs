@@ -234,6 +234,10 @@ fn a_running_stdin_job_serves_its_page_and_metrics_that_promtool_reads() {
         ),
         1_704_067_220_000.0
     );
+    assert_eq!(
+        value("tidemark_job_currentInputWatermark", &["query=\"1\""]),
+        1_704_067_220_000.0
+    );
     assert_eq!(value("tidemark_split_idle", &["split=\"stdin\""]), 0.0);
 
     // The page, running, with its windows; anything else is 404.

@@ -84,7 +84,6 @@ pub fn encode(n: usize, q: &QueryReport) -> String {
         registry: Registry::new(),
         made: Vec::new(),
     };
-    let mut input_watermark: Option<i64> = None;
     for src in &s.sources {
         let table = src.table.as_str();
         let labels = [("query", query.as_str()), ("table", table)];
@@ -114,7 +113,6 @@ pub fn encode(n: usize, q: &QueryReport) -> String {
             &labels,
             src.splits.iter().filter(|sp| sp.idle).count() as i64,
         );
-        input_watermark = Some(input_watermark.map_or(src.watermark, |w| w.min(src.watermark)));
         for split in &src.splits {
             let labels = [
                 ("query", query.as_str()),
@@ -216,9 +214,9 @@ pub fn encode(n: usize, q: &QueryReport) -> String {
     let labels = [("query", query.as_str())];
     f.gauge(
         "tidemark_job_currentInputWatermark",
-        "The query's input watermark: the lowest of its tables' (ms since the epoch).",
+        "The query's input watermark: its table's, or a union's over its inputs that are not idle (ms since the epoch).",
         &labels,
-        input_watermark.unwrap_or(NO_WATERMARK),
+        s.input_watermark,
     );
     f.gauge(
         "tidemark_job_currentOutputWatermark",

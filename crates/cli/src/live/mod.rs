@@ -138,6 +138,8 @@ async fn serve(listener: TcpListener, published: Arc<Mutex<Published>>) {
     let clients = Arc::new(tokio::sync::Semaphore::new(MAX_CLIENTS));
     loop {
         let Ok((stream, _)) = listener.accept().await else {
+            // Out of sockets, say: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
         // Past the limit, the newcomer is closed at once.

@@ -346,6 +346,9 @@ pub struct RunSummary {
     pub operators: Vec<(String, OperatorMetrics)>,
     pub rows_emitted: u64,
     pub final_watermark: i64,
+    /// The input's watermark: a table's, or a union's over its inputs
+    /// (idle ones left out).
+    pub input_watermark: i64,
     pub elapsed: Duration,
     /// The run was cancelled before the end of input: the numbers are
     /// those so far, and windows still open were not fired.
@@ -423,6 +426,7 @@ impl Pipeline {
                 .collect(),
             rows_emitted: tally.rows_emitted,
             final_watermark: tally.final_watermark,
+            input_watermark: self.source.watermark(),
             elapsed: started.elapsed(),
             cancelled: tally.cancelled,
             drained: tally.cancelled && tally.drain,
