@@ -62,4 +62,4 @@ pub use time::align::HeldWatermark;
 pub use time::clock::{Clock, ScriptedTime};
 pub use time::late::LateBook;
 pub use time::service::{EventTime, TimerHandler};
-pub use time::trace::{instant, TraceEvent, TraceFacts, TraceLine, TraceRecord};
+pub use time::trace::{instant, TraceEvent, TraceFacts, TraceLine, TraceRecord, Tracing};

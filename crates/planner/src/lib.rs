@@ -17,6 +17,7 @@ use tidemark_engine::Clock;
 use tidemark_engine::ParallelRead;
 use tidemark_engine::SessionAggregate;
 use tidemark_engine::SessionRows;
+use tidemark_engine::Tracing;
 use tidemark_engine::{auto_split, partitionable, PartitionedWindowAggregate};
 use tidemark_engine::{Branch, UnionSource};
 use tidemark_engine::{EvalContext, Operator, Pipeline, PipelineSource};
@@ -70,6 +71,18 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
         output_types: plan.schema().fields.iter().map(|f| f.ty.clone()).collect(),
         eval,
         warnings: held_watermark_warnings(plan, options)?,
+    })
+}
+
+/// What window operators trace: their events with lines when the trace is
+/// printed, in numbers only for a run report, else nothing.
+fn tracing(options: &SessionOptions) -> Result<Tracing> {
+    Ok(if options.trace()? {
+        Tracing::Lines
+    } else if options.trace_events()? {
+        Tracing::Facts
+    } else {
+        Tracing::Off
     })
 }
 
@@ -595,7 +608,7 @@ fn build(
                             .collect(),
                         schema.to_arrow(),
                         window_zone(&in_schema.field(window.time_column).ty, eval),
-                        options.trace_events()?,
+                        tracing(options)?,
                     )?))
                 }
             }
@@ -643,7 +656,7 @@ fn build(
                     && early_fire.is_none()
                     && two_phase_sums(aggregates, options),
                 zone: window_zone(&in_schema.field(window.time_column).ty, eval),
-                trace: options.trace_events()?,
+                trace: tracing(options)?,
                 early_fire,
                 key_share: None,
                 attached: window.attached.is_some(),

@@ -226,12 +226,12 @@ impl QueryRecorder {
         let i = match self
             .windows
             .iter()
-            .position(|w| w.operator == facts.operator)
+            .position(|w| w.operator == *facts.operator)
         {
             Some(i) => i,
             None => {
                 self.windows.push(OperatorWindows {
-                    operator: facts.operator.clone(),
+                    operator: facts.operator.to_string(),
                     windows: Vec::new(),
                     index: HashMap::new(),
                     windows_left_out: 0,

@@ -39,7 +39,7 @@ pub fn partitionable(spec: &WindowAggregateSpec) -> Option<&'static str> {
         spec.key_columns.len(),
         spec.lateness,
         spec.early_fire,
-        spec.trace,
+        spec.trace.is_on(),
     )
 }
 
@@ -545,7 +545,7 @@ mod tests {
             )),
             two_phase_sums: true,
             zone: None,
-            trace: false,
+            trace: crate::time::trace::Tracing::Off,
             early_fire: None,
             key_share: None,
             attached: false,

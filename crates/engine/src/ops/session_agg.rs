@@ -18,7 +18,7 @@ use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
-use crate::time::trace::{TraceEvent, TraceLine};
+use crate::time::trace::{TraceEvent, TraceLine, Tracing};
 use crate::time::window_columns::WindowColumns;
 use arrow::array::{Array, ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
@@ -135,7 +135,7 @@ pub struct SessionState {
     time_column: usize,
     key_columns: Vec<usize>,
     key_types: Vec<tidemark_common::SqlType>,
-    trace: bool,
+    trace: Tracing,
     key_converter: Option<RowConverter>,
     aggregates: Vec<AggregateCall>,
     output_schema: SchemaRef,
@@ -293,6 +293,7 @@ impl SessionState {
             converter: self.key_converter.as_ref(),
             types: &self.key_types,
             zone: self.zone,
+            tracing: self.trace,
         };
         shape.line(event, Self::NAME, key, start, end)
     }
@@ -388,7 +389,7 @@ impl TimerHandler for SessionState {
             let known = self.keys.find(key);
             let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
-                if self.trace {
+                if self.trace.is_on() {
                     let line = self
                         .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
                         .rowtime(row_start);
@@ -472,10 +473,10 @@ impl SessionState {
                 session.rows += 1;
                 if let Some(old) = session.emitted.take() {
                     let new = self.result(self.keys.key(key), start, session)?;
-                    if self.trace {
+                    if self.trace.is_on() {
                         let line =
                             self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
-                        out.side(line.rows(session.rows as u64).watermark(watermark))?;
+                        out.side(line.rows(session.rows).watermark(watermark))?;
                     }
                     if old != new {
                         out.rows(old, RowKind::UpdateBefore)?;
@@ -509,12 +510,12 @@ impl SessionState {
         let retracted = joined_sessions.iter().any(|s| s.emitted.is_some());
         // Growing one open session is not worth a line; joining several,
         // or changing the bounds of one that fired, is.
-        if self.trace && (joined_sessions.len() > 1 || retracted) {
+        if self.trace.is_on() && (joined_sessions.len() > 1 || retracted) {
             let rows: u64 = joined_sessions.iter().map(|s| s.rows).sum::<u64>() + 1;
             let line = self.trace_line(TraceEvent::Merge, self.keys.key(key), start, end)?;
             out.side(
                 line.field("sessions", joined_sessions.len())
-                    .rows(rows as u64)
+                    .rows(rows)
                     .watermark(watermark),
             )?;
         }
@@ -602,7 +603,7 @@ impl SessionState {
             if !timer.cleanup {
                 self.fire(timer.key, start, &session, watermark, out)?;
             }
-            if self.trace {
+            if self.trace.is_on() {
                 let line = self.trace_line(
                     TraceEvent::Cleanup,
                     self.keys.key(timer.key),
@@ -633,9 +634,9 @@ impl SessionState {
         out: &mut Emitter,
     ) -> Result<RecordBatch> {
         let key = self.keys.key(key);
-        if self.trace {
+        if self.trace.is_on() {
             let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
-            out.side(line.rows(session.rows as u64).watermark(watermark))?;
+            out.side(line.rows(session.rows).watermark(watermark))?;
         }
         let result = self.result(key, start, session)?;
         out.rows(result.clone(), RowKind::Insert)?;
@@ -677,7 +678,7 @@ mod tests {
             ])),
             two_phase_sums: false,
             zone: None,
-            trace: false,
+            trace: Tracing::Off,
             early_fire: None,
             key_share: None,
             attached: false,

@@ -15,7 +15,7 @@ use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
 use crate::time::merging::{merge_into, Interval, Merge};
 use crate::time::service::{EventTime, TimerHandler};
-use crate::time::trace::{TraceEvent, TraceLine};
+use crate::time::trace::{TraceEvent, TraceLine, Tracing};
 use crate::time::window_columns::WindowColumns;
 use arrow::array::{Array, ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
@@ -42,7 +42,7 @@ pub struct RowsState {
     key_columns: Vec<usize>,
     key_converter: Option<RowConverter>,
     key_types: Vec<SqlType>,
-    trace: bool,
+    trace: Tracing,
     output_schema: SchemaRef,
     zone: Option<chrono_tz::Tz>,
     sessions: HashMap<Vec<u8>, BTreeMap<i64, Held>>,
@@ -59,7 +59,7 @@ impl SessionRows {
         key_types: Vec<SqlType>,
         output_schema: SchemaRef,
         zone: Option<chrono_tz::Tz>,
-        trace: bool,
+        trace: Tracing,
     ) -> Result<Self> {
         if gap <= 0 {
             return Err(Error::Internal("a session gap must be positive".into()));
@@ -166,6 +166,7 @@ impl RowsState {
             converter: self.key_converter.as_ref(),
             types: &self.key_types,
             zone: self.zone,
+            tracing: self.trace,
         };
         shape.line(event, Self::NAME, key, start, end)
     }
@@ -207,7 +208,7 @@ impl TimerHandler for RowsState {
                 row_start.saturating_add(self.gap),
             );
             if last_instant(end) <= watermarks[i] {
-                if self.trace {
+                if self.trace.is_on() {
                     let line = self
                         .trace_line(TraceEvent::Late, key, start, end)?
                         .rowtime(row_start);
@@ -253,7 +254,7 @@ impl TimerHandler for RowsState {
         let Some(first) = held.rows.first() else {
             return Ok(());
         };
-        if self.trace {
+        if self.trace.is_on() {
             let line = self
                 .trace_line(TraceEvent::Fire, &key, start, end)?
                 .rows(held.rows.len() as u64)
@@ -281,7 +282,7 @@ impl TimerHandler for RowsState {
             RecordBatch::try_new(self.output_schema.clone(), columns)?,
             RowKind::Insert,
         )?;
-        if self.trace {
+        if self.trace.is_on() {
             // The session's rows are gone with the fire.
             let line = self.trace_line(TraceEvent::Cleanup, &key, start, end)?;
             out.side(line.watermark(time.watermark()))?;
@@ -312,7 +313,7 @@ mod tests {
             vec![SqlType::String],
             windowed_schema(),
             None,
-            false,
+            Tracing::Off,
         )
     }
 

@@ -92,7 +92,7 @@ impl std::fmt::Display for TraceRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceFacts {
     pub event: TraceEvent,
-    pub operator: String,
+    pub operator: std::borrow::Cow<'static, str>,
     /// The window's start (when the line knows it) and end, as shown.
     pub window: Option<(Option<i64>, i64)>,
     /// The keys a whole-window line covers, and the rows in the window
@@ -104,48 +104,92 @@ pub struct TraceFacts {
     pub watermark: i64,
 }
 
+impl TraceFacts {
+    fn new(event: TraceEvent, operator: std::borrow::Cow<'static, str>) -> Self {
+        TraceFacts {
+            event,
+            operator,
+            window: None,
+            keys: None,
+            rows: None,
+            rowtime: None,
+            watermark: NO_WATERMARK,
+        }
+    }
+}
+
+/// What an operator traces: nothing; its events in numbers only, for a
+/// run report (no line is written, which keeps a per-key event cheap); or
+/// its events with their lines, to print.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tracing {
+    #[default]
+    Off,
+    Facts,
+    Lines,
+}
+
+impl Tracing {
+    pub fn is_on(self) -> bool {
+        self != Tracing::Off
+    }
+
+    /// A trace event of `operator`, its line written only for
+    /// [`Tracing::Lines`].
+    pub fn line(self, event: TraceEvent, operator: &'static str) -> TraceLine {
+        match self {
+            Tracing::Lines => TraceLine::new(event, operator),
+            // Numbers only: nothing is written or allocated for the line.
+            _ => TraceLine {
+                text: None,
+                facts: TraceFacts::new(event, std::borrow::Cow::Borrowed(operator)),
+            },
+        }
+    }
+}
+
 /// One trace line under construction:
 /// `EVENT operator key=(..) window=[start, end) rows=n watermark=w`.
+/// Without a text (see [`Tracing::Facts`]) only the numbers are kept.
 pub struct TraceLine {
-    text: String,
+    text: Option<String>,
     facts: TraceFacts,
 }
 
 impl TraceLine {
     pub fn new(event: TraceEvent, operator: &str) -> Self {
         TraceLine {
-            text: format!("{:<7} {operator}", event.label()),
-            facts: TraceFacts {
-                event,
-                operator: operator.to_string(),
-                window: None,
-                keys: None,
-                rows: None,
-                rowtime: None,
-                watermark: NO_WATERMARK,
-            },
+            text: Some(format!("{:<7} {operator}", event.label())),
+            facts: TraceFacts::new(event, std::borrow::Cow::Owned(operator.to_string())),
         }
     }
 
     /// The group key: row `row` of `columns`, of `types`.
     pub fn key(mut self, columns: &[ArrayRef], types: &[SqlType], row: usize) -> Result<Self> {
-        if columns.is_empty() {
+        let Some(text) = self.text.as_mut().filter(|_| !columns.is_empty()) else {
             return Ok(self);
-        }
-        self.text.push_str(" key=(");
+        };
+        text.push_str(" key=(");
         for (i, (column, ty)) in columns.iter().zip(types).enumerate() {
             if i > 0 {
-                self.text.push_str(", ");
+                text.push_str(", ");
             }
-            format_value(column.as_ref(), ty, row, chrono_tz::UTC, &mut self.text)?;
+            format_value(column.as_ref(), ty, row, chrono_tz::UTC, text)?;
         }
-        self.text.push(')');
+        text.push(')');
         Ok(self)
+    }
+
+    /// Whether the line is written (not numbers only).
+    pub fn has_text(&self) -> bool {
+        self.text.is_some()
     }
 
     pub fn window(mut self, start: i64, end: i64) -> Self {
         self.facts.window = Some((Some(start), end));
-        let _ = write!(self.text, " window=[{}, {})", instant(start), instant(end));
+        if let Some(text) = self.text.as_mut() {
+            let _ = write!(text, " window=[{}, {})", instant(start), instant(end));
+        }
         self
     }
 
@@ -154,7 +198,7 @@ impl TraceLine {
         match window {
             TracedWindow::Bounds(start, end) => self.window(start, end),
             TracedWindow::Ending(end) => {
-                let mut line = self.field("window_end", instant(end));
+                let mut line = self.instant_field("window_end", end);
                 line.facts.window = Some((None, end));
                 line
             }
@@ -176,19 +220,31 @@ impl TraceLine {
     /// The `rowtime=t` field: the time of the row the line is about.
     pub fn rowtime(mut self, t: i64) -> Self {
         self.facts.rowtime = Some(t);
-        self.field("rowtime", instant(t))
+        self.instant_field("rowtime", t)
+    }
+
+    /// A field that is an instant, written only with the line (formatting
+    /// an instant is most of an event's cost).
+    fn instant_field(self, name: &str, t: i64) -> Self {
+        if self.text.is_some() {
+            self.field(name, instant(t))
+        } else {
+            self
+        }
     }
 
     pub fn field(mut self, name: &str, value: impl std::fmt::Display) -> Self {
-        let _ = write!(self.text, " {name}={value}");
+        if let Some(text) = self.text.as_mut() {
+            let _ = write!(text, " {name}={value}");
+        }
         self
     }
 
     pub fn watermark(self, watermark: i64) -> SideItem {
-        let mut line = self.field("watermark", instant(watermark));
+        let mut line = self.instant_field("watermark", watermark);
         line.facts.watermark = watermark;
         SideItem::Trace(TraceRecord {
-            line: line.text,
+            line: line.text.unwrap_or_default(),
             facts: Some(line.facts),
         })
     }
@@ -200,6 +256,7 @@ pub struct KeyShape<'a> {
     pub types: &'a [SqlType],
     /// Windows are shown on this zone's wall clock (TIMESTAMP_LTZ rowtimes).
     pub zone: Option<chrono_tz::Tz>,
+    pub tracing: Tracing,
 }
 
 impl KeyShape<'_> {
@@ -208,12 +265,13 @@ impl KeyShape<'_> {
     pub fn line(
         &self,
         event: TraceEvent,
-        operator: &str,
+        operator: &'static str,
         key: &[u8],
         start: i64,
         end: i64,
     ) -> Result<TraceLine> {
-        let columns = match self.converter {
+        // The key is read back from its row form only for a line written.
+        let columns = match self.converter.filter(|_| self.tracing == Tracing::Lines) {
             Some(conv) => conv.convert_rows(std::iter::once(conv.parser().parse(key)))?,
             None => Vec::new(),
         };
@@ -221,7 +279,9 @@ impl KeyShape<'_> {
             Some(tz) => crate::time::zone::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
-        Ok(TraceLine::new(event, operator)
+        Ok(self
+            .tracing
+            .line(event, operator)
             .key(&columns, self.types, 0)?
             .window(wall(start), wall(end)))
     }

@@ -11,7 +11,7 @@ use crate::ops::emitted::Emitted;
 use crate::ops::keys::key_hash;
 use crate::time::service::EventTime;
 use crate::time::slicing::Slicing;
-use crate::time::trace::{TraceEvent, TraceLine};
+use crate::time::trace::TraceEvent;
 use arrow::array::{ArrayRef, RecordBatch};
 use std::sync::Arc;
 use tidemark_common::time::window_start;
@@ -65,14 +65,15 @@ impl WindowState {
             return Ok(());
         }
         let batch = self.window_batch(window_end, slice, &order)?;
-        if self.trace {
+        if self.trace.is_on() {
             let event = if early {
                 TraceEvent::Early
             } else {
                 TraceEvent::Fire
             };
             emitter.side(
-                TraceLine::new(event, Self::NAME)
+                self.trace
+                    .line(event, Self::NAME)
                     .window_of(self.traced_window(window_end))
                     .keys(order.len() as u64)
                     .rows(slice.group_rows.iter().sum::<u64>())
@@ -199,9 +200,10 @@ impl WindowState {
             return Err(Error::Internal("a re-fired key has no rows".into()));
         }
         let new = self.window_batch(window_end, &merged, &[0])?;
-        if self.trace {
+        if self.trace.is_on() {
             emitter.side(
-                TraceLine::new(TraceEvent::Refire, Self::NAME)
+                self.trace
+                    .line(TraceEvent::Refire, Self::NAME)
                     .key(&new.columns()[..self.key_columns.len()], &self.key_types, 0)?
                     .window_of(self.traced_window(window_end))
                     .rows(merged.group_rows.iter().sum::<u64>())
@@ -256,7 +258,7 @@ impl WindowState {
             for (into, from) in window.accumulators.iter_mut().zip(&part.accumulators) {
                 into.merge_from(from.as_ref(), &pairs, newest_first)?;
             }
-            if self.trace {
+            if self.trace.is_on() {
                 window.group_rows.resize(window.keys.len() as usize, 0);
                 for (src, dst) in &pairs {
                     window.group_rows[*dst as usize] += part.group_rows[*src as usize];
@@ -285,9 +287,10 @@ impl WindowState {
     ) -> Result<()> {
         self.free_slices_through(window_end);
         self.fired.retain(|end, _| *end > window_end);
-        if self.trace {
+        if self.trace.is_on() {
             out.side(
-                TraceLine::new(TraceEvent::Cleanup, Self::NAME)
+                self.trace
+                    .line(TraceEvent::Cleanup, Self::NAME)
                     .window_of(self.traced_window(window_end))
                     .watermark(watermark),
             )?;

@@ -22,7 +22,7 @@ use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::slicing::Slicing;
-use crate::time::trace::TracedWindow;
+use crate::time::trace::{TracedWindow, Tracing};
 use crate::time::window_columns::WindowColumns;
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
@@ -51,7 +51,7 @@ pub struct WindowAggregateSpec {
     /// laid out on that zone's wall clock.
     pub zone: Option<chrono_tz::Tz>,
     /// Report every fire, re-fire, late row and cleanup as a trace line.
-    pub trace: bool,
+    pub trace: Tracing,
     /// Early firing: open windows emit their partial results every this
     /// many ms of watermark progress (`tidemark.emit.early-fire`).
     pub early_fire: Option<i64>,
@@ -166,7 +166,7 @@ pub struct WindowState {
     aggregates: Vec<AggregateCall>,
     output_schema: SchemaRef,
     window_columns: WindowColumns,
-    trace: bool,
+    trace: Tracing,
     early_fire: Option<i64>,
     /// The pending early-firing tick.
     early_tick: Option<i64>,
@@ -342,7 +342,7 @@ impl WindowedState for WindowState {
             if slice.first_seq.len() != groups || slice.group_rows.len() > groups {
                 return Err(corrupt("a slice's groups do not add up"));
             }
-            if self.trace {
+            if self.trace.is_on() {
                 slice.group_rows.resize(groups, 0);
             }
             for acc in &mut slice.accumulators {

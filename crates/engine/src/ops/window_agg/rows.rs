@@ -10,7 +10,7 @@ use crate::ops::emit::{row_keys, Emitter, WindowedState};
 use crate::runtime::stream::Chunk;
 use crate::time::service::EventTime;
 use crate::time::slicing::Slicing;
-use crate::time::trace::{TraceEvent, TraceLine};
+use crate::time::trace::TraceEvent;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{TimestampMillisecondType, UInt8Type};
@@ -247,7 +247,7 @@ impl WindowState {
         watermark: i64,
         out: &mut Emitter,
     ) -> Result<()> {
-        if self.trace {
+        if self.trace.is_on() {
             let last = self.slicing.last_window_end(end);
             let key_columns: Vec<ArrayRef> = self
                 .key_columns
@@ -259,7 +259,8 @@ impl WindowState {
                 .as_primitive::<TimestampMillisecondType>()
                 .value(i);
             out.side(
-                TraceLine::new(TraceEvent::Late, Self::NAME)
+                self.trace
+                    .line(TraceEvent::Late, Self::NAME)
                     .key(&key_columns, &self.key_types, i)?
                     .window_of(self.traced_window(last))
                     .rowtime(rowtime)
@@ -332,7 +333,7 @@ impl WindowState {
                 let values = call.arg.map(|c| batch.column(c));
                 acc.update(values, rows, &groups)?;
             }
-            if self.trace {
+            if self.trace.is_on() {
                 slice.group_rows.resize(slice.keys.len() as usize, 0);
                 for g in &groups {
                     slice.group_rows[*g as usize] += 1;

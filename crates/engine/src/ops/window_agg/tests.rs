@@ -29,7 +29,7 @@ fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
         ])),
         two_phase_sums: false,
         zone: None,
-        trace: false,
+        trace: crate::time::trace::Tracing::Off,
         early_fire: None,
         key_share: None,
         attached: false,
