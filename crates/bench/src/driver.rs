@@ -71,6 +71,17 @@ fn run_series(
     scripts: &[(&'static str, PathBuf, u64)],
     args: &TumbleArgs,
 ) -> Result<Vec<Series>> {
+    run_series_clearing(tidemark, scripts, args, &|| Ok(()))
+}
+
+/// [`run_series`], calling `clear` after each run (to remove what it
+/// wrote).
+fn run_series_clearing(
+    tidemark: &Path,
+    scripts: &[(&'static str, PathBuf, u64)],
+    args: &TumbleArgs,
+    clear: &dyn Fn() -> std::io::Result<()>,
+) -> Result<Vec<Series>> {
     let mut series: Vec<Series> = scripts
         .iter()
         .map(|(name, _, rows)| Series::new(name).with_rows(*rows))
@@ -82,6 +93,7 @@ fn run_series(
                 &[OsStr::new("run"), script.as_os_str()],
             )?;
             s.push(&m)?;
+            clear().context("cannot remove what the run wrote")?;
             println!(
                 "run {run}/{}: {} {:.3} s, {:.1} MiB",
                 args.runs,
@@ -335,6 +347,65 @@ pub fn over(args: &TumbleArgs) -> Result<ExitCode> {
             "{}: {:.0} % of the TUMBLE throughput",
             s.name,
             100.0 * tumble / s.median_wall_s()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `print` benchmark: the same TUMBLE (6 s windows, so about 830,000
+/// result rows from 5 M input rows) into a blackhole table, printed on
+/// stdout (which the measure sends to /dev/null: the rows are formatted
+/// all the same), and written to a CSV and a JSON file table, in turn, in
+/// the same run; prints each time as a ratio to the blackhole run's.
+pub fn print(args: &TumbleArgs) -> Result<ExitCode> {
+    let (_, tidemark, data) = setup(args)?;
+    let select = "SELECT key, window_start, window_end, COUNT(*), SUM(price), MAX(price)\n\
+                  FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '6' SECOND))\n\
+                  GROUP BY window_start, window_end, key;\n";
+    let columns = "(key STRING, ws TIMESTAMP(3), we TIMESTAMP(3), n BIGINT, s DOUBLE, m DOUBLE)";
+    let sink = |name: &str, with: &str| {
+        format!("CREATE TABLE {name} {columns} WITH ({with});\nINSERT INTO {name} {select}")
+    };
+    let out = data.dir.join("print-out");
+    let file = |format: &str| {
+        format!(
+            "'connector' = 'filesystem', 'path' = '{}/{format}', 'format' = '{format}'",
+            out.display()
+        )
+    };
+    let queries: [(&'static str, String); 4] = [
+        (
+            "TUMBLE 6 s, blackhole",
+            sink("bh", "'connector' = 'blackhole'"),
+        ),
+        ("TUMBLE 6 s, printed", select.to_string()),
+        ("TUMBLE 6 s, CSV file", sink("csv_out", &file("csv"))),
+        ("TUMBLE 6 s, JSON file", sink("json_out", &file("json"))),
+    ];
+    let mut named = Vec::new();
+    for (i, (name, query)) in queries.iter().enumerate() {
+        let script = data.dir.join(format!("print-{i}.sql"));
+        std::fs::write(&script, format!("{}{query}", data::BIDS_TABLE))
+            .with_context(|| format!("cannot write {}", script.display()))?;
+        named.push((*name, script, args.rows));
+    }
+    // Each run writes into empty folders.
+    let clear = || {
+        match std::fs::remove_dir_all(&out) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        std::fs::create_dir_all(out.join("csv"))?;
+        std::fs::create_dir_all(out.join("json"))
+    };
+    clear().with_context(|| format!("cannot clear {}", out.display()))?;
+    let series = run_series_clearing(&tidemark, &named, args, &clear)?;
+    let blackhole = series[0].median_wall_s();
+    for s in &series[1..] {
+        println!(
+            "{}: {:.2}x the blackhole time",
+            s.name,
+            s.median_wall_s() / blackhole
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -71,6 +71,10 @@ enum Command {
     /// SUM and MAX over the 10 preceding rows per key (an OVER window)
     /// against the TUMBLE aggregation, on the same input in the same run.
     Over(driver::TumbleArgs),
+    /// The print path: TUMBLE 6 s (about 830,000 result rows) into a
+    /// blackhole, printed on stdout, and into CSV and JSON files, each
+    /// timed against the blackhole run.
+    Print(driver::TumbleArgs),
     /// What a run report costs: TUMBLE, HOP 10/1 and OVER without and
     /// with `SET 'tidemark.report'`, each timed against its plain twin in
     /// the same run, and the size of each report.
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         Command::Windows(args) => driver::windows(&args),
         Command::Over(args) => driver::over(&args),
         Command::Report(args) => driver::report(&args),
+        Command::Print(args) => driver::print(&args),
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => driver::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
