@@ -104,7 +104,13 @@ impl CsvLayout {
         // when there is none.
         let escape = self.escape.unwrap_or('\\');
         let unsafe_char = |c: char| c < self.min_safe || c == escape;
-        if !long && !value.chars().any(unsafe_char) {
+        // ASCII text (most of it) is looked at byte by byte.
+        let needs_quotes = if value.is_ascii() {
+            value.bytes().any(|b| unsafe_char(char::from(b)))
+        } else {
+            value.chars().any(unsafe_char)
+        };
+        if !long && !needs_quotes {
             out.push_str(value);
             return;
         }
@@ -146,12 +152,17 @@ pub struct LineEncoder {
     columns: Vec<usize>,
     /// One value's text, reused.
     value: String,
+    /// Per encoded column, its last timestamp and that timestamp's text:
+    /// a column often repeats its value row after row (a window's
+    /// bounds), and the text is copied rather than written again.
+    timestamps: Vec<Option<(i64, String)>>,
 }
 
 impl LineEncoder {
     pub fn new(format: LineFormat, columns: Vec<usize>) -> Self {
         LineEncoder {
             format,
+            timestamps: vec![None; columns.len()],
             columns,
             value: String::new(),
         }
@@ -210,7 +221,8 @@ impl LineEncoder {
                     }
                     if is_quotable(ty) {
                         value.clear();
-                        write_text(column.as_ref(), ty, row, Style::CSV, value)?;
+                        let last = &mut self.timestamps[i];
+                        write_text_repeating(column.as_ref(), ty, row, Style::CSV, last, value)?;
                         layout.push_string(out, value);
                     } else {
                         write_text(column.as_ref(), ty, row, Style::CSV, out)?;
@@ -224,7 +236,7 @@ impl LineEncoder {
                 };
                 out.push('{');
                 let mut first = true;
-                for (c, name) in self.columns.iter().zip(&layout.names) {
+                for (i, (c, name)) in self.columns.iter().zip(&layout.names).enumerate() {
                     let column = batch.column(*c);
                     let ty = &types[*c];
                     let null = is_null(column.as_ref(), ty, row);
@@ -242,7 +254,8 @@ impl LineEncoder {
                         continue;
                     }
                     value.clear();
-                    write_text(column.as_ref(), ty, row, style, value)?;
+                    let last = &mut self.timestamps[i];
+                    write_text_repeating(column.as_ref(), ty, row, style, last, value)?;
                     match ty {
                         SqlType::TinyInt
                         | SqlType::SmallInt
@@ -253,7 +266,7 @@ impl LineEncoder {
                         // NaN and the infinities are not JSON numbers:
                         // they are written as strings, as Flink does.
                         SqlType::Double | SqlType::Float
-                            if value.parse::<f64>().is_ok_and(f64::is_finite) =>
+                            if !value.ends_with("NaN") && !value.ends_with("Infinity") =>
                         {
                             out.push_str(value)
                         }
@@ -265,6 +278,34 @@ impl LineEncoder {
         }
         Ok(true)
     }
+}
+
+/// [`write_text`], copying a timestamp's text from `last` when the column
+/// repeats its value, and keeping it there when not.
+fn write_text_repeating(
+    array: &dyn Array,
+    ty: &SqlType,
+    row: usize,
+    style: Style,
+    last: &mut Option<(i64, String)>,
+    out: &mut String,
+) -> Result<()> {
+    if !matches!(ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) {
+        return write_text(array, ty, row, style, out);
+    }
+    let Some(values) = array.as_primitive_opt::<TimestampMillisecondType>() else {
+        return write_text(array, ty, row, style, out);
+    };
+    let value = values.value(row);
+    match last {
+        Some((v, text)) if *v == value => out.push_str(text),
+        _ => {
+            let from = out.len();
+            write_text(array, ty, row, style, out)?;
+            *last = Some((value, out[from..].to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// Whether row `row` of a column is NULL: always for the NULL type, whose
