@@ -132,8 +132,7 @@ pub struct StreamRecord {
 /// The operators' state, measured at a moment of the run.
 #[derive(Clone, Debug)]
 pub struct StatePoint {
-    /// Rows read by then, and the wall-clock time since the start.
-    pub rows_read: u64,
+    /// The wall-clock time since the start.
     pub elapsed_ms: u64,
     /// Bytes held, per operator (as [`Observations::operators`]).
     pub bytes: Vec<u64>,
@@ -197,15 +196,11 @@ impl Observer {
         self.lock().operators = names;
     }
 
-    /// Records the state per operator at `rows_read`; past
+    /// Records the state per operator `elapsed_ms` into the run; past
     /// [`MAX_STATE_POINTS`], every other point is dropped.
-    pub fn state(&self, rows_read: u64, elapsed_ms: u64, bytes: Vec<u64>) {
+    pub fn state(&self, elapsed_ms: u64, bytes: Vec<u64>) {
         let mut all = self.lock();
-        all.state.push(StatePoint {
-            rows_read,
-            elapsed_ms,
-            bytes,
-        });
+        all.state.push(StatePoint { elapsed_ms, bytes });
         if all.state.len() > MAX_STATE_POINTS {
             let mut i = 0;
             // Keeps the first and the newest.

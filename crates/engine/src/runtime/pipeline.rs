@@ -577,9 +577,8 @@ impl Pipeline {
                 last_state = Some(Instant::now());
                 tally.state_now = self.measure_state(&mut tally.peak_state)?;
                 if let Some(observer) = &self.observer {
-                    let (rows, _) = self.input_progress();
                     let bytes = tally.state_now.iter().map(|s| s.bytes).collect();
-                    observer.state(rows, started.elapsed().as_millis() as u64, bytes);
+                    observer.state(started.elapsed().as_millis() as u64, bytes);
                     measures += 1;
                     if measures >= 64 {
                         measures = 0;
@@ -612,9 +611,8 @@ impl Pipeline {
             report(&self.progress(&tally, started));
         }
         if let Some(observer) = &self.observer {
-            let (rows, _) = self.input_progress();
             let bytes = tally.state_now.iter().map(|s| s.bytes).collect();
-            observer.state(rows, started.elapsed().as_millis() as u64, bytes);
+            observer.state(started.elapsed().as_millis() as u64, bytes);
         }
         Ok(self.summary(&tally, started, true))
     }

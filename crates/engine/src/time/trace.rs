@@ -180,11 +180,6 @@ impl TraceLine {
         Ok(self)
     }
 
-    /// Whether the line is written (not numbers only).
-    pub fn has_text(&self) -> bool {
-        self.text.is_some()
-    }
-
     pub fn window(mut self, start: i64, end: i64) -> Self {
         self.facts.window = Some((Some(start), end));
         if let Some(text) = self.text.as_mut() {
