@@ -957,7 +957,7 @@ impl Session {
         };
         out.summary.write_all(text.as_bytes()).map_err(io)?;
         if let Some(recorder) = recorder.into_inner() {
-            let done = recorder.finish(&summary);
+            let done = recorder.snapshot(&summary);
             if let Some(live) = &self.live {
                 live.finished(done.clone());
             }

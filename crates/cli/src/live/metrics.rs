@@ -54,8 +54,7 @@ impl Families {
     }
 
     fn gauge(&mut self, name: &'static str, help: &str, labels: &[(&str, &str)], value: i64) {
-        let keys: Vec<&str> = labels.iter().map(|(k, _)| *k).collect();
-        let values: Vec<&str> = labels.iter().map(|(_, v)| *v).collect();
+        let (keys, values): (Vec<&str>, Vec<&str>) = labels.iter().copied().unzip();
         if let Some(Family::Gauge(g)) = self.family(name, help, &keys, false) {
             if let Ok(m) = g.get_metric_with_label_values(&values) {
                 m.set(value);
@@ -64,8 +63,7 @@ impl Families {
     }
 
     fn counter(&mut self, name: &'static str, help: &str, labels: &[(&str, &str)], value: u64) {
-        let keys: Vec<&str> = labels.iter().map(|(k, _)| *k).collect();
-        let values: Vec<&str> = labels.iter().map(|(_, v)| *v).collect();
+        let (keys, values): (Vec<&str>, Vec<&str>) = labels.iter().copied().unzip();
         if let Some(Family::Counter(c)) = self.family(name, help, &keys, true) {
             if let Ok(m) = c.get_metric_with_label_values(&values) {
                 // A fresh counter per scrape: it counts from zero.

@@ -325,7 +325,8 @@ impl QueryRecorder {
         }
     }
 
-    /// The records so far, with the summary so far (for a live page).
+    /// The query's report from its records so far and `summary`: while it
+    /// runs (a live page), or once it has run.
     pub fn snapshot(&self, summary: &RunSummary) -> QueryReport {
         QueryReport {
             title: self.title.clone(),
@@ -333,19 +334,6 @@ impl QueryRecorder {
             observations: self.observer.snapshot(),
             fates: self.fates.clone(),
             windows: self.windows.clone(),
-            summary: summary.clone(),
-            summary_text: render_summary(summary, true),
-        }
-    }
-
-    /// The query has run: its report, with the summary.
-    pub fn finish(self, summary: &RunSummary) -> QueryReport {
-        QueryReport {
-            title: self.title,
-            sql: self.sql,
-            observations: self.observer.snapshot(),
-            fates: self.fates,
-            windows: self.windows,
             summary: summary.clone(),
             summary_text: render_summary(summary, true),
         }
