@@ -59,7 +59,14 @@ pub enum Shape {
     /// that about half of them bid at any moment; a row's key is drawn
     /// uniformly from the keys bidding at its time.
     Sessions,
+    /// As `Steady`, but 10 ms of event time per row on average instead
+    /// of 1 ms: 5 M rows span about 14 hours, so that windows a day long
+    /// hold hundreds of one-minute slices.
+    Spread,
 }
+
+/// The average event time between rows of the `Spread` shape, in ms.
+pub const SPREAD_MS_PER_ROW: u64 = 10;
 
 /// How long a key of the `Sessions` shape bids before falling silent.
 pub const SESSION_ACTIVE_MS: u64 = 60_000;
@@ -102,6 +109,7 @@ fn params_text(rows: u64, keys: u64, seed: u64, shape: Shape) -> String {
         Shape::Sessions => {
             format!("shape sessions {SESSION_ACTIVE_MS} ms on, {SESSION_IDLE_MS} ms off\n")
         }
+        Shape::Spread => format!("shape spread {SPREAD_MS_PER_ROW} ms per row\n"),
     };
     format!("format {FORMAT_VERSION}\nrows {rows}\nkeys {keys}\nseed {seed:#018x}\n{shape_line}")
 }
@@ -129,6 +137,7 @@ pub fn prepare_shaped(
     let prefix = match shape {
         Shape::Steady => "tumble",
         Shape::Sessions => "session",
+        Shape::Spread => "spread",
     };
     let dir = root.join(format!("{prefix}-r{rows}-k{keys}-s{seed:016x}"));
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -200,12 +209,17 @@ fn generate(csv: &Path, rows: u64, keys: u64, seed: u64, shape: Shape) -> Result
 fn write_rows(out: &mut impl Write, rows: u64, keys: u64, seed: u64, shape: Shape) -> Result<()> {
     let mut rng = SplitMix64(seed);
     let start = first_ideal_time()?;
-    // Ideal time advances 0, 1 or 2 ms per row: 1 ms on average.
+    // Ideal time advances 0, 1 or 2 ms per row: 1 ms on average (0 to
+    // 20 ms, 10 on average, for the spread shape).
+    let step = match shape {
+        Shape::Spread => 2 * SPREAD_MS_PER_ROW + 1,
+        _ => 3,
+    };
     let mut ideal_ms: u64 = 0;
     for _ in 0..rows {
-        ideal_ms += rng.below(3);
+        ideal_ms += rng.below(step);
         let key = match shape {
-            Shape::Steady => rng.below(keys),
+            Shape::Steady | Shape::Spread => rng.below(keys),
             Shape::Sessions => bidding_key(&mut rng, keys, ideal_ms),
         };
         let delay = rng.below(MAX_DISORDER_MS + 1);
@@ -276,7 +290,7 @@ mod tests {
 
     #[test]
     fn same_seed_same_rows() -> Result<()> {
-        for shape in [Shape::Steady, Shape::Sessions] {
+        for shape in [Shape::Steady, Shape::Sessions, Shape::Spread] {
             assert_eq!(generated(1_000, 10, shape)?, generated(1_000, 10, shape)?);
         }
         Ok(())

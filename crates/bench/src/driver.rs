@@ -204,6 +204,11 @@ pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
 /// Finds the programs and prepares the input: the bench's own executable
 /// (which also runs the hand-written program), the tidemark binary, the data.
 fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
+    setup_shaped(args, data::Shape::Steady)
+}
+
+/// [`setup`] for input of another shape.
+fn setup_shaped(args: &TumbleArgs, shape: data::Shape) -> Result<(PathBuf, PathBuf, Dataset)> {
     let (exe, target_dir) = own_paths()?;
     warn_if_debug_build();
     let tidemark = tidemark_binary(args.tidemark.as_deref(), &target_dir)?;
@@ -213,7 +218,13 @@ fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
         group(args.keys),
         target_dir.join("bench-data").display()
     );
-    let data = data::prepare(&target_dir.join("bench-data"), args.rows, args.keys)?;
+    let data = data::prepare_shaped(
+        &target_dir.join("bench-data"),
+        args.rows,
+        args.keys,
+        data::SEED,
+        shape,
+    )?;
     print_setup(&data, &tidemark);
     Ok((exe, tidemark, data))
 }
@@ -407,6 +418,85 @@ pub fn print(args: &TumbleArgs) -> Result<ExitCode> {
             s.name,
             s.median_wall_s() / blackhole
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `slides` benchmark: windows that share many slices. On the
+/// spread input (5 M rows over about 14 hours), HOP windows a day long
+/// sliding by a minute (1,440 slices each) and CUMULATE windows growing
+/// by a minute up to a day, beside TUMBLE 1 min and HOP 10 min every
+/// minute, all into a blackhole, in turn, in the same run. Twice: with
+/// aggregates whose merge is exact (COUNT, SUM of a DECIMAL, MIN, MAX,
+/// FIRST_VALUE, LAST_VALUE), and with the SUM of a DOUBLE, whose order of
+/// additions is kept as Flink's. Prints each time as a ratio to TUMBLE's
+/// with the same aggregates.
+pub fn slides(args: &TumbleArgs) -> Result<ExitCode> {
+    let (_, tidemark, data) = setup_shaped(args, data::Shape::Spread)?;
+    let table = "CREATE TABLE bids (key STRING, ts TIMESTAMP(3), price DECIMAL(10, 2),\n  \
+                 WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n\
+                 ) WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n";
+    let windows = [
+        ("TUMBLE 1 min", "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)"),
+        (
+            "HOP 10 min every 1 min",
+            "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)",
+        ),
+        (
+            "HOP 1 day every 1 min",
+            "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '1' DAY)",
+        ),
+        (
+            "CUMULATE 1 day by 1 min",
+            "CUMULATE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '1' DAY)",
+        ),
+    ];
+    let exact = (
+        "exact",
+        "n BIGINT, s DECIMAL(38, 2), lo DECIMAL(10, 2), hi DECIMAL(10, 2), \
+         f DECIMAL(10, 2), l DECIMAL(10, 2)",
+        "COUNT(*), SUM(price), MIN(price), MAX(price), FIRST_VALUE(price), LAST_VALUE(price)",
+    );
+    let double = ("DOUBLE sum", "s DOUBLE", "SUM(CAST(price AS DOUBLE))");
+    let mut named: Vec<(&'static str, PathBuf, u64)> = Vec::new();
+    let names: [[&'static str; 4]; 2] = [
+        [
+            "TUMBLE 1 min, exact",
+            "HOP 10 min every 1 min, exact",
+            "HOP 1 day every 1 min, exact",
+            "CUMULATE 1 day by 1 min, exact",
+        ],
+        [
+            "TUMBLE 1 min, DOUBLE sum",
+            "HOP 10 min every 1 min, DOUBLE sum",
+            "HOP 1 day every 1 min, DOUBLE sum",
+            "CUMULATE 1 day by 1 min, DOUBLE sum",
+        ],
+    ];
+    for (set, (label, columns, aggregates)) in [exact, double].into_iter().enumerate() {
+        for (i, (_, tvf)) in windows.iter().enumerate() {
+            let script = data.dir.join(format!("slides-{set}-{i}.sql"));
+            let sql = format!(
+                "{table}CREATE TABLE out (key STRING, ws TIMESTAMP(3), we TIMESTAMP(3), {columns}) \
+                 WITH ('connector' = 'blackhole');\n\
+                 INSERT INTO out SELECT key, window_start, window_end, {aggregates}\n\
+                 FROM TABLE({tvf})\nGROUP BY window_start, window_end, key;\n"
+            );
+            std::fs::write(&script, sql)
+                .with_context(|| format!("cannot write {} ({label})", script.display()))?;
+            named.push((names[set][i], script, args.rows));
+        }
+    }
+    let series = run_series(&tidemark, &named, args)?;
+    for set in series.chunks(windows.len()) {
+        let tumble = set[0].median_wall_s();
+        for s in &set[1..] {
+            println!(
+                "{}: {:.2}x the TUMBLE time",
+                s.name,
+                s.median_wall_s() / tumble
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

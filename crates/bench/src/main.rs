@@ -75,6 +75,12 @@ enum Command {
     /// blackhole, printed on stdout, and into CSV and JSON files, each
     /// timed against the blackhole run.
     Print(driver::TumbleArgs),
+    /// Windows sharing many slices: HOP 1 day every 1 min and CUMULATE up
+    /// to 1 day by 1 min over 5 M rows spread across about 14 hours,
+    /// beside TUMBLE 1 min and HOP 10 min every 1 min, each timed against
+    /// TUMBLE; once with exact aggregates (COUNT, SUM of a DECIMAL, MIN,
+    /// MAX, FIRST_VALUE, LAST_VALUE), once with a DOUBLE sum.
+    Slides(driver::TumbleArgs),
     /// What a run report costs: TUMBLE, HOP 10/1 and OVER without and
     /// with `SET 'tidemark.report'`, each timed against its plain twin in
     /// the same run, and the size of each report.
@@ -146,6 +152,7 @@ fn main() -> ExitCode {
         Command::Over(args) => driver::over(&args),
         Command::Report(args) => driver::report(&args),
         Command::Print(args) => driver::print(&args),
+        Command::Slides(args) => driver::slides(&args),
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => driver::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
