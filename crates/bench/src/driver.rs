@@ -437,7 +437,10 @@ pub fn slides(args: &TumbleArgs) -> Result<ExitCode> {
                  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND\n\
                  ) WITH ('connector' = 'filesystem', 'path' = 'bids.csv', 'format' = 'csv');\n";
     let windows = [
-        ("TUMBLE 1 min", "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)"),
+        (
+            "TUMBLE 1 min",
+            "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)",
+        ),
         (
             "HOP 10 min every 1 min",
             "HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '10' MINUTE)",

@@ -197,6 +197,11 @@ impl<S: WindowedState> Windowed<S> {
             emitter: Emitter::new(S::NAME, S::LATE_REASON),
         }
     }
+
+    #[cfg(test)]
+    pub(crate) fn state_mut(&mut self) -> &mut S {
+        &mut self.state
+    }
 }
 
 impl<S: WindowedState> Operator for Windowed<S>

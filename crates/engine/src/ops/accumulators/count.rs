@@ -55,6 +55,10 @@ impl Accumulator for Count {
         Ok(())
     }
 
+    fn merge_is_associative(&self) -> bool {
+        true
+    }
+
     fn reset(&mut self, group: u32) {
         reset_group(&mut self.counts, group, 0);
     }
@@ -125,6 +129,11 @@ impl Accumulator for CountDistinct {
             }
         }
         Ok(())
+    }
+
+    /// A union of sets.
+    fn merge_is_associative(&self) -> bool {
+        true
     }
 
     fn reset(&mut self, group: u32) {

@@ -56,6 +56,12 @@ where
         Ok(())
     }
 
+    /// Floating-point numbers are not totally ordered by `<` (NaN, -0.0):
+    /// which of two unordered values is kept depends on the order seen.
+    fn merge_is_associative(&self) -> bool {
+        !self.data_type.is_floating()
+    }
+
     fn reset(&mut self, group: u32) {
         reset_group(&mut self.values, group, None);
     }

@@ -77,6 +77,19 @@ pub trait Accumulator: Send + Any {
         other_is_earlier: bool,
     ) -> Result<()>;
 
+    /// Whether merges give the same result however the slices of a window
+    /// are grouped, so long as each merge says truly which side holds the
+    /// earlier rows (`merge_from`'s `other_is_earlier`): exact sums and
+    /// counts, MIN and MAX of types with a total order, FIRST_VALUE and
+    /// LAST_VALUE. Then a long HOP window may be made of partial merges
+    /// kept from earlier windows. Floating-point sums (whose rounding
+    /// depends on the order of additions), MIN/MAX of floating-point
+    /// numbers (NaN and -0.0 compare unordered) and LISTAGG (which appends
+    /// in merge order) are not.
+    fn merge_is_associative(&self) -> bool {
+        false
+    }
+
     /// Empties group `group`, as if nothing had been added to it: its
     /// number can serve another key (state that expires, spec §10).
     fn reset(&mut self, group: u32);

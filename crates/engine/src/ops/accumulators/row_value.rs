@@ -98,6 +98,12 @@ impl Accumulator for RowValue {
         Ok(())
     }
 
+    /// Arrow's row format orders all values; FIRST_VALUE and LAST_VALUE
+    /// follow `other_is_earlier`.
+    fn merge_is_associative(&self) -> bool {
+        true
+    }
+
     fn reset(&mut self, group: u32) {
         reset_group(&mut self.values, group, None);
     }

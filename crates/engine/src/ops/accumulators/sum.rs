@@ -68,6 +68,12 @@ where
         Ok(())
     }
 
+    /// Integer and decimal sums wrap, which is associative; a FLOAT sum
+    /// rounds.
+    fn merge_is_associative(&self) -> bool {
+        !self.data_type.is_floating()
+    }
+
     fn reset(&mut self, group: u32) {
         reset_group(&mut self.sums, group, T::Native::default());
         reset_group(&mut self.seen, group, false);
@@ -440,6 +446,11 @@ where
             self.counts[d] += other.counts.get(src).copied().unwrap_or(0);
         }
         Ok(())
+    }
+
+    /// An exact sum that wraps, and a count.
+    fn merge_is_associative(&self) -> bool {
+        true
     }
 
     fn reset(&mut self, group: u32) {

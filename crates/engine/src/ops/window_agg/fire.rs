@@ -47,9 +47,22 @@ impl WindowState {
         emitter: &mut Emitter,
         early: bool,
     ) -> Result<()> {
-        let (parts, newest_first) = self.window_parts(window_end);
+        // An on-time fire may come from merges kept since the last one.
+        let reused = !early && self.advance_reuse(window_end)?;
+        let (parts, newest_first) = match reused {
+            true => (Vec::new(), false),
+            false => self.window_parts(window_end),
+        };
         let merged;
         let (slice, order): (&Slice, Vec<u32>) = match parts.as_slice() {
+            _ if reused => {
+                let Some(window) = self.reuse.window() else {
+                    return Ok(());
+                };
+                let mut order: Vec<u32> = (0..window.keys.len()).collect();
+                order.sort_by_key(|g| window.first_seq[*g as usize]);
+                (window, order)
+            }
             [] => return Ok(()),
             // One slice (always, for TUMBLE): its groups are numbered in
             // the order of their first row already.
@@ -237,35 +250,52 @@ impl WindowState {
         let mut window = self.new_slice()?;
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for part in parts {
-            pairs.clear();
-            let groups: Vec<u32> = match only {
-                Some((key, hash)) => part.keys.find(key, hash).into_iter().collect(),
-                None => (0..part.keys.len()).collect(),
-            };
-            for g in groups {
-                let key = part
-                    .keys
-                    .rows()
-                    .map(|rows| (rows.row(g as usize), part.keys.hash(g)));
-                let (dst, new) = window.keys.intern(key);
-                if new {
-                    window.first_seq.push(part.first_seq[g as usize]);
-                }
-                let seq = &mut window.first_seq[dst as usize];
-                *seq = (*seq).min(part.first_seq[g as usize]);
-                pairs.push((g, dst));
-            }
-            for (into, from) in window.accumulators.iter_mut().zip(&part.accumulators) {
-                into.merge_from(from.as_ref(), &pairs, newest_first)?;
-            }
-            if self.trace.is_on() {
-                window.group_rows.resize(window.keys.len() as usize, 0);
-                for (src, dst) in &pairs {
-                    window.group_rows[*dst as usize] += part.group_rows[*src as usize];
-                }
-            }
+            self.merge_into(&mut window, part, newest_first, only, &mut pairs)?;
         }
         Ok(window)
+    }
+
+    /// Adds `part` into `window`: its keys are matched with the window's
+    /// (a new key is numbered next), each key's first arrival is the
+    /// earlier of the two, and accumulators merge `part` in, which holds
+    /// earlier rows than `window` if `part_is_earlier`. With `only`, just
+    /// that key's group. `pairs` is scratch space.
+    pub(super) fn merge_into(
+        &self,
+        window: &mut Slice,
+        part: &Slice,
+        part_is_earlier: bool,
+        only: Option<(&[u8], u64)>,
+        pairs: &mut Vec<(u32, u32)>,
+    ) -> Result<()> {
+        pairs.clear();
+        let groups: Vec<u32> = match only {
+            Some((key, hash)) => part.keys.find(key, hash).into_iter().collect(),
+            None => (0..part.keys.len()).collect(),
+        };
+        for g in groups {
+            let key = part
+                .keys
+                .rows()
+                .map(|rows| (rows.row(g as usize), part.keys.hash(g)));
+            let (dst, new) = window.keys.intern(key);
+            if new {
+                window.first_seq.push(part.first_seq[g as usize]);
+            }
+            let seq = &mut window.first_seq[dst as usize];
+            *seq = (*seq).min(part.first_seq[g as usize]);
+            pairs.push((g, dst));
+        }
+        for (into, from) in window.accumulators.iter_mut().zip(&part.accumulators) {
+            into.merge_from(from.as_ref(), pairs, part_is_earlier)?;
+        }
+        if self.trace.is_on() {
+            window.group_rows.resize(window.keys.len() as usize, 0);
+            for (src, dst) in pairs.iter() {
+                window.group_rows[*dst as usize] += part.group_rows[*src as usize];
+            }
+        }
+        Ok(())
     }
 
     /// The windows of the slice ending at `slice_end` that have fired at

@@ -9,6 +9,7 @@
 //! freed once it can no longer change (`window_end - 1 + lateness`).
 
 mod fire;
+mod reuse;
 mod rows;
 mod two_phase;
 
@@ -26,6 +27,7 @@ use crate::time::trace::{TracedWindow, Tracing};
 use crate::time::window_columns::WindowColumns;
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
+use reuse::Reuse;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use tidemark_common::expr::AggregateCall;
@@ -142,6 +144,20 @@ struct Slice {
     group_rows: Vec<u64>,
 }
 
+impl Slice {
+    /// The bytes its groups hold.
+    fn bytes(&self) -> u64 {
+        self.keys.state_bytes()
+            + vec_bytes(&self.first_seq)
+            + vec_bytes(&self.group_rows)
+            + self
+                .accumulators
+                .iter()
+                .map(|a| a.state_bytes())
+                .sum::<u64>()
+    }
+}
+
 /// Rows of a run that fall in one slice.
 #[derive(Default)]
 struct SliceRows {
@@ -188,6 +204,8 @@ pub struct WindowState {
     /// whose ends the trace shows on this zone's wall clock (their
     /// `window_end` column), or None.
     attached: Option<Option<chrono_tz::Tz>>,
+    /// Merges kept from one window to the next (HOP, CUMULATE).
+    reuse: Reuse,
 }
 
 impl WindowState {
@@ -217,8 +235,9 @@ impl WindowAggregate {
         let two_phase_sums = spec.two_phase_sums
             && matches!(slicing, Slicing::Tumble { .. })
             && layout_zone.is_none();
+        let mut associative = true;
         for call in &spec.aggregates {
-            new_accumulator(call)?;
+            associative &= new_accumulator(call)?.merge_is_associative();
         }
         let key_converter = key_converter(&spec.key_types)?;
         let window_columns = WindowColumns::declared(&spec.output_schema, spec.key_columns.len())?;
@@ -252,6 +271,7 @@ impl WindowAggregate {
                 late_row_buffered: false,
                 checked_at: tidemark_common::time::NO_WATERMARK,
             }),
+            reuse: Reuse::new(slicing, associative),
         }))
     }
 }
@@ -271,15 +291,9 @@ impl WindowedState for WindowState {
         let mut size = StateSize::default();
         for slice in self.slices.values() {
             size.entries += u64::from(slice.keys.len());
-            size.bytes += slice.keys.state_bytes()
-                + vec_bytes(&slice.first_seq)
-                + vec_bytes(&slice.group_rows)
-                + slice
-                    .accumulators
-                    .iter()
-                    .map(|a| a.state_bytes())
-                    .sum::<u64>();
+            size.bytes += slice.bytes();
         }
+        size.bytes += self.reuse.slices().iter().map(|s| s.bytes()).sum::<u64>();
         size.bytes += self.fired.values().map(Emitted::state_bytes).sum::<u64>();
         size
     }

@@ -319,6 +319,7 @@ impl WindowState {
             if rows.is_empty() {
                 continue;
             }
+            self.reuse.slice_changed(end);
             groups.clear();
             let first_seq = &mut slice.first_seq;
             let rows_seen = self.rows_seen;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::ops::operator::Operator;
-use crate::ops::testing::{count_star, events, part, run, s};
+use crate::ops::testing::{count_star, events, in_chunks, part, run, s};
 use crate::runtime::stream::StreamItem;
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use std::sync::Arc;
@@ -145,5 +145,147 @@ fn a_checkpoint_taken_between_chunks_resumes_to_the_same_output() -> Result<()> 
     // the resumed run emits all that one straight run does.
     assert_eq!(resumed_lines, output(count_per_tumble(s(3))?, 10)?);
     assert_eq!(resumed.metrics().late_rows, 1);
+    Ok(())
+}
+
+/// `agg(v)` (or `agg(k)` for LISTAGG) over the test events.
+fn call_on(func: tidemark_common::expr::AggregateFunction) -> AggregateCall {
+    use tidemark_common::expr::AggregateFunction as F;
+    let (arg, ty) = match func {
+        F::ListAgg => (0, SqlType::String),
+        _ => (2, SqlType::BigInt),
+    };
+    AggregateCall {
+        func,
+        arg: Some(arg),
+        arg_type: Some(ty.clone()),
+        distinct: false,
+        separator: None,
+        offset: 0,
+        lag_default: None,
+        ty,
+    }
+}
+
+/// Aggregates of `funcs` per key `k` over windows of `kind`.
+fn keyed_aggregation(
+    kind: WindowKind,
+    funcs: &[tidemark_common::expr::AggregateFunction],
+    lateness: i64,
+) -> Result<WindowAggregate> {
+    let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+    let mut aggregates = vec![count_star()];
+    aggregates.extend(funcs.iter().map(|f| call_on(*f)));
+    let mut fields = vec![
+        Field::new("k", DataType::Utf8, true),
+        Field::new("window_start", ts.clone(), false),
+        Field::new("window_end", ts.clone(), false),
+        Field::new("window_time", ts, false),
+    ];
+    for (i, call) in aggregates.iter().enumerate() {
+        fields.push(Field::new(format!("a{i}"), call.ty.to_arrow(), true));
+    }
+    WindowAggregate::new(WindowAggregateSpec {
+        kind,
+        time_column: 1,
+        key_columns: vec![0],
+        key_types: vec![SqlType::String],
+        aggregates,
+        lateness,
+        output_schema: Arc::new(Schema::new(fields)),
+        two_phase_sums: false,
+        zone: None,
+        trace: crate::time::trace::Tracing::Off,
+        early_fire: None,
+        key_share: None,
+        attached: false,
+    })
+}
+
+/// 600 rows of five keys, 200 ms apart on average with up to 6 s of
+/// disorder, values from -50 to 49: with a watermark 1 s behind, some rows
+/// are late.
+fn disordered_rows() -> Vec<(&'static str, i64, i64)> {
+    let mut seed: u64 = 0x5eed;
+    let mut next = move |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let keys = ["a", "b", "c", "d", "e"];
+    (0..600)
+        .map(|i| {
+            let ts = i * 200 + next(200) as i64 - next(6_000) as i64;
+            (keys[next(5) as usize], ts, next(100) as i64 - 50)
+        })
+        .collect()
+}
+
+#[test]
+fn kept_merges_give_what_merging_every_slice_gives() -> Result<()> {
+    use tidemark_common::expr::AggregateFunction as F;
+    let exact = [F::Sum, F::Min, F::Max, F::FirstValue, F::LastValue, F::Avg];
+    let with_listagg = [F::Sum, F::Min, F::FirstValue, F::LastValue, F::ListAgg];
+    let hop = |slices: i64| WindowKind::Hop {
+        slide: 500,
+        size: 500 * slices,
+        offset: 0,
+    };
+    let cumulate = |slices: i64| WindowKind::Cumulate {
+        step: 700,
+        max_size: 700 * slices,
+        offset: 0,
+    };
+    let cases: Vec<(WindowKind, &[F])> = vec![
+        (hop(4), &exact),
+        (hop(7), &exact),
+        (hop(30), &exact),
+        (cumulate(3), &with_listagg),
+        (cumulate(12), &with_listagg),
+    ];
+    let rows = disordered_rows();
+    let chunk = events(&rows, s(1));
+    let (mut dropped, mut refired) = (false, false);
+    for (kind, funcs) in cases {
+        for lateness in [0, s(3)] {
+            for batch in [1, 7, rows.len()] {
+                let mut kept = keyed_aggregation(kind, funcs, lateness)?;
+                assert!(
+                    !matches!(kept.state_mut().reuse, Reuse::Nothing),
+                    "{kind}: merges are kept"
+                );
+                let mut merged = keyed_aggregation(kind, funcs, lateness)?;
+                merged.state_mut().reuse = Reuse::Nothing;
+                let expected = run(&mut merged, in_chunks(&chunk, batch))?;
+                let got = run(&mut kept, in_chunks(&chunk, batch))?;
+                assert!(
+                    kept.state_mut().reuse.horizon() > i64::MIN,
+                    "{kind}: the kept merges served"
+                );
+                assert!(expected.iter().any(|l| l.starts_with("+I")));
+                dropped |= expected.iter().any(|l| l.starts_with("LATE"));
+                refired |= expected.iter().any(|l| l.starts_with("-U"));
+                assert_eq!(got, expected, "{kind}, lateness {lateness}, batch {batch}");
+            }
+        }
+    }
+    // Late rows dropped the kept merges and re-fired windows.
+    assert!(dropped && refired);
+    Ok(())
+}
+
+#[test]
+fn a_floating_or_ordered_merge_keeps_merging_every_slice() -> Result<()> {
+    use tidemark_common::expr::AggregateFunction as F;
+    let hop = WindowKind::Hop {
+        slide: 500,
+        size: 5_000,
+        offset: 0,
+    };
+    let mut listagg = keyed_aggregation(hop, &[F::Sum, F::ListAgg], 0)?;
+    assert!(matches!(listagg.state_mut().reuse, Reuse::Nothing));
+    let mut exact = keyed_aggregation(hop, &[F::Sum, F::Max], 0)?;
+    assert!(matches!(exact.state_mut().reuse, Reuse::Stacks(_)));
     Ok(())
 }
