@@ -26,7 +26,10 @@ use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{corrupt, StateReader, StateWriter};
 use tidemark_engine::StagedRename;
 
-const MAGIC: &[u8] = b"tidemark checkpoint 3\n";
+/// Bumped whenever an operator's state is written differently, so that an
+/// older checkpoint is refused rather than misread (4: FIRST_VALUE and
+/// LAST_VALUE of numbers and times keep native values).
+const MAGIC: &[u8] = b"tidemark checkpoint 4\n";
 
 /// The file's name in the checkpoint folder.
 const FILE: &str = "checkpoint";

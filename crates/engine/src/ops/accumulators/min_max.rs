@@ -1,6 +1,7 @@
-//! MIN and MAX of primitive types (numbers and timestamps), compared as
-//! their native values.
+//! MIN, MAX, FIRST_VALUE and LAST_VALUE of primitive types (numbers,
+//! dates, times and timestamps), kept as their native values.
 
+use super::row_value::Pick;
 use super::{
     argument, ensure, for_each_value, grow, reset_group, same, save_group_vectors, Accumulator,
 };
@@ -12,15 +13,15 @@ use tidemark_common::Result;
 
 pub(super) struct MinMax<T: ArrowPrimitiveType> {
     values: Vec<Option<T::Native>>,
-    max: bool,
+    pick: Pick,
     data_type: DataType,
 }
 
 impl<T: ArrowPrimitiveType> MinMax<T> {
-    pub(super) fn new(max: bool, data_type: DataType) -> Self {
+    pub(super) fn new(pick: Pick, data_type: DataType) -> Self {
         MinMax {
             values: vec![],
-            max,
+            pick,
             data_type,
         }
     }
@@ -33,9 +34,10 @@ where
     fn update(&mut self, values: Option<&ArrayRef>, rows: &[u32], groups: &[u32]) -> Result<()> {
         let v = argument(values, "MIN/MAX")?;
         grow(&mut self.values, groups, None);
-        let max = self.max;
+        let pick = self.pick;
+        // A new row comes after everything the group holds.
         for_each_value::<T>(v, rows, groups, |g, x| {
-            offer_extreme(&mut self.values[g], x, max)
+            offer(&mut self.values[g], x, pick, true)
         });
         Ok(())
     }
@@ -44,13 +46,18 @@ where
         &mut self,
         other: &dyn Accumulator,
         pairs: &[(u32, u32)],
-        _other_is_earlier: bool,
+        other_is_earlier: bool,
     ) -> Result<()> {
         let other = same::<Self>(other)?;
         for &(src, dst) in pairs {
             ensure(&mut self.values, dst, None);
             if let Some(x) = other.values.get(src as usize).copied().flatten() {
-                offer_extreme(&mut self.values[dst as usize], x, self.max);
+                offer(
+                    &mut self.values[dst as usize],
+                    x,
+                    self.pick,
+                    !other_is_earlier,
+                );
             }
         }
         Ok(())
@@ -58,8 +65,9 @@ where
 
     /// Floating-point numbers are not totally ordered by `<` (NaN, -0.0):
     /// which of two unordered values is kept depends on the order seen.
+    /// FIRST_VALUE and LAST_VALUE compare no values.
     fn merge_is_associative(&self) -> bool {
-        !self.data_type.is_floating()
+        matches!(self.pick, Pick::First | Pick::Last) || !self.data_type.is_floating()
     }
 
     fn reset(&mut self, group: u32) {
@@ -81,19 +89,18 @@ where
     }
 }
 
-/// Keeps the larger (`max`) or smaller of `slot` and `x`.
-fn offer_extreme<N: PartialOrd>(slot: &mut Option<N>, x: N, max: bool) {
-    let better = match slot {
-        None => true,
-        Some(cur) => {
-            if max {
-                x > *cur
-            } else {
-                x < *cur
-            }
-        }
+/// Offers `x` to a group's `slot`; `later` says whether it comes after
+/// what the slot holds, which decides FIRST_VALUE and LAST_VALUE.
+#[inline]
+fn offer<N: PartialOrd>(slot: &mut Option<N>, x: N, pick: Pick, later: bool) {
+    let replace = match (slot.as_ref(), pick) {
+        (None, _) => true,
+        (Some(_), Pick::First) => !later,
+        (Some(_), Pick::Last) => later,
+        (Some(cur), Pick::Min) => x < *cur,
+        (Some(cur), Pick::Max) => x > *cur,
     };
-    if better {
+    if replace {
         *slot = Some(x);
     }
 }

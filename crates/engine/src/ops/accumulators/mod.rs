@@ -151,41 +151,42 @@ pub fn new_accumulator(call: &AggregateCall) -> Result<Box<dyn Accumulator>> {
             )),
             other => return Err(Error::Internal(format!("exact AVG over {other}"))),
         },
-        F::Min | F::Max => {
-            let max = call.func == F::Max;
-            match arg_type {
-                SqlType::TinyInt => Box::new(MinMax::<Int8Type>::new(max, DataType::Int8)),
-                SqlType::SmallInt => Box::new(MinMax::<Int16Type>::new(max, DataType::Int16)),
-                SqlType::Int => Box::new(MinMax::<Int32Type>::new(max, DataType::Int32)),
-                SqlType::Float => Box::new(MinMax::<Float32Type>::new(max, DataType::Float32)),
-                SqlType::Date => Box::new(MinMax::<Date32Type>::new(max, DataType::Date32)),
-                SqlType::Time(_) => Box::new(MinMax::<Time32MillisecondType>::new(
-                    max,
-                    arg_type.to_arrow(),
-                )),
-                SqlType::BigInt => Box::new(MinMax::<Int64Type>::new(max, DataType::Int64)),
-                SqlType::Double => Box::new(MinMax::<Float64Type>::new(max, DataType::Float64)),
-                SqlType::Decimal(p, s) => Box::new(MinMax::<Decimal128Type>::new(
-                    max,
-                    DataType::Decimal128(p, s),
-                )),
-                SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
-                    Box::new(MinMax::<TimestampMillisecondType>::new(
-                        max,
-                        arg_type.to_arrow(),
-                    ))
-                }
-                _ => Box::new(RowValue::new(
-                    &arg_type,
-                    if max { Pick::Max } else { Pick::Min },
-                )?),
+        F::Min | F::Max | F::FirstValue | F::LastValue => {
+            let pick = match call.func {
+                F::Min => Pick::Min,
+                F::Max => Pick::Max,
+                F::FirstValue => Pick::First,
+                _ => Pick::Last,
+            };
+            match primitive_pick(&arg_type, pick) {
+                Some(acc) => acc,
+                None => Box::new(RowValue::new(&arg_type, pick)?),
             }
         }
-        F::FirstValue => Box::new(RowValue::new(&arg_type, Pick::First)?),
-        F::LastValue => Box::new(RowValue::new(&arg_type, Pick::Last)?),
         F::ListAgg => Box::new(ListAgg::new(
             call.separator.clone().unwrap_or_else(|| ",".into()),
         )),
+    })
+}
+
+/// MIN, MAX, FIRST_VALUE or LAST_VALUE of a primitive type (numbers,
+/// dates, times, timestamps), kept as native values; None for others.
+fn primitive_pick(arg_type: &SqlType, pick: Pick) -> Option<Box<dyn Accumulator>> {
+    let data_type = arg_type.to_arrow();
+    Some(match arg_type {
+        SqlType::TinyInt => Box::new(MinMax::<Int8Type>::new(pick, data_type)),
+        SqlType::SmallInt => Box::new(MinMax::<Int16Type>::new(pick, data_type)),
+        SqlType::Int => Box::new(MinMax::<Int32Type>::new(pick, data_type)),
+        SqlType::BigInt => Box::new(MinMax::<Int64Type>::new(pick, data_type)),
+        SqlType::Float => Box::new(MinMax::<Float32Type>::new(pick, data_type)),
+        SqlType::Double => Box::new(MinMax::<Float64Type>::new(pick, data_type)),
+        SqlType::Date => Box::new(MinMax::<Date32Type>::new(pick, data_type)),
+        SqlType::Time(_) => Box::new(MinMax::<Time32MillisecondType>::new(pick, data_type)),
+        SqlType::Decimal(..) => Box::new(MinMax::<Decimal128Type>::new(pick, data_type)),
+        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
+            Box::new(MinMax::<TimestampMillisecondType>::new(pick, data_type))
+        }
+        _ => return None,
     })
 }
 
