@@ -112,29 +112,32 @@ impl Emitter {
     }
 
     /// Sends what is pending: the rows carry `watermark`, the one in force
-    /// when they were emitted, as they would one by one.
+    /// when they were emitted, as they would one by one. Results queued one
+    /// after the other go out as one chunk of up to [`COALESCE_ROWS`] rows:
+    /// keys or sessions that fire alone make results of one row each, and
+    /// every operator downstream pays per chunk.
     fn flush_pending(&mut self, watermark: i64) -> Result<()> {
         self.close_late()?;
-        for item in self.pending.drain(..) {
-            match item {
+        let mut run = ResultRun::default();
+        for item in std::mem::take(&mut self.pending) {
+            let (batch, kinds) = match item {
                 Pending::Rows(batch, kind) => {
                     let n = batch.num_rows();
-                    let mut chunk = Chunk::new(batch, vec![watermark; n]);
-                    if kind != RowKind::Insert {
-                        chunk.kinds = Some(vec![kind; n]);
-                    }
-                    self.out.push(StreamItem::Chunk(chunk));
+                    (batch, Kinds::Same(kind, n))
                 }
-                Pending::Changelog(batch, kinds) => {
-                    let n = batch.num_rows();
-                    let mut chunk = Chunk::new(batch, vec![watermark; n]);
-                    chunk.kinds = Some(kinds);
-                    self.out.push(StreamItem::Chunk(chunk));
+                Pending::Changelog(batch, kinds) => (batch, Kinds::Each(kinds)),
+                Pending::Side(side) => {
+                    run.send(watermark, &mut self.out)?;
+                    self.out.push(StreamItem::Side(side));
+                    continue;
                 }
-                Pending::Side(side) => self.out.push(StreamItem::Side(side)),
+            };
+            if run.rows + batch.num_rows() > COALESCE_ROWS {
+                run.send(watermark, &mut self.out)?;
             }
+            run.push(batch, kinds);
         }
-        Ok(())
+        run.send(watermark, &mut self.out)
     }
 
     /// Sends pending results — emitted as the watermark rose from
@@ -151,6 +154,68 @@ impl Emitter {
             self.forwarded = watermark;
             self.out.push(StreamItem::Watermark(watermark));
         }
+    }
+}
+
+/// The most rows of results queued one after another that go out as one
+/// chunk.
+const COALESCE_ROWS: usize = 8_192;
+
+/// The row kinds of a queued result batch.
+enum Kinds {
+    Same(RowKind, usize),
+    Each(Vec<RowKind>),
+}
+
+/// Result batches queued one after another, waiting to go out as one chunk.
+#[derive(Default)]
+struct ResultRun {
+    batches: Vec<RecordBatch>,
+    kinds: Vec<Kinds>,
+    rows: usize,
+}
+
+impl ResultRun {
+    fn push(&mut self, batch: RecordBatch, kinds: Kinds) {
+        self.rows += batch.num_rows();
+        self.batches.push(batch);
+        self.kinds.push(kinds);
+    }
+
+    /// Puts the run in `out` as one chunk whose rows carry `watermark`.
+    fn send(&mut self, watermark: i64, out: &mut Vec<StreamItem>) -> Result<()> {
+        let batch = match self.batches.as_slice() {
+            [] => return Ok(()),
+            [only] => only.clone(),
+            // Batches of one operator's results share its output schema.
+            [first, ..] => arrow::compute::concat_batches(&first.schema(), &self.batches)?,
+        };
+        let mut chunk = Chunk::new(batch, vec![watermark; self.rows]);
+        chunk.kinds = self.take_kinds();
+        out.push(StreamItem::Chunk(chunk));
+        self.batches.clear();
+        self.rows = 0;
+        Ok(())
+    }
+
+    /// Each row's kind, or None when all are inserts.
+    fn take_kinds(&mut self) -> Option<Vec<RowKind>> {
+        let inserts_only = self
+            .kinds
+            .iter()
+            .all(|k| matches!(k, Kinds::Same(RowKind::Insert, _)));
+        if inserts_only {
+            self.kinds.clear();
+            return None;
+        }
+        let mut kinds = Vec::with_capacity(self.rows);
+        for k in self.kinds.drain(..) {
+            match k {
+                Kinds::Same(kind, n) => kinds.extend(std::iter::repeat_n(kind, n)),
+                Kinds::Each(each) => kinds.extend(each),
+            }
+        }
+        Some(kinds)
     }
 }
 

@@ -628,15 +628,30 @@ mod tests {
             op.process(item.clone(), &mut out).expect("process");
         }
         op.release_held(&mut out).expect("release");
-        let text = out
-            .iter()
-            .map(|item| match item {
-                StreamItem::Chunk(c) => format!(
-                    "rows\n{}\nat {:?}",
-                    arrow::util::pretty::pretty_format_batches(std::slice::from_ref(&c.batch))
-                        .expect("format"),
-                    c.watermarks
-                ),
+        // Chunk boundaries are not results: chunks one after another are
+        // shown as one.
+        let mut text: Vec<String> = Vec::new();
+        let mut chunks: Vec<&Chunk> = Vec::new();
+        let show = |chunks: &mut Vec<&Chunk>, text: &mut Vec<String>| {
+            if chunks.is_empty() {
+                return;
+            }
+            let batches: Vec<RecordBatch> = chunks.iter().map(|c| c.batch.clone()).collect();
+            let watermarks: Vec<i64> = chunks.iter().flat_map(|c| c.watermarks.clone()).collect();
+            text.push(format!(
+                "rows\n{}\nat {:?}",
+                arrow::util::pretty::pretty_format_batches(&batches).expect("format"),
+                watermarks
+            ));
+            chunks.clear();
+        };
+        for item in &out {
+            if let StreamItem::Chunk(c) = item {
+                chunks.push(c);
+                continue;
+            }
+            show(&mut chunks, &mut text);
+            text.push(match item {
                 StreamItem::Watermark(w) => format!("watermark {w}"),
                 StreamItem::Side(SideItem::Late(late)) => format!(
                     "late\n{}\nat {:?}",
@@ -646,8 +661,10 @@ mod tests {
                 ),
                 StreamItem::Side(_) => "side".into(),
                 StreamItem::End => "end".into(),
-            })
-            .collect();
+                StreamItem::Chunk(_) => unreachable!("chunks are shown above"),
+            });
+        }
+        show(&mut chunks, &mut text);
         let m = op.metrics();
         let numbers = format!(
             "in {} out {} late {} partly {} fired {} before end {} p50 {:?} max {:?}",
