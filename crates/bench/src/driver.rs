@@ -299,14 +299,7 @@ pub fn windows(args: &TumbleArgs) -> Result<ExitCode> {
         .map(|((name, _), script)| (*name, script, args.rows))
         .collect();
     let series = run_series(&tidemark, &named, args)?;
-    let tumble = series[0].median_wall_s();
-    for s in &series[1..] {
-        println!(
-            "{}: {:.2}x the TUMBLE time",
-            s.name,
-            s.median_wall_s() / tumble
-        );
-    }
+    print_ratios(&series, "TUMBLE");
     println!(
         "HOP 60 min / 1 min: {:.2}x the HOP 10 min / 1 min time",
         series[3].median_wall_s() / series[1].median_wall_s()
@@ -411,14 +404,7 @@ pub fn print(args: &TumbleArgs) -> Result<ExitCode> {
     };
     clear().with_context(|| format!("cannot clear {}", out.display()))?;
     let series = run_series_clearing(&tidemark, &named, args, &clear)?;
-    let blackhole = series[0].median_wall_s();
-    for s in &series[1..] {
-        println!(
-            "{}: {:.2}x the blackhole time",
-            s.name,
-            s.median_wall_s() / blackhole
-        );
-    }
+    print_ratios(&series, "blackhole");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -492,16 +478,24 @@ pub fn slides(args: &TumbleArgs) -> Result<ExitCode> {
     }
     let series = run_series(&tidemark, &named, args)?;
     for set in series.chunks(windows.len()) {
-        let tumble = set[0].median_wall_s();
-        for s in &set[1..] {
-            println!(
-                "{}: {:.2}x the TUMBLE time",
-                s.name,
-                s.median_wall_s() / tumble
-            );
-        }
+        print_ratios(set, "TUMBLE");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints each series' median time after the first as a ratio to the
+/// first's, which is `baseline`.
+fn print_ratios(series: &[Series], baseline: &str) {
+    let Some((first, rest)) = series.split_first() else {
+        return;
+    };
+    for s in rest {
+        println!(
+            "{}: {:.2}x the {baseline} time",
+            s.name,
+            s.median_wall_s() / first.median_wall_s()
+        );
+    }
 }
 
 /// The `report` benchmark: what a run report costs. TUMBLE 1 min, HOP

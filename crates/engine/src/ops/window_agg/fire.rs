@@ -17,6 +17,16 @@ use std::sync::Arc;
 use tidemark_common::time::window_start;
 use tidemark_common::{Error, Result, RowKind};
 
+impl Slice {
+    /// Its groups in the order of their first rows: how a window emits
+    /// its keys.
+    fn arrival_order(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.keys.len()).collect();
+        order.sort_by_key(|g| self.first_seq[*g as usize]);
+        order
+    }
+}
+
 impl WindowState {
     /// The slices of the window ending at `window_end`, in the order its
     /// results merge them: a HOP window starts from its newest slice and
@@ -49,29 +59,23 @@ impl WindowState {
     ) -> Result<()> {
         // An on-time fire may come from merges kept since the last one.
         let reused = !early && self.advance_reuse(window_end)?;
-        let (parts, newest_first) = match reused {
-            true => (Vec::new(), false),
-            false => self.window_parts(window_end),
-        };
         let merged;
-        let (slice, order): (&Slice, Vec<u32>) = match parts.as_slice() {
-            _ if reused => {
-                let Some(window) = self.reuse.window() else {
-                    return Ok(());
-                };
-                let mut order: Vec<u32> = (0..window.keys.len()).collect();
-                order.sort_by_key(|g| window.first_seq[*g as usize]);
-                (window, order)
-            }
-            [] => return Ok(()),
-            // One slice (always, for TUMBLE): its groups are numbered in
-            // the order of their first row already.
-            [only] => (only, (0..only.keys.len()).collect()),
-            _ => {
-                merged = self.merge_slices(&parts, newest_first, None)?;
-                let mut order: Vec<u32> = (0..merged.keys.len()).collect();
-                order.sort_by_key(|g| merged.first_seq[*g as usize]);
-                (&merged, order)
+        let (slice, order): (&Slice, Vec<u32>) = if reused {
+            let Some(window) = self.reuse.window() else {
+                return Ok(());
+            };
+            (window, window.arrival_order())
+        } else {
+            let (parts, newest_first) = self.window_parts(window_end);
+            match parts.as_slice() {
+                [] => return Ok(()),
+                // One slice (always, for TUMBLE): its groups are numbered in
+                // the order of their first row already.
+                [only] => (*only, (0..only.keys.len()).collect()),
+                _ => {
+                    merged = self.merge_slices(&parts, newest_first, None)?;
+                    (&merged, merged.arrival_order())
+                }
             }
         };
         if order.is_empty() {

@@ -8,25 +8,36 @@ use crate::runtime::stream::StreamItem;
 use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use std::sync::Arc;
 
-/// `COUNT(*)` per 5 s TUMBLE window, no keys, with `lateness` ms allowed.
-fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
-    let ts = |tz: Option<&str>| DataType::Timestamp(TimeUnit::Millisecond, tz.map(Into::into));
+/// A window aggregation of `aggregates` over windows of `kind`, grouped by
+/// the test events' `k` when `keyed`, with `lateness` ms allowed; the
+/// aggregates' columns are named `names`.
+fn aggregation(
+    kind: WindowKind,
+    keyed: bool,
+    aggregates: Vec<AggregateCall>,
+    names: &[&str],
+    lateness: i64,
+) -> Result<WindowAggregate> {
+    let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+    let mut fields = Vec::new();
+    if keyed {
+        fields.push(Field::new("k", DataType::Utf8, true));
+    }
+    for name in ["window_start", "window_end", "window_time"] {
+        fields.push(Field::new(name, ts.clone(), false));
+    }
+    for (call, name) in aggregates.iter().zip(names) {
+        let nullable = call.func != tidemark_common::expr::AggregateFunction::CountStar;
+        fields.push(Field::new(*name, call.ty.to_arrow(), nullable));
+    }
     WindowAggregate::new(WindowAggregateSpec {
-        kind: WindowKind::Tumble {
-            size: s(5),
-            offset: 0,
-        },
+        kind,
         time_column: 1,
-        key_columns: vec![],
-        key_types: vec![],
-        aggregates: vec![count_star()],
+        key_columns: if keyed { vec![0] } else { vec![] },
+        key_types: if keyed { vec![SqlType::String] } else { vec![] },
+        aggregates,
         lateness,
-        output_schema: Arc::new(Schema::new(vec![
-            Field::new("window_start", ts(None), false),
-            Field::new("window_end", ts(None), false),
-            Field::new("window_time", ts(None), false),
-            Field::new("cnt", DataType::Int64, false),
-        ])),
+        output_schema: Arc::new(Schema::new(fields)),
         two_phase_sums: false,
         zone: None,
         trace: crate::time::trace::Tracing::Off,
@@ -34,6 +45,15 @@ fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
         key_share: None,
         attached: false,
     })
+}
+
+/// `COUNT(*)` per 5 s TUMBLE window, no keys, with `lateness` ms allowed.
+fn count_per_tumble(lateness: i64) -> Result<WindowAggregate> {
+    let kind = WindowKind::Tumble {
+        size: s(5),
+        offset: 0,
+    };
+    aggregation(kind, false, vec![count_star()], &["cnt"], lateness)
 }
 
 /// Spec §5's arrivals: 1 2 4 6 3 8 2 11 1 13 s, watermark `ts - 2 s`;
@@ -167,39 +187,16 @@ fn call_on(func: tidemark_common::expr::AggregateFunction) -> AggregateCall {
     }
 }
 
-/// Aggregates of `funcs` per key `k` over windows of `kind`.
+/// COUNT(*) and `funcs` per key `k` over windows of `kind`.
 fn keyed_aggregation(
     kind: WindowKind,
     funcs: &[tidemark_common::expr::AggregateFunction],
     lateness: i64,
 ) -> Result<WindowAggregate> {
-    let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
     let mut aggregates = vec![count_star()];
     aggregates.extend(funcs.iter().map(|f| call_on(*f)));
-    let mut fields = vec![
-        Field::new("k", DataType::Utf8, true),
-        Field::new("window_start", ts.clone(), false),
-        Field::new("window_end", ts.clone(), false),
-        Field::new("window_time", ts, false),
-    ];
-    for (i, call) in aggregates.iter().enumerate() {
-        fields.push(Field::new(format!("a{i}"), call.ty.to_arrow(), true));
-    }
-    WindowAggregate::new(WindowAggregateSpec {
-        kind,
-        time_column: 1,
-        key_columns: vec![0],
-        key_types: vec![SqlType::String],
-        aggregates,
-        lateness,
-        output_schema: Arc::new(Schema::new(fields)),
-        two_phase_sums: false,
-        zone: None,
-        trace: crate::time::trace::Tracing::Off,
-        early_fire: None,
-        key_share: None,
-        attached: false,
-    })
+    let names = ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"];
+    aggregation(kind, true, aggregates, &names, lateness)
 }
 
 /// 600 rows of five keys, 200 ms apart on average with up to 6 s of
