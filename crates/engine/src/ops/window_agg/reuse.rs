@@ -42,9 +42,9 @@ pub(super) enum Reuse {
     /// associative.
     Nothing,
     /// CUMULATE: the running merge of the current cycle, if any.
-    Running(Option<Running>),
+    Running(Option<Box<Running>>),
     /// HOP with associative merges.
-    Stacks(TwoStacks),
+    Stacks(Box<TwoStacks>),
 }
 
 /// The merge of a CUMULATE cycle's slices up to the last window fired.
@@ -56,12 +56,11 @@ pub(super) struct Running {
 }
 
 /// Partial merges of a HOP window's slices.
-#[derive(Default)]
 pub(super) struct TwoStacks {
-    /// For each slice up to `front_end`, oldest on top (last): its end,
-    /// and the merge of it and every slice after it up to `front_end`.
+    /// For each slice the front holds, oldest on top (last): its end, and
+    /// the merge of it and every newer slice the front holds.
     front: Vec<(i64, Slice)>,
-    /// The merge of the slices after `front_end` up to `back_end`.
+    /// The merge of the slices after the front's up to `back_end`.
     back: Option<Slice>,
     back_end: i64,
     /// The last window fired, when it needed the front and the back both.
@@ -71,8 +70,10 @@ pub(super) struct TwoStacks {
 impl TwoStacks {
     fn new() -> Self {
         TwoStacks {
+            front: Vec::new(),
+            back: None,
             back_end: i64::MIN,
-            ..TwoStacks::default()
+            combined: None,
         }
     }
 }
@@ -86,7 +87,7 @@ impl Reuse {
             Slicing::Hop { size, slide, .. }
                 if associative && size / slide >= MIN_SLICES_FOR_STACKS =>
             {
-                Reuse::Stacks(TwoStacks::new())
+                Reuse::Stacks(Box::new(TwoStacks::new()))
             }
             _ => Reuse::Nothing,
         }
@@ -139,7 +140,7 @@ impl Reuse {
         match self {
             Reuse::Nothing => {}
             Reuse::Running(running) => *running = None,
-            Reuse::Stacks(stacks) => *stacks = TwoStacks::new(),
+            Reuse::Stacks(stacks) => **stacks = TwoStacks::new(),
         }
     }
 }
@@ -161,18 +162,18 @@ impl WindowState {
     /// The running merge through `window_end`: the slices since the last
     /// window of the same cycle added to it, oldest first, or the cycle's
     /// slices merged afresh.
-    fn advance_running(&self, running: &mut Option<Running>, window_end: i64) -> Result<()> {
+    fn advance_running(&self, running: &mut Option<Box<Running>>, window_end: i64) -> Result<()> {
         let cycle_start = self.slicing.window_start(window_end);
         let current = running
             .take()
             .filter(|r| r.cycle_start == cycle_start && r.upto <= window_end);
         let mut r = match current {
             Some(r) => r,
-            None => Running {
+            None => Box::new(Running {
                 cycle_start,
                 upto: cycle_start,
                 merged: self.new_slice()?,
-            },
+            }),
         };
         let mut pairs = Vec::new();
         for part in self
