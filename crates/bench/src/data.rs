@@ -23,6 +23,9 @@ pub const MAX_DISORDER_MS: u64 = 2_000;
 pub const TS_FORMAT: &str = "%Y-%m-%d %H:%M:%S%.3f";
 
 pub const CSV_NAME: &str = "bids.csv";
+/// The same rows as JSON lines, made from the CSV when a benchmark needs
+/// them.
+pub const JSON_NAME: &str = "bids.json";
 const SQL_NAME: &str = "tumble.sql";
 const PARAMS_NAME: &str = "params.txt";
 
@@ -152,6 +155,7 @@ pub fn prepare_shaped(
             // The marker goes first so that an interrupted generation is
             // never taken for a complete one.
             let _ = fs::remove_file(&params_path);
+            let _ = fs::remove_file(dir.join(JSON_NAME));
             let bytes = generate(&csv, rows, keys, seed, shape)?;
             fs::write(&params_path, format!("{params}bytes {bytes}\n"))
                 .with_context(|| format!("cannot write {}", params_path.display()))?;
@@ -170,6 +174,41 @@ pub fn prepare_shaped(
         bytes,
         reused,
     })
+}
+
+/// The dataset's rows as JSON lines (`{"key": …, "ts": "…", "price": …}`,
+/// the timestamp in the CSV's SQL format), written next to the CSV unless
+/// a complete copy is there; returns its path.
+pub fn json_lines(data: &Dataset) -> Result<PathBuf> {
+    let json = data.dir.join(JSON_NAME);
+    if json.exists() {
+        return Ok(json);
+    }
+    let partial = json.with_extension("json.partial");
+    let text = fs::read_to_string(&data.csv)
+        .with_context(|| format!("cannot read {}", data.csv.display()))?;
+    let file = fs::File::create(&partial)
+        .with_context(|| format!("cannot create {}", partial.display()))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let write_err = || format!("cannot write {}", partial.display());
+    for line in text.lines() {
+        let mut fields = line.splitn(3, ',');
+        let (Some(key), Some(ts), Some(price)) = (fields.next(), fields.next(), fields.next())
+        else {
+            anyhow::bail!(
+                "{}: a line without three fields: {line}",
+                data.csv.display()
+            );
+        };
+        writeln!(out, r#"{{"key":"{key}","ts":"{ts}","price":{price}}}"#)
+            .with_context(write_err)?;
+    }
+    out.flush().with_context(write_err)?;
+    drop(out);
+    // Renamed whole, so that a copy found is complete.
+    fs::rename(&partial, &json)
+        .with_context(|| format!("cannot rename {} to {}", partial.display(), json.display()))?;
+    Ok(json)
 }
 
 /// The size of a complete earlier copy made with the same parameters.

@@ -82,21 +82,55 @@ fn run_series_clearing(
     args: &TumbleArgs,
     clear: &dyn Fn() -> std::io::Result<()>,
 ) -> Result<Vec<Series>> {
-    let mut series: Vec<Series> = scripts
+    let commands: Vec<Run> = scripts
         .iter()
-        .map(|(name, _, rows)| Series::new(name).with_rows(*rows))
+        .map(|(name, script, rows)| Run::tidemark(name, tidemark, script, *rows))
         .collect();
-    for run in 1..=args.runs {
-        for (s, (_, script, _)) in series.iter_mut().zip(scripts) {
-            let m = measure(
-                tidemark.as_os_str(),
-                &[OsStr::new("run"), script.as_os_str()],
-            )?;
+    run_commands(&commands, args.runs, clear)
+}
+
+/// One program a benchmark times: its name, its command line and the rows
+/// it reads. It must print `rows emitted: N` on stderr, as `tidemark run`
+/// does.
+pub struct Run {
+    pub name: &'static str,
+    pub command: Vec<std::ffi::OsString>,
+    pub rows: u64,
+}
+
+impl Run {
+    /// `tidemark run script`.
+    pub fn tidemark(name: &'static str, tidemark: &Path, script: &Path, rows: u64) -> Self {
+        Run {
+            name,
+            command: vec![tidemark.into(), "run".into(), script.into()],
+            rows,
+        }
+    }
+}
+
+/// Runs `commands` in turn, `runs` times, calling `clear` after each, and
+/// prints each run and the table of medians.
+pub fn run_commands(
+    commands: &[Run],
+    runs: u32,
+    clear: &dyn Fn() -> std::io::Result<()>,
+) -> Result<Vec<Series>> {
+    let mut series: Vec<Series> = commands
+        .iter()
+        .map(|c| Series::new(c.name).with_rows(c.rows))
+        .collect();
+    for run in 1..=runs {
+        for (s, c) in series.iter_mut().zip(commands) {
+            let Some((program, rest)) = c.command.split_first() else {
+                bail!("{}: no command", c.name);
+            };
+            let rest: Vec<&OsStr> = rest.iter().map(|a| a.as_os_str()).collect();
+            let m = measure(program, &rest)?;
             s.push(&m)?;
             clear().context("cannot remove what the run wrote")?;
             println!(
-                "run {run}/{}: {} {:.3} s, {:.1} MiB",
-                args.runs,
+                "run {run}/{runs}: {} {:.3} s, {:.1} MiB",
                 s.name,
                 m.wall_s,
                 m.max_rss_kib as f64 / 1024.0
@@ -110,7 +144,7 @@ fn run_series_clearing(
 }
 
 /// The runs of one program.
-struct Series {
+pub struct Series {
     name: &'static str,
     /// Input rows per run.
     rows: u64,
@@ -203,7 +237,7 @@ pub fn tumble(args: &TumbleArgs) -> Result<ExitCode> {
 
 /// Finds the programs and prepares the input: the bench's own executable
 /// (which also runs the hand-written program), the tidemark binary, the data.
-fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
+pub fn setup(args: &TumbleArgs) -> Result<(PathBuf, PathBuf, Dataset)> {
     setup_shaped(args, data::Shape::Steady)
 }
 
@@ -481,6 +515,16 @@ pub fn slides(args: &TumbleArgs) -> Result<ExitCode> {
         print_ratios(set, "TUMBLE");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `series`' median time as a ratio to `baseline`'s.
+pub fn print_ratio(series: &Series, baseline: &Series) {
+    println!(
+        "{}: {:.2}x the {} time",
+        series.name,
+        series.median_wall_s() / baseline.median_wall_s(),
+        baseline.name
+    );
 }
 
 /// Prints each series' median time after the first as a ratio to the

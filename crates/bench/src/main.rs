@@ -4,6 +4,8 @@
 mod baseline;
 mod data;
 mod driver;
+mod duckdb;
+mod formats;
 mod kafka;
 mod kafka_read;
 mod measure;
@@ -81,6 +83,12 @@ enum Command {
     /// TUMBLE; once with exact aggregates (COUNT, SUM of a DECIMAL, MIN,
     /// MAX, FIRST_VALUE, LAST_VALUE), once with a DOUBLE sum.
     Slides(driver::TumbleArgs),
+    /// TUMBLE 1 min over the same 5 M rows as CSV and as JSON lines (made
+    /// once from the CSV), and DuckDB doing the same aggregation on one
+    /// thread over each when a Python with the duckdb package is found
+    /// (TIDEMARK_BENCH_PYTHON, else python3), each into nothing; prints
+    /// JSON against CSV and tidemark against DuckDB.
+    Json(driver::TumbleArgs),
     /// What a run report costs: TUMBLE, HOP 10/1 and OVER without and
     /// with `SET 'tidemark.report'`, each timed against its plain twin in
     /// the same run, and the size of each report.
@@ -153,6 +161,7 @@ fn main() -> ExitCode {
         Command::Report(args) => driver::report(&args),
         Command::Print(args) => driver::print(&args),
         Command::Slides(args) => driver::slides(&args),
+        Command::Json(args) => formats::json(&args),
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => driver::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
