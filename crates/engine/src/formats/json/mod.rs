@@ -15,11 +15,13 @@
 //! - `json.timestamp-format.standard`: `'SQL'` (`yyyy-MM-dd HH:mm:ss`, the
 //!   default) or `'ISO-8601'` (`yyyy-MM-ddTHH:mm:ss`).
 //!
-//! A batch of lines is tokenised at once by arrow-json into text columns;
-//! only a batch with a line arrow-json rejects (a nested value, broken
-//! JSON) is taken apart line by line with serde_json. Blank lines are
-//! skipped.
+//! A batch whose lines are all flat objects of plain values is read in one
+//! pass over each line ([`flat`]); any other batch is tokenised at once by
+//! arrow-json into text columns, and only a batch with a line arrow-json
+//! rejects (a nested value, broken JSON) is taken apart line by line with
+//! serde_json. Blank lines are skipped.
 
+mod flat;
 mod options;
 mod reader;
 

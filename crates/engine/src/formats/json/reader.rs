@@ -11,7 +11,7 @@ use crate::formats::text::{Parser, TextDialect};
 use crate::runtime::read::ReadPosition;
 use crate::runtime::read::{ReadBatch, ReadStats};
 use crate::runtime::stream::BadRow;
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;
@@ -19,6 +19,57 @@ use tidemark_common::{Error, Result, SqlType};
 
 /// One line's values as text, by column (None: NULL or missing).
 type LineValues = Vec<Option<String>>;
+
+/// A batch's values: one text column per field for all its lines, or each
+/// line's own when the lines were read one by one.
+enum Values {
+    /// Each line's values as byte ranges of it, a row of columns a line
+    /// (see [`super::flat`]).
+    Flat(Vec<Option<(u32, u32)>>),
+    Columns(Vec<StringArray>),
+    EachLine(Vec<std::result::Result<LineValues, String>>),
+}
+
+impl Values {
+    /// Line `i`'s values, into `out`; or why the line cannot be read.
+    fn row<'v>(
+        &'v self,
+        lines: &'v [Line],
+        i: usize,
+        out: &mut Vec<Option<&'v str>>,
+    ) -> std::result::Result<(), String> {
+        out.clear();
+        match self {
+            Values::Flat(ranges) => {
+                let Ok(text) = &lines[i].1 else {
+                    return Err("invalid UTF-8".into());
+                };
+                let width = ranges.len() / lines.len().max(1);
+                let row = &ranges[i * width..(i + 1) * width];
+                out.extend(
+                    row.iter()
+                        .map(|r| r.map(|(from, to)| &text[from as usize..to as usize])),
+                );
+            }
+            Values::Columns(columns) => {
+                out.extend(columns.iter().map(|c| c.is_valid(i).then(|| c.value(i))));
+            }
+            Values::EachLine(lines) => match &lines[i] {
+                Ok(values) => out.extend(values.iter().map(|v| v.as_deref())),
+                Err(error) => return Err(error.clone()),
+            },
+        }
+        Ok(())
+    }
+}
+
+/// Line `i`'s values in `columns`, owned.
+fn owned_row(columns: &[StringArray], i: usize) -> LineValues {
+    columns
+        .iter()
+        .map(|c| c.is_valid(i).then(|| c.value(i).to_string()))
+        .collect()
+}
 
 /// A line's number and text (`Err` when it is not valid UTF-8).
 type Line = (u64, std::result::Result<String, String>);
@@ -221,30 +272,39 @@ impl JsonSource {
         }
         // A line is read the same way whatever batch it is in: by
         // arrow-json when it takes it, else by serde_json.
-        let values = match self.tokenise(&lines) {
-            Some(values) => values,
-            None => lines
-                .iter()
-                .map(|(line, text)| {
-                    let Ok(text) = text else {
-                        return Err("invalid UTF-8".to_string());
-                    };
-                    match self.tokenise(&[(*line, Ok(text.clone()))]) {
-                        Some(mut one) => one.pop().unwrap_or_else(|| Err("empty line".into())),
-                        None => self.line_values(text),
-                    }
-                })
-                .collect(),
+        let values = if let Some(ranges) = self.flat(&lines) {
+            Values::Flat(ranges)
+        } else if let Some(columns) = self.tokenise(&lines) {
+            Values::Columns(columns)
+        } else {
+            Values::EachLine(
+                lines
+                    .iter()
+                    .map(|(line, text)| {
+                        let Ok(text) = text else {
+                            return Err("invalid UTF-8".to_string());
+                        };
+                        match self.tokenise(&[(*line, Ok(text.clone()))]) {
+                            Some(columns) => Ok(owned_row(&columns, 0)),
+                            None => self.line_values(text),
+                        }
+                    })
+                    .collect(),
+            )
         };
         let mut rows = Vec::with_capacity(lines.len());
         let mut raw = Vec::new();
         let mut skipped = Vec::new();
-        for ((line, text), values) in lines.iter().zip(values) {
+        let mut row_values: Vec<Option<&str>> = Vec::with_capacity(self.columns.len());
+        for (i, (line, text)) in lines.iter().enumerate() {
             let text = match text {
                 Ok(t) | Err(t) => t,
             };
+            let values = values
+                .row(&lines, i, &mut row_values)
+                .map(|()| row_values.as_slice());
             let appended = match values {
-                Ok(values) => self.append_row(*line, &values),
+                Ok(values) => self.append_row(*line, values),
                 Err(error) => Err(error),
             };
             match appended {
@@ -362,10 +422,27 @@ impl JsonSource {
         Ok(lines)
     }
 
-    /// Every line's values, tokenised by arrow-json at once; None when a
-    /// line needs a closer look (or missing fields must be told from
-    /// NULLs).
-    fn tokenise(&self, lines: &[Line]) -> Option<Vec<std::result::Result<LineValues, String>>> {
+    /// Every line's values as byte ranges of it, when every line is a flat
+    /// object [`super::flat`] reads; None otherwise.
+    fn flat(&self, lines: &[Line]) -> Option<Vec<Option<(u32, u32)>>> {
+        if self.options.fail_on_missing_field {
+            return None;
+        }
+        let names: Vec<&str> = self.columns.iter().map(|(name, _)| name.as_str()).collect();
+        let mut ranges = Vec::with_capacity(lines.len() * names.len());
+        for (_, text) in lines {
+            let text = text.as_ref().ok()?;
+            if !super::flat::flat_values(text, &names, &mut ranges) {
+                return None;
+            }
+        }
+        Some(ranges)
+    }
+
+    /// Every line's values, tokenised by arrow-json at once into one text
+    /// column per field; None when a line needs a closer look (or missing
+    /// fields must be told from NULLs).
+    fn tokenise(&self, lines: &[Line]) -> Option<Vec<StringArray>> {
         if self.options.fail_on_missing_field {
             return None;
         }
@@ -388,19 +465,11 @@ impl JsonSource {
         if batch.num_rows() != lines.len() {
             return None;
         }
-        let columns: Vec<_> = batch
-            .columns()
-            .iter()
-            .map(|c| c.as_string::<i32>())
-            .collect();
         Some(
-            (0..lines.len())
-                .map(|i| {
-                    Ok(columns
-                        .iter()
-                        .map(|c| c.is_valid(i).then(|| c.value(i).to_string()))
-                        .collect())
-                })
+            batch
+                .columns()
+                .iter()
+                .map(|c| c.as_string::<i32>().clone())
                 .collect(),
         )
     }
@@ -431,7 +500,7 @@ impl JsonSource {
     fn append_row(
         &mut self,
         _line: u64,
-        values: &[Option<String>],
+        values: &[Option<&str>],
     ) -> std::result::Result<(), String> {
         let ignore = self.options.ignore_parse_errors;
         let mut nulled = 0;
@@ -456,7 +525,7 @@ impl JsonSource {
                 // The row's values are cut off by the caller's slice: the
                 // batch ends before this row.
                 let (name, ty) = &self.columns[i];
-                let text = values[i].as_deref().unwrap_or_default();
+                let text = values[i].unwrap_or_default();
                 Err(format!(
                     "field '{name}': cannot parse '{}' as {ty}",
                     shorten(text)
@@ -557,6 +626,79 @@ mod tests {
             out.push(b);
         }
         Ok(out)
+    }
+
+    /// The fast reading of flat lines takes only lines arrow-json reads,
+    /// and gives exactly what arrow-json gives for them.
+    #[test]
+    fn flat_lines_read_as_arrow_json_reads_them() {
+        let (src, path) = source("", &[], 8);
+        let _ = std::fs::remove_file(path);
+        let taken = [
+            r#"{"id": 1, "name": "a", "ts": "2020-04-15 08:05:00"}"#,
+            r#"  {"ts":null,"id":-0.5e+3,"name":""}  "#,
+            "{\"id\":\t12345678901234567890,\"name\":\"x y\"}\r",
+            r#"{"name": "héllo ✓", "other": 1, "also": "z"}"#,
+            r#"{"id": true, "name": false, "ts": 0}"#,
+            r#"{"id": 1.50, "name": "-", "ts": 1E9}"#,
+            r#"{}"#,
+            r#"{"ID": 1, "Name": "case matters"}"#,
+        ];
+        let left = [
+            r#"{"id": 1, "id": 2}"#,
+            r#"{"name": "a\"b"}"#,
+            r#"{"name": "tab\tescaped"}"#,
+            r#"{"name": {"x": 1}}"#,
+            r#"{"other": [1, 2], "id": 3}"#,
+            r#"{"id": 01}"#,
+            r#"{"id": 1.}"#,
+            r#"{"id": .5}"#,
+            r#"{"id": 1e}"#,
+            r#"{"id": +1}"#,
+            r#"{"id": 1,}"#,
+            r#"{"id": 1} x"#,
+            r#"{"id": nul}"#,
+            r#"{"id": truex}"#,
+            r#"{"id" 1}"#,
+            r#"["id", 1]"#,
+            r#""id""#,
+            "{\"name\": \"open",
+            "{\"name\": \"control\u{1}char\"}",
+            "",
+        ];
+        let read = |text: &str| -> Option<Vec<Option<String>>> {
+            let line: Line = (1, Ok(text.to_string()));
+            let ranges = src.flat(std::slice::from_ref(&line))?;
+            let values = Values::Flat(ranges);
+            let mut out = Vec::new();
+            values.row(std::slice::from_ref(&line), 0, &mut out).ok()?;
+            Some(out.iter().map(|v| v.map(str::to_string)).collect())
+        };
+        for text in taken {
+            let flat = read(text).unwrap_or_else(|| panic!("not taken: {text}"));
+            let line: Line = (1, Ok(text.to_string()));
+            let columns = src
+                .tokenise(std::slice::from_ref(&line))
+                .unwrap_or_else(|| panic!("arrow-json does not read: {text}"));
+            assert_eq!(flat, owned_row(&columns, 0), "{text}");
+        }
+        for text in left {
+            assert_eq!(read(text), None, "taken: {text}");
+        }
+        // Lines side by side: each keeps its own values.
+        let lines: Vec<Line> = taken
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i as u64 + 1, Ok(t.to_string())))
+            .collect();
+        let values = Values::Flat(src.flat(&lines).expect("every line flat"));
+        let columns = src.tokenise(&lines).expect("arrow-json reads them");
+        for i in 0..lines.len() {
+            let mut out = Vec::new();
+            values.row(&lines, i, &mut out).expect("a row");
+            let flat: Vec<Option<String>> = out.iter().map(|v| v.map(str::to_string)).collect();
+            assert_eq!(flat, owned_row(&columns, i), "line {}", i + 1);
+        }
     }
 
     #[test]
