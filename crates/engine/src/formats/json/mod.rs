@@ -22,6 +22,7 @@
 //! serde_json. Blank lines are skipped.
 
 mod flat;
+mod lines;
 mod options;
 mod reader;
 

@@ -7,6 +7,7 @@ use super::JsonOptions;
 use crate::formats::column::ColumnBuilder;
 use crate::formats::excerpt::shorten;
 use crate::formats::options::option_error;
+use super::lines::Lines;
 use crate::formats::text::{Parser, TextDialect};
 use crate::runtime::read::ReadPosition;
 use crate::runtime::read::{ReadBatch, ReadStats};
@@ -14,6 +15,7 @@ use crate::runtime::stream::BadRow;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use std::io::{BufRead, BufReader, Read};
+use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::{Error, Result, SqlType};
 
@@ -34,14 +36,14 @@ impl Values {
     /// Line `i`'s values, into `out`; or why the line cannot be read.
     fn row<'v>(
         &'v self,
-        lines: &'v [Line],
+        lines: &'v Lines,
         i: usize,
         out: &mut Vec<Option<&'v str>>,
     ) -> std::result::Result<(), String> {
         out.clear();
         match self {
             Values::Flat(ranges) => {
-                let Ok(text) = &lines[i].1 else {
+                let Ok(text) = lines.text(i) else {
                     return Err("invalid UTF-8".into());
                 };
                 let width = ranges.len() / lines.len().max(1);
@@ -71,9 +73,6 @@ fn owned_row(columns: &[StringArray], i: usize) -> LineValues {
         .collect()
 }
 
-/// A line's number and text (`Err` when it is not valid UTF-8).
-type Line = (u64, std::result::Result<String, String>);
-
 pub struct JsonSource {
     display_path: String,
     columns: Vec<(String, SqlType)>,
@@ -85,8 +84,11 @@ pub struct JsonSource {
     builders: Vec<ColumnBuilder>,
     parser: Parser,
     input: BufReader<Box<dyn Read + Send>>,
-    /// The start of a line still being written (a followed file).
+    /// The line being read; between batches, the start of a line still
+    /// being written (a followed file).
     partial: Vec<u8>,
+    /// The size of the last batch's text, to size the next one's.
+    last_batch_bytes: usize,
     /// Send rows as they come rather than in full batches.
     streaming: bool,
     /// Follow the file as it grows: at its end wait and read again.
@@ -154,6 +156,7 @@ impl JsonSource {
             parser: Parser::new(chrono_tz::UTC).with_dialect(TextDialect::Json),
             input: BufReader::with_capacity(256 * 1024, file),
             partial: Vec::new(),
+            last_batch_bytes: 0,
             streaming: false,
             follow: None,
             idle: false,
@@ -278,13 +281,14 @@ impl JsonSource {
             Values::Columns(columns)
         } else {
             Values::EachLine(
-                lines
-                    .iter()
-                    .map(|(line, text)| {
-                        let Ok(text) = text else {
+                (0..lines.len())
+                    .map(|i| {
+                        let Ok(text) = lines.text(i) else {
                             return Err("invalid UTF-8".to_string());
                         };
-                        match self.tokenise(&[(*line, Ok(text.clone()))]) {
+                        let mut one = Lines::default();
+                        one.push(lines.number(i), text.as_bytes());
+                        match self.tokenise(&one) {
                             Some(columns) => Ok(owned_row(&columns, 0)),
                             None => self.line_values(text),
                         }
@@ -296,8 +300,9 @@ impl JsonSource {
         let mut raw = Vec::new();
         let mut skipped = Vec::new();
         let mut row_values: Vec<Option<&str>> = Vec::with_capacity(self.columns.len());
-        for (i, (line, text)) in lines.iter().enumerate() {
-            let text = match text {
+        for i in 0..lines.len() {
+            let line = &lines.number(i);
+            let text = match lines.text(i) {
                 Ok(t) | Err(t) => t,
             };
             let values = values
@@ -311,7 +316,7 @@ impl JsonSource {
                 Ok(()) => {
                     rows.push(*line);
                     if self.keep_raw {
-                        raw.push(text.clone());
+                        raw.push(text.to_string());
                     }
                 }
                 Err(error) if self.options.ignore_parse_errors => {
@@ -319,7 +324,7 @@ impl JsonSource {
                     if self.keep_raw {
                         skipped.push(BadRow {
                             line: *line,
-                            raw: text.clone(),
+                            raw: text.to_string(),
                             error,
                         });
                     }
@@ -350,6 +355,7 @@ impl JsonSource {
             .collect();
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += rows.len() as u64;
+        self.last_batch_bytes = lines.bytes();
         Ok(Some(ReadBatch {
             batch,
             lines: rows,
@@ -360,13 +366,30 @@ impl JsonSource {
 
     /// Up to batch_size non-blank lines with their numbers; a line that
     /// is not UTF-8 is `Err` with its text made readable.
-    fn read_lines(&mut self) -> Result<Vec<Line>> {
-        let mut lines = Vec::with_capacity(self.batch_size);
-        while lines.len() < self.batch_size {
+    fn read_lines(&mut self) -> Result<Lines> {
+        let mut bytes = Vec::with_capacity(self.last_batch_bytes);
+        let mut spans = Vec::with_capacity(self.batch_size);
+        while spans.len() < self.batch_size {
             // A streaming input sends what it has before a read that may
             // wait for more.
-            if self.streaming && !lines.is_empty() && self.input.buffer().is_empty() {
+            if self.streaming && !spans.is_empty() && self.input.buffer().is_empty() {
                 break;
+            }
+            // A whole line already in the input's buffer is taken from
+            // there, without a copy on the way.
+            if self.partial.is_empty() {
+                let buffer = self.input.buffer();
+                if let Some(end) = memchr::memchr(b'\n', buffer) {
+                    let line = &buffer[..=end];
+                    if let Some(prefix) = self.prefix.as_mut() {
+                        prefix.update(line);
+                    }
+                    self.line += 1;
+                    self.bytes_read += line.len() as u64;
+                    push_line(&mut bytes, &mut spans, self.line, line);
+                    self.input.consume(end + 1);
+                    continue;
+                }
             }
             let n = match self.input.read_until(b'\n', &mut self.partial) {
                 Ok(n) => {
@@ -402,36 +425,26 @@ impl JsonSource {
                     break;
                 }
             }
-            let mut buf = std::mem::take(&mut self.partial);
             if let Some(prefix) = self.prefix.as_mut() {
-                prefix.update(&buf);
+                prefix.update(&self.partial);
             }
             self.line += 1;
-            while matches!(buf.last(), Some(b'\n' | b'\r')) {
-                buf.pop();
-            }
-            if buf.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            // Invalid UTF-8 is judged in its place among the lines, so
-            // the rows before it go out first at every batch size.
-            let text = String::from_utf8(buf)
-                .map_err(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            lines.push((self.line, text));
+            push_line(&mut bytes, &mut spans, self.line, &self.partial);
+            self.partial.clear();
         }
-        Ok(lines)
+        Ok(Lines::from_bytes(bytes, spans))
     }
 
     /// Every line's values as byte ranges of it, when every line is a flat
     /// object [`super::flat`] reads; None otherwise.
-    fn flat(&self, lines: &[Line]) -> Option<Vec<Option<(u32, u32)>>> {
+    fn flat(&self, lines: &Lines) -> Option<Vec<Option<(u32, u32)>>> {
         if self.options.fail_on_missing_field {
             return None;
         }
         let names: Vec<&str> = self.columns.iter().map(|(name, _)| name.as_str()).collect();
         let mut ranges = Vec::with_capacity(lines.len() * names.len());
-        for (_, text) in lines {
-            let text = text.as_ref().ok()?;
+        for i in 0..lines.len() {
+            let text = lines.text(i).ok()?;
             if !super::flat::flat_values(text, &names, &mut ranges) {
                 return None;
             }
@@ -442,7 +455,7 @@ impl JsonSource {
     /// Every line's values, tokenised by arrow-json at once into one text
     /// column per field; None when a line needs a closer look (or missing
     /// fields must be told from NULLs).
-    fn tokenise(&self, lines: &[Line]) -> Option<Vec<StringArray>> {
+    fn tokenise(&self, lines: &Lines) -> Option<Vec<StringArray>> {
         if self.options.fail_on_missing_field {
             return None;
         }
@@ -451,8 +464,8 @@ impl JsonSource {
             .with_coerce_primitive(true)
             .build_decoder()
             .ok()?;
-        for (i, (_, text)) in lines.iter().enumerate() {
-            let text: &String = text.as_ref().ok()?;
+        for i in 0..lines.len() {
+            let text = lines.text(i).ok()?;
             decoder.decode(text.as_bytes()).ok()?;
             decoder.decode(b"\n").ok()?;
             // Each line must be exactly one whole value: an unterminated
@@ -551,6 +564,23 @@ impl JsonSource {
             return owned.into();
         }
         text.into()
+    }
+}
+
+/// Adds line `number`, read as `line` (with its line end), to `bytes`
+/// with its span there, unless it is blank. A line that is not UTF-8 is
+/// kept too: it is judged in its place among the lines, so the rows
+/// before it go out first at every batch size.
+fn push_line(bytes: &mut Vec<u8>, spans: &mut Vec<(u64, Range<usize>)>, number: u64, line: &[u8]) {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    let text = &line[..end];
+    if !text.iter().all(u8::is_ascii_whitespace) {
+        let from = bytes.len();
+        bytes.extend_from_slice(text);
+        spans.push((number, from..bytes.len()));
     }
 }
 
@@ -667,18 +697,16 @@ mod tests {
             "",
         ];
         let read = |text: &str| -> Option<Vec<Option<String>>> {
-            let line: Line = (1, Ok(text.to_string()));
-            let ranges = src.flat(std::slice::from_ref(&line))?;
-            let values = Values::Flat(ranges);
+            let line = Lines::of(&[text]);
+            let values = Values::Flat(src.flat(&line)?);
             let mut out = Vec::new();
-            values.row(std::slice::from_ref(&line), 0, &mut out).ok()?;
+            values.row(&line, 0, &mut out).ok()?;
             Some(out.iter().map(|v| v.map(str::to_string)).collect())
         };
         for text in taken {
             let flat = read(text).unwrap_or_else(|| panic!("not taken: {text}"));
-            let line: Line = (1, Ok(text.to_string()));
             let columns = src
-                .tokenise(std::slice::from_ref(&line))
+                .tokenise(&Lines::of(&[text]))
                 .unwrap_or_else(|| panic!("arrow-json does not read: {text}"));
             assert_eq!(flat, owned_row(&columns, 0), "{text}");
         }
@@ -686,11 +714,7 @@ mod tests {
             assert_eq!(read(text), None, "taken: {text}");
         }
         // Lines side by side: each keeps its own values.
-        let lines: Vec<Line> = taken
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (i as u64 + 1, Ok(t.to_string())))
-            .collect();
+        let lines = Lines::of(&taken);
         let values = Values::Flat(src.flat(&lines).expect("every line flat"));
         let columns = src.tokenise(&lines).expect("arrow-json reads them");
         for i in 0..lines.len() {
