@@ -68,6 +68,10 @@ pub struct CsvLayout {
     /// The lowest character a string may hold and go unquoted: one past
     /// the delimiter, the quote and the line break.
     min_safe: char,
+    /// For each ASCII byte, whether a string holding it is quoted: below
+    /// `min_safe`, or the escape character (a backslash when there is
+    /// none).
+    quoted_ascii: [bool; 128],
     /// A file's first line names the columns (`csv.header`).
     pub header: bool,
 }
@@ -82,7 +86,10 @@ impl CsvLayout {
             .field_delimiter
             .max(options.quote_character.unwrap_or(0))
             .max(b'\n');
+        let escape = options.escape_character.unwrap_or(b'\\');
+        let quoted_ascii = std::array::from_fn(|b| b <= usize::from(highest) || b == usize::from(escape));
         CsvLayout {
+            quoted_ascii,
             delimiter: char::from(options.field_delimiter),
             quote: options.quote_character.map(char::from),
             escape: options.escape_character.map(char::from),
@@ -104,23 +111,30 @@ impl CsvLayout {
         // when there is none.
         let escape = self.escape.unwrap_or('\\');
         let unsafe_char = |c: char| c < self.min_safe || c == escape;
-        // ASCII text (most of it) is looked at byte by byte.
-        let needs_quotes = if value.is_ascii() {
-            value.bytes().any(|b| unsafe_char(char::from(b)))
-        } else {
-            value.chars().any(unsafe_char)
+        // ASCII text (most of it) is looked at byte by byte, in a table.
+        let needs_quotes = match value
+            .bytes()
+            .find(|&b| b >= 0x80 || self.quoted_ascii[usize::from(b)])
+        {
+            None => false,
+            Some(b) if b < 0x80 => true,
+            Some(_) => value.chars().any(unsafe_char),
         };
         if !long && !needs_quotes {
             out.push_str(value);
             return;
         }
+        // The quote and the escape character are doubled; the text between
+        // them is copied as it is.
+        let doubled = |c: char| c == quote || Some(c) == self.escape;
         out.push(quote);
-        for c in value.chars() {
-            if c == quote || Some(c) == self.escape {
-                out.push(c);
-            }
-            out.push(c);
+        let mut from = 0;
+        for (at, c) in value.match_indices(doubled) {
+            out.push_str(&value[from..at]);
+            out.push_str(c);
+            from = at;
         }
+        out.push_str(&value[from..]);
         out.push(quote);
     }
 }
@@ -128,7 +142,9 @@ impl CsvLayout {
 /// How JSON objects are written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonLayout {
-    names: Vec<String>,
+    /// Each column's member name as written, quoted and escaped, with its
+    /// colon: `"name":`.
+    members: Vec<String>,
     iso_timestamps: bool,
     omit_nulls: bool,
     plain_decimals: bool,
@@ -136,8 +152,17 @@ pub struct JsonLayout {
 
 impl JsonLayout {
     pub fn of(options: &JsonOptions, names: Vec<String>) -> Self {
+        let members = names
+            .iter()
+            .map(|name| {
+                let mut member = String::new();
+                push_json_string(&mut member, name);
+                member.push(':');
+                member
+            })
+            .collect();
         JsonLayout {
-            names,
+            members,
             iso_timestamps: options.iso_timestamps,
             omit_nulls: options.omit_null_fields,
             plain_decimals: options.plain_decimals,
@@ -220,10 +245,13 @@ impl LineEncoder {
                         continue;
                     }
                     if is_quotable(ty) {
-                        value.clear();
                         let last = &mut self.timestamps[i];
-                        write_text_repeating(column.as_ref(), ty, row, Style::CSV, last, value)?;
-                        layout.push_string(out, value);
+                        write_repeating(column.as_ref(), ty, row, last, out, |out| {
+                            value.clear();
+                            write_text(column.as_ref(), ty, row, Style::CSV, value)?;
+                            layout.push_string(out, value);
+                            Ok(())
+                        })?;
                     } else {
                         write_text(column.as_ref(), ty, row, Style::CSV, out)?;
                     }
@@ -236,7 +264,7 @@ impl LineEncoder {
                 };
                 out.push('{');
                 let mut first = true;
-                for (i, (c, name)) in self.columns.iter().zip(&layout.names).enumerate() {
+                for (i, (c, member)) in self.columns.iter().zip(&layout.members).enumerate() {
                     let column = batch.column(*c);
                     let ty = &types[*c];
                     let null = is_null(column.as_ref(), ty, row);
@@ -247,31 +275,33 @@ impl LineEncoder {
                         out.push(',');
                     }
                     first = false;
-                    push_json_string(out, name);
-                    out.push(':');
+                    out.push_str(member);
                     if null {
                         out.push_str("null");
                         continue;
                     }
-                    value.clear();
                     let last = &mut self.timestamps[i];
-                    write_text_repeating(column.as_ref(), ty, row, style, last, value)?;
-                    match ty {
-                        SqlType::TinyInt
-                        | SqlType::SmallInt
-                        | SqlType::Int
-                        | SqlType::BigInt
-                        | SqlType::Decimal(..)
-                        | SqlType::Boolean => out.push_str(value),
-                        // NaN and the infinities are not JSON numbers:
-                        // they are written as strings, as Flink does.
-                        SqlType::Double | SqlType::Float
-                            if !value.ends_with("NaN") && !value.ends_with("Infinity") =>
-                        {
-                            out.push_str(value)
+                    write_repeating(column.as_ref(), ty, row, last, out, |out| {
+                        value.clear();
+                        write_text(column.as_ref(), ty, row, style, value)?;
+                        match ty {
+                            SqlType::TinyInt
+                            | SqlType::SmallInt
+                            | SqlType::Int
+                            | SqlType::BigInt
+                            | SqlType::Decimal(..)
+                            | SqlType::Boolean => out.push_str(value),
+                            // NaN and the infinities are not JSON numbers:
+                            // they are written as strings, as Flink does.
+                            SqlType::Double | SqlType::Float
+                                if !value.ends_with("NaN") && !value.ends_with("Infinity") =>
+                            {
+                                out.push_str(value)
+                            }
+                            _ => push_json_string(out, value),
                         }
-                        _ => push_json_string(out, value),
-                    }
+                        Ok(())
+                    })?;
                 }
                 out.push('}');
             }
@@ -280,30 +310,40 @@ impl LineEncoder {
     }
 }
 
-/// [`write_text`], copying a timestamp's text from `last` when the column
-/// repeats its value, and keeping it there when not.
-fn write_text_repeating(
+/// Writes a value with `write`; but a timestamp equal to the column's
+/// last one (`last`) is written by copying the text written for that
+/// one, quotes and all, and a new one's text is kept there.
+fn write_repeating(
     array: &dyn Array,
     ty: &SqlType,
     row: usize,
-    style: Style,
     last: &mut Option<(i64, String)>,
     out: &mut String,
+    write: impl FnOnce(&mut String) -> Result<()>,
 ) -> Result<()> {
-    if !matches!(ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) {
-        return write_text(array, ty, row, style, out);
-    }
-    let Some(values) = array.as_primitive_opt::<TimestampMillisecondType>() else {
-        return write_text(array, ty, row, style, out);
+    let timestamp = matches!(ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_))
+        .then(|| array.as_primitive_opt::<TimestampMillisecondType>())
+        .flatten()
+        .map(|values| values.value(row));
+    let Some(timestamp) = timestamp else {
+        return write(out);
     };
-    let value = values.value(row);
-    match last {
-        Some((v, text)) if *v == value => out.push_str(text),
-        _ => {
-            let from = out.len();
-            write_text(array, ty, row, style, out)?;
-            *last = Some((value, out[from..].to_string()));
+    if let Some((value, text)) = last {
+        if *value == timestamp {
+            out.push_str(text);
+            return Ok(());
         }
+    }
+    let from = out.len();
+    write(out)?;
+    let text = &out[from..];
+    match last {
+        Some((value, kept)) => {
+            *value = timestamp;
+            kept.clear();
+            kept.push_str(text);
+        }
+        None => *last = Some((timestamp, text.to_string())),
     }
     Ok(())
 }
@@ -445,21 +485,30 @@ fn write_text_timestamp(epoch_ms: i64, iso: bool, out: &mut String) -> Result<()
 /// A JSON string literal, escaped as Flink's JSON writer escapes it.
 fn push_json_string(out: &mut String, value: &str) {
     out.push('"');
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
+    // Only ASCII characters are escaped: the text between them is copied
+    // as it is.
+    let mut from = 0;
+    for (at, byte) in value.bytes().enumerate() {
+        let escaped = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&value[from..at]);
+        if escaped.is_empty() {
+            let _ = write!(out, "\\u{byte:04X}");
+        } else {
+            out.push_str(escaped);
         }
+        from = at + 1;
     }
+    out.push_str(&value[from..]);
     out.push('"');
 }
 
@@ -673,6 +722,45 @@ mod tests {
                 line
             })
             .collect()
+    }
+
+    /// A timestamp repeated row after row is copied from the text written
+    /// for it: each row reads as it would on its own.
+    #[test]
+    fn a_repeated_timestamp_reads_as_if_written_alone() {
+        let ms = |offset: i64| Some(NEW_YEAR_2020 + offset);
+        let stamps = vec![ms(0), ms(0), None, ms(0), ms(250), ms(0), ms(0)];
+        let batch = RecordBatch::try_from_iter([
+            (
+                "ts",
+                Arc::new(TimestampMillisecondArray::from(stamps.clone())) as ArrayRef,
+            ),
+            (
+                "lt",
+                Arc::new(TimestampMillisecondArray::from(stamps).with_timezone("UTC")),
+            ),
+        ])
+        .expect("a batch");
+        let types = [SqlType::Timestamp(3), SqlType::TimestampLtz(3)];
+        for pairs in [
+            vec![("format", "csv")],
+            vec![("format", "csv"), ("csv.quote-character", "'")],
+            vec![("format", "json"), ("json.timestamp-format.standard", "ISO-8601")],
+        ] {
+            let format = || {
+                let names = vec!["ts".to_string(), "lt".to_string()];
+                LineFormat::of(&options(&pairs), names).expect("valid options")
+            };
+            let mut in_turn = LineEncoder::new(format(), vec![0, 1]);
+            for row in 0..batch.num_rows() {
+                let (mut line, mut alone) = (String::new(), String::new());
+                in_turn.encode(&batch, &types, row, &mut line).expect("encoded");
+                LineEncoder::new(format(), vec![0, 1])
+                    .encode(&batch, &types, row, &mut alone)
+                    .expect("encoded");
+                assert_eq!(line, alone, "{pairs:?} row {row}");
+            }
+        }
     }
 
     #[test]

@@ -249,10 +249,12 @@ pub fn write_java_double(v: f64, out: &mut String) {
         return;
     }
     // The common case: a fraction in Java's plain range, whose shortest
-    // digits (two or more) ryu writes as Java does: `3486.75`, `0.0012`.
+    // digits (two or more) are written as Java does: `3486.75`, `0.0012`.
+    // zmij finds the same shortest digits as ryu, about three times as
+    // fast.
     if (1e-3..1e7).contains(&abs) && abs.fract() != 0.0 {
-        let mut ryu_buf = ryu::Buffer::new();
-        let text = ryu_buf.format_finite(abs);
+        let mut buffer = zmij::Buffer::new();
+        let text = buffer.format_finite(abs);
         let significant = text
             .bytes()
             .filter(u8::is_ascii_digit)
