@@ -35,6 +35,10 @@ pub struct Lane {
     /// Items read but not yet taken (chunks, side items, watermarks
     /// behind rows).
     queue: VecDeque<StreamItem>,
+    /// Rows of the chunk at the front of `queue` already taken: a chunk
+    /// taken in many short runs (inputs that interleave closely) is not
+    /// cut again, its rest copied, for each.
+    front_taken: usize,
     /// The lane's watermark after the rows taken so far.
     watermark: i64,
     ended: bool,
@@ -63,13 +67,26 @@ impl Lane {
 
     /// Rows queued, not yet taken.
     fn queued_rows(&self) -> usize {
-        self.queue
+        let queued: usize = self
+            .queue
             .iter()
             .map(|item| match item {
                 StreamItem::Chunk(c) => c.num_rows(),
                 _ => 0,
             })
-            .sum()
+            .sum();
+        queued - self.front_taken
+    }
+
+    /// The items queued, the front chunk without the rows already taken.
+    fn untaken(&self) -> impl Iterator<Item = std::borrow::Cow<'_, StreamItem>> {
+        self.queue.iter().enumerate().map(|(i, item)| match item {
+            StreamItem::Chunk(c) if i == 0 && self.front_taken > 0 => {
+                let rest = c.num_rows() - self.front_taken;
+                std::borrow::Cow::Owned(StreamItem::Chunk(c.slice(self.front_taken, rest)))
+            }
+            _ => std::borrow::Cow::Borrowed(item),
+        })
     }
 
     /// Takes items read from the lane's input: watermarks before any
@@ -177,7 +194,7 @@ impl Lane {
     /// The lane's own watermark before its next item.
     pub fn next_watermark(&self) -> i64 {
         match self.queue.front() {
-            Some(StreamItem::Chunk(c)) => c.watermarks[0],
+            Some(StreamItem::Chunk(c)) => c.watermarks[self.front_taken],
             _ => self.watermark,
         }
     }
@@ -427,20 +444,29 @@ impl Aligner {
                 return Next::Waiting { lane: i };
             }
             Some(StreamItem::Chunk(chunk)) => {
-                // Rows while this lane stays the lowest.
+                // Rows while this lane stays the lowest, from the first
+                // not taken yet.
+                let start = lane.front_taken;
+                let left = chunk.num_rows() - start;
                 let take = match rival {
-                    None => chunk.num_rows(),
-                    Some((w, j)) => chunk.watermarks.partition_point(|x| (*x, i) < (w, j)),
+                    None => left,
+                    Some((w, j)) => {
+                        chunk.watermarks[start..].partition_point(|x| (*x, i) < (w, j))
+                    }
                 }
                 .max(1)
                 .min(room.unwrap_or(usize::MAX));
-                let mut run = if take < chunk.num_rows() {
-                    let rest = chunk.slice(take, chunk.num_rows() - take);
+                let mut run = if take < left {
                     // The rows taken lift the lane's watermark to the one
                     // its next row meets.
-                    lane.watermark = lane.watermark.max(rest.watermarks[0]);
-                    lane.queue.push_front(StreamItem::Chunk(rest));
-                    chunk.slice(0, take)
+                    lane.watermark = lane.watermark.max(chunk.watermarks[start + take]);
+                    let run = chunk.slice(start, take);
+                    lane.front_taken = start + take;
+                    lane.queue.push_front(StreamItem::Chunk(chunk));
+                    run
+                } else if start > 0 {
+                    lane.front_taken = 0;
+                    chunk.slice(start, left)
                 } else {
                     chunk
                 };
@@ -582,8 +608,8 @@ impl Aligner {
         for lane in &self.lanes {
             w.put(&(lane.fetched, lane.taken));
             w.u64(lane.queue.len() as u64);
-            for item in &lane.queue {
-                save_item(w, item)?;
+            for item in lane.untaken() {
+                save_item(w, &item)?;
             }
             w.put(&lane.watermark);
             w.put(&lane.ended);
@@ -613,6 +639,7 @@ impl Aligner {
             let items = r.count()?;
             let table = origin(i);
             lane.queue.clear();
+            lane.front_taken = 0;
             for _ in 0..items {
                 lane.queue.push_back(load_item(r, table.as_ref())?);
             }

@@ -102,3 +102,39 @@ fn lanes_survive_a_checkpoint() -> Result<()> {
     assert_eq!(values, [2, 3]);
     Ok(())
 }
+
+#[test]
+fn closely_interleaved_lanes_take_their_chunks_in_short_runs() -> Result<()> {
+    let odd: Vec<i64> = (0..50).map(|i| 2 * i + 1).collect();
+    let even: Vec<i64> = (1..=50).map(|i| 2 * i).collect();
+    let start = || {
+        let mut a = Aligner::new(2);
+        a.lane_mut(0).push([rows(&odd), StreamItem::End]);
+        a.lane_mut(1).push([rows(&even), StreamItem::End]);
+        a
+    };
+    let (taken, _) = drain(&mut start());
+    let order: Vec<(usize, i64, i64)> = (1..=100).map(|v| (((v + 1) % 2) as usize, v, v)).collect();
+    assert_eq!(taken, order);
+    // Stopped part way into both chunks, saved and resumed: the same rows
+    // follow, and what a lane still holds is only what it has not given.
+    let mut a = start();
+    for _ in 0..7 {
+        let Next::Item { .. } = a.next() else {
+            panic!("a row")
+        };
+    }
+    assert_eq!(a.lane_mut(0).queued_rows(), 46);
+    assert_eq!(a.lane_mut(1).queued_rows(), 47);
+    assert_eq!(a.lane_mut(0).next_watermark(), 9);
+    let mut w = StateWriter::new();
+    a.save_state(&mut w)?;
+    let bytes = w.into_bytes();
+    let mut b = Aligner::new(2);
+    b.load_state(&mut StateReader::new(&bytes), |_| None)?;
+    b.lane_mut(0).end();
+    b.lane_mut(1).end();
+    let (rest, _) = drain(&mut b);
+    assert_eq!(rest, order[7..]);
+    Ok(())
+}
