@@ -5,7 +5,6 @@
 use crate::data::{self, Dataset};
 use crate::measure::{measure, summary_value, Measurement};
 use crate::numbers::{group, median, per_second};
-use crate::queries;
 use crate::table;
 use anyhow::{bail, Context, Result};
 use std::ffi::OsStr;
@@ -66,7 +65,7 @@ pub struct NexmarkArgs {
 
 /// Runs `scripts` (name, script, input rows) with `tidemark run`, in turn,
 /// `args.runs` times, and prints each run and the table of medians.
-fn run_series(
+pub fn run_series(
     tidemark: &Path,
     scripts: &[(&'static str, PathBuf, u64)],
     args: &TumbleArgs,
@@ -192,8 +191,17 @@ impl Series {
         Ok(())
     }
 
-    fn median_wall_s(&self) -> f64 {
+    pub fn median_wall_s(&self) -> f64 {
         median(&self.wall_s)
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The rows the first run emitted (every run must emit as many).
+    pub fn rows_emitted(&self) -> Option<u64> {
+        self.rows_emitted.first().copied()
     }
 
     fn peak_rss_mib(&self) -> f64 {
@@ -672,50 +680,6 @@ pub fn join(args: &JoinArgs) -> Result<ExitCode> {
         group(args.rows_per_side),
         half.peak_rss_mib()
     );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The queries of the `nexmark` benchmark, the generator alone first.
-const NEXMARK_QUERIES: [(&str, &str); 5] = [
-    ("generator alone (bids)", queries::NEXMARK_GENERATOR),
-    ("q5 hot items", queries::NEXMARK_Q5),
-    ("q7 highest bid", queries::NEXMARK_Q7),
-    ("q8 new users", queries::NEXMARK_Q8),
-    ("q11 sessions", queries::NEXMARK_Q11),
-];
-
-/// The `nexmark` benchmark: each query over `events` generated events,
-/// reported as events per second (events of every kind count, as in
-/// Nexmark's own figures) and against the generator alone.
-pub fn nexmark(args: &NexmarkArgs) -> Result<ExitCode> {
-    let (_, target_dir) = own_paths()?;
-    let tidemark = tidemark_binary(args.tidemark.as_deref(), &target_dir)?;
-    let dir = target_dir.join("bench-data").join("nexmark");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tables = queries::nexmark_tables(args.events);
-    let mut scripts = Vec::new();
-    for (i, (name, query)) in NEXMARK_QUERIES.iter().enumerate() {
-        let script = dir.join(format!("nexmark-{i}.sql"));
-        std::fs::write(&script, format!("{tables}{query}\n"))
-            .with_context(|| format!("cannot write {}", script.display()))?;
-        scripts.push((*name, script, args.events));
-    }
-    let as_tumble = TumbleArgs {
-        rows: args.events,
-        keys: 1,
-        runs: args.runs,
-        tidemark: Some(tidemark.clone()),
-    };
-    let series = run_series(&tidemark, &scripts, &as_tumble)?;
-    let generator = series[0].median_wall_s();
-    for s in &series[1..] {
-        println!(
-            "{}: {} events/s, {:.2}x the generator's time",
-            s.name,
-            group((args.events as f64 / s.median_wall_s()).round() as u64),
-            s.median_wall_s() / generator
-        );
-    }
     Ok(ExitCode::SUCCESS)
 }
 

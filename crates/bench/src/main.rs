@@ -9,6 +9,7 @@ mod formats;
 mod kafka;
 mod kafka_read;
 mod measure;
+mod nexmark;
 mod numbers;
 mod postgres;
 mod queries;
@@ -98,9 +99,11 @@ enum Command {
     /// rows in the same run; peak memory shows whether state is freed per
     /// window.
     Join(driver::JoinArgs),
-    /// Nexmark q5, q7, q8 and q11 on the nexmark connector, each into a
-    /// blackhole sink, against the generator alone (a query that reads
-    /// every bid and keeps none) in the same run.
+    /// Nexmark q5, q7, q8 and q11, each into a blackhole sink, over events
+    /// from the nexmark connector and over the same events from JSON-lines
+    /// and CSV files written once from the generator, each against reading
+    /// alone (a query that reads every bid and keeps none) from the same
+    /// source in the same run.
     Nexmark(driver::NexmarkArgs),
     /// The hand-written program: reads the CSV, aggregates one-minute windows per
     /// key and prints them on stdout; counts on stderr.
@@ -163,7 +166,7 @@ fn main() -> ExitCode {
         Command::Slides(args) => driver::slides(&args),
         Command::Json(args) => formats::json(&args),
         Command::Join(args) => driver::join(&args),
-        Command::Nexmark(args) => driver::nexmark(&args),
+        Command::Nexmark(args) => nexmark::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
         Command::Postgres(args) => postgres::postgres(&args),
         Command::KafkaCheck(args) => kafka::check(&args),

@@ -16,6 +16,9 @@ pub enum Query {
     /// The hand-written single-pass program doing TUMBLE's work: the CSV queries'
     /// baseline.
     HandWritten,
+    /// DuckDB doing TUMBLE's aggregation on one thread, when a Python
+    /// with the duckdb package is found: an outside anchor.
+    DuckDb,
     Tumble,
     Hop,
     Cumulate,
@@ -44,8 +47,9 @@ pub enum Input {
 }
 
 impl Query {
-    pub const ALL: [Query; 11] = [
+    pub const ALL: [Query; 12] = [
         Query::HandWritten,
+        Query::DuckDb,
         Query::Tumble,
         Query::Hop,
         Query::Cumulate,
@@ -61,6 +65,7 @@ impl Query {
     pub fn name(self) -> &'static str {
         match self {
             Query::HandWritten => "hand-written TUMBLE",
+            Query::DuckDb => "DuckDB, 1 thread",
             Query::Tumble => "TUMBLE 1 min",
             Query::Hop => "HOP 10 min / 1 min",
             Query::Cumulate => "CUMULATE 1 min / 10 min",
@@ -78,6 +83,7 @@ impl Query {
     pub fn slug(self) -> &'static str {
         match self {
             Query::HandWritten => "hand-written",
+            Query::DuckDb => "duckdb",
             Query::Tumble => "tumble",
             Query::Hop => "hop",
             Query::Cumulate => "cumulate",
@@ -93,9 +99,12 @@ impl Query {
 
     pub fn input(self) -> Input {
         match self {
-            Query::HandWritten | Query::Tumble | Query::Hop | Query::Cumulate | Query::Over => {
-                Input::Bids
-            }
+            Query::HandWritten
+            | Query::DuckDb
+            | Query::Tumble
+            | Query::Hop
+            | Query::Cumulate
+            | Query::Over => Input::Bids,
             Query::Session => Input::Sessions,
             Query::WindowJoin => Input::JoinStreams,
             Query::Generator | Query::Q5 | Query::Q8 | Query::Q11 => Input::Nexmark,
@@ -112,9 +121,10 @@ impl Query {
         }
     }
 
-    /// Whether `tidemark run` runs it (all but the hand-written program).
+    /// Whether `tidemark run` runs it (all but the hand-written program
+    /// and DuckDB).
     pub fn is_tidemark(self) -> bool {
-        self != Query::HandWritten
+        !matches!(self, Query::HandWritten | Query::DuckDb)
     }
 }
 
@@ -127,7 +137,7 @@ pub struct CsvInputs {
 }
 
 /// The `tidemark run` script of `query` (None for the hand-written
-/// program), reading `csv` or `events` Nexmark events.
+/// program and DuckDB), reading `csv` or `events` Nexmark events.
 pub fn script(query: Query, csv: &CsvInputs, events: u64) -> Option<String> {
     let aggregate = |table: &str, tvf: &str| {
         format!(
@@ -138,7 +148,7 @@ pub fn script(query: Query, csv: &CsvInputs, events: u64) -> Option<String> {
     };
     let bids = || bids_table("bids", &csv.bids);
     Some(match query {
-        Query::HandWritten => return None,
+        Query::HandWritten | Query::DuckDb => return None,
         Query::Tumble => aggregate(
             &bids(),
             "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)",
@@ -203,30 +213,51 @@ fn sql_string(text: &str) -> String {
     text.replace('\'', "''")
 }
 
+/// The three Nexmark streams, each with the columns of its table.
+pub const NEXMARK_STREAMS: [(&str, &str); 3] = [
+    (
+        "bid",
+        "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, \
+         dateTime TIMESTAMP(3), extra STRING",
+    ),
+    (
+        "person",
+        "id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, \
+         state STRING, dateTime TIMESTAMP(3), extra STRING",
+    ),
+    (
+        "auction",
+        "id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, \
+         dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING",
+    ),
+];
+
 /// The nexmark tables, each over `events` events, and a blackhole sink
 /// for each Nexmark query.
 pub fn nexmark_tables(events: u64) -> String {
-    let with = |stream: &str| {
-        format!(
-            "WITH ('connector' = 'nexmark', 'stream' = '{stream}', 'events.num' = '{events}');\n"
-        )
-    };
+    nexmark_tables_from(&|stream| {
+        format!("'connector' = 'nexmark', 'stream' = '{stream}', 'events.num' = '{events}'")
+    })
+}
+
+/// The Nexmark tables, each with the options `with(stream)` (a connector
+/// and what it reads), and a blackhole sink for each Nexmark query.
+pub fn nexmark_tables_from(with: &dyn Fn(&str) -> String) -> String {
+    let mut tables = String::new();
+    for (stream, columns) in NEXMARK_STREAMS {
+        tables.push_str(&format!(
+            "CREATE TABLE {stream} ({columns}, \
+             WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) WITH ({});\n",
+            with(stream)
+        ));
+    }
     format!(
-        "CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, \
-         dateTime TIMESTAMP(3), extra STRING, WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
-         CREATE TABLE person (id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, \
-         state STRING, dateTime TIMESTAMP(3), extra STRING, WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
-         CREATE TABLE auction (id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, \
-         dateTime TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING, \
-         WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND) {}\
+        "{tables}\
          CREATE TABLE sink5 (auction BIGINT, num BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
          CREATE TABLE sink7 (auction BIGINT, price BIGINT, bidder BIGINT, dt TIMESTAMP(3), extra STRING) WITH ('connector' = 'blackhole');\n\
          CREATE TABLE sink8 (id BIGINT, name STRING, ws TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
          CREATE TABLE sink11 (bidder BIGINT, n BIGINT, ws TIMESTAMP(3), we TIMESTAMP(3)) WITH ('connector' = 'blackhole');\n\
-         CREATE TABLE sink0 (auction BIGINT) WITH ('connector' = 'blackhole');\n",
-        with("bid"),
-        with("person"),
-        with("auction")
+         CREATE TABLE sink0 (auction BIGINT) WITH ('connector' = 'blackhole');\n"
     )
 }
 

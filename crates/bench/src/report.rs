@@ -14,6 +14,9 @@ pub const TUMBLE_MIN_SHARE: f64 = 0.60;
 pub const SLIDING_MAX_TIME: f64 = 1.5;
 /// Each Nexmark query must read at least this many events per second.
 pub const NEXMARK_MIN_EVENTS_PER_S: f64 = 1_000_000.0;
+/// TUMBLE on one thread may take at most this share of DuckDB's time for
+/// the same aggregation on one thread.
+pub const DUCKDB_MAX_TIME: f64 = 0.5;
 /// Peak memory at full size over peak memory at a tenth of it: state that
 /// is freed as windows close does not grow with the input.
 pub const MEMORY_MAX_GROWTH: f64 = 1.2;
@@ -206,6 +209,7 @@ impl<'a> Report<'a> {
         let rows: Vec<Vec<String>> = self
             .figures
             .iter()
+            .filter(|f| f.query != Query::DuckDb)
             .map(|f| {
                 let growth = f.memory_growth();
                 vec![
@@ -243,6 +247,16 @@ impl<'a> Report<'a> {
                     |ratio| format!("{ratio:.2}x"),
                 ));
             }
+            // DuckDB is an anchor when it ran; it runs on one thread.
+            let duckdb = self.find(Query::DuckDb, None);
+            if let (Some(duckdb), None | Some(1)) = (duckdb, p) {
+                checks.push(check(
+                    format!("TUMBLE ≤ {DUCKDB_MAX_TIME}x DuckDB's one-thread time{at}"),
+                    tumble.and_then(|t| Some(t.median_wall_s? / duckdb.median_wall_s?)),
+                    |ratio| ratio <= DUCKDB_MAX_TIME,
+                    |ratio| format!("{ratio:.2}x"),
+                ));
+            }
             for query in [Query::Q5, Query::Q8, Query::Q11] {
                 checks.push(check(
                     format!(
@@ -259,6 +273,7 @@ impl<'a> Report<'a> {
                 .figures
                 .iter()
                 .filter(|f| f.parallelism == p || !f.query.is_tidemark())
+                .filter(|f| f.query != Query::DuckDb)
                 .collect();
             let failing: Vec<String> = queries
                 .iter()
@@ -419,6 +434,24 @@ mod tests {
             assert_eq!(failed.len(), 1, "{goal}: {failed:?}");
             assert!(failed[0].starts_with(goal), "{goal}: {failed:?}");
         }
+    }
+
+    #[test]
+    fn duckdb_is_an_anchor_when_it_ran() {
+        let mut figures = passing(None);
+        figures.insert(1, fig(Query::DuckDb, None, 5_000_000, 2.5, 900, 100));
+        let checks = Report::new(&figures).checks();
+        // Checked against TUMBLE, and not held to the memory goal.
+        assert_eq!(checks.len(), 8);
+        assert!(checks.iter().all(|c| c.pass), "{checks:#?}");
+        assert_eq!(checks[3].goal, "TUMBLE ≤ 0.5x DuckDB's one-thread time");
+        assert_eq!(checks[3].measured, "0.40x");
+        assert!(!Report::new(&figures).memory_table().contains("DuckDB"));
+        figures[1].median_wall_s = Some(1.9);
+        assert_eq!(
+            failed_goals(&figures),
+            ["TUMBLE ≤ 0.5x DuckDB's one-thread time"]
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use crate::data::{self, Shape};
 use crate::driver;
+use crate::duckdb;
 use crate::measure::{measure, summary_value};
 use crate::numbers::{group, median};
 use crate::queries::{self, CsvInputs, Input, Query};
@@ -223,6 +224,13 @@ pub fn all(args: &AllArgs) -> Result<ExitCode> {
         (sizes.events / 10).max(1),
     )?;
 
+    // DuckDB is an anchor from outside, run at full size only (its memory
+    // is not ours to hold flat); without it the suite says so and goes on.
+    let python = duckdb::python();
+    if let Err(why) = &python {
+        println!("{why}");
+    }
+
     let scripts = root.join("all");
     std::fs::create_dir_all(&scripts)
         .with_context(|| format!("cannot create {}", scripts.display()))?;
@@ -233,15 +241,25 @@ pub fn all(args: &AllArgs) -> Result<ExitCode> {
         } else {
             vec![None]
         };
+        let programs = Programs {
+            exe: &exe,
+            tidemark: &tidemark,
+            python: python.as_ref().ok(),
+        };
+        if query == Query::DuckDb && programs.python.is_none() {
+            continue;
+        }
         for parallelism in at {
             for (inputs, is_tenth) in [(&full, false), (&tenth, true)] {
+                if is_tenth && query == Query::DuckDb {
+                    continue;
+                }
                 cases.push(make_case(
                     query,
                     parallelism,
                     inputs,
                     is_tenth,
-                    &exe,
-                    &tidemark,
+                    &programs,
                     &scripts,
                 )?);
             }
@@ -283,13 +301,20 @@ pub fn all(args: &AllArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The programs the suite runs: this one (for the hand-written program),
+/// tidemark, and a Python with DuckDB if there is one.
+struct Programs<'a> {
+    exe: &'a Path,
+    tidemark: &'a Path,
+    python: Option<&'a OsString>,
+}
+
 fn make_case(
     query: Query,
     parallelism: Option<u32>,
     inputs: &Inputs,
     tenth: bool,
-    exe: &Path,
-    tidemark: &Path,
+    programs: &Programs,
     scripts: &Path,
 ) -> Result<Case> {
     let input_rows = match query.input() {
@@ -298,15 +323,25 @@ fn make_case(
         Input::Nexmark => inputs.events,
     };
     let (program, args) = match queries::script(query, &inputs.csv, inputs.events) {
+        None if query == Query::DuckDb => {
+            let python = programs.python.context("DuckDB run without a Python")?;
+            let run = duckdb::tumble(python, query.name(), &inputs.csv.bids, "csv", input_rows);
+            let mut command = run.command.into_iter();
+            let program = command.next().context("an empty DuckDB command")?;
+            (PathBuf::from(program), command.collect())
+        }
         None => (
-            exe.to_path_buf(),
+            programs.exe.to_path_buf(),
             vec!["baseline".into(), inputs.csv.bids.clone().into_os_string()],
         ),
         Some(sql) => {
             let path = scripts.join(format!("{}-{input_rows}.sql", query.slug()));
             std::fs::write(&path, sql)
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            (tidemark.to_path_buf(), tidemark_args(parallelism, &path))
+            (
+                programs.tidemark.to_path_buf(),
+                tidemark_args(parallelism, &path),
+            )
         }
     };
     Ok(Case {
@@ -391,13 +426,16 @@ fn row_count_warnings(cases: &[Case]) -> Vec<String> {
             ));
         }
         if case.query == Query::Tumble {
-            if let Some(hand) = first(Query::HandWritten).filter(|n| *n != mine) {
-                warnings.push(format!(
-                    "{} emitted {} rows, the hand-written program {}",
-                    case.label(),
-                    group(mine),
-                    group(hand)
-                ));
+            for other in [Query::HandWritten, Query::DuckDb] {
+                if let Some(theirs) = first(other).filter(|n| *n != mine) {
+                    warnings.push(format!(
+                        "{} emitted {} rows, {} {}",
+                        case.label(),
+                        group(mine),
+                        other.name(),
+                        group(theirs)
+                    ));
+                }
             }
         }
     }
@@ -495,6 +533,7 @@ mod tests {
     fn row_counts_that_disagree_are_reported() {
         let agreeing = [
             case(Query::HandWritten, None, false, &[7, 7]),
+            case(Query::DuckDb, None, false, &[7, 7]),
             case(Query::Tumble, Some(1), false, &[7, 7]),
             case(Query::Tumble, Some(2), false, &[7, 7]),
             case(Query::Tumble, Some(1), true, &[3]),
@@ -502,14 +541,17 @@ mod tests {
         assert!(row_count_warnings(&agreeing).is_empty());
         let disagreeing = [
             case(Query::HandWritten, None, false, &[7]),
+            case(Query::DuckDb, None, false, &[9]),
             case(Query::Tumble, Some(1), false, &[7, 8]),
             case(Query::Tumble, Some(2), false, &[6]),
         ];
         let warnings = row_count_warnings(&disagreeing);
-        assert_eq!(warnings.len(), 3, "{warnings:#?}");
+        assert_eq!(warnings.len(), 5, "{warnings:#?}");
         assert!(warnings[0].contains("across rounds"));
-        assert!(warnings[1].contains("(p=2) emitted 6 rows, but 7 at another parallelism"));
-        assert!(warnings[2].contains("the hand-written program 7"));
+        assert!(warnings[1].contains("(p=1) emitted 7 rows, DuckDB, 1 thread 9"));
+        assert!(warnings[2].contains("(p=2) emitted 6 rows, but 7 at another parallelism"));
+        assert!(warnings[3].contains("(p=2) emitted 6 rows, hand-written TUMBLE 7"));
+        assert!(warnings[4].contains("(p=2) emitted 6 rows, DuckDB, 1 thread 9"));
     }
 
     #[test]
