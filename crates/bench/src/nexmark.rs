@@ -72,7 +72,11 @@ pub fn nexmark(args: &NexmarkArgs) -> Result<ExitCode> {
     let tidemark = tidemark_binary(args.tidemark.as_deref(), &target_dir)?;
     let dir = target_dir.join("bench-data").join("nexmark");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let files = prepare_files(&tidemark, &dir.join(format!("events-{}", args.events)), args.events)?;
+    let files = prepare_files(
+        &tidemark,
+        &dir.join(format!("events-{}", args.events)),
+        args.events,
+    )?;
     let mut scripts = Vec::new();
     for (i, (query, names)) in QUERIES.iter().enumerate() {
         for (source, name) in SOURCES.iter().zip(names) {
@@ -166,7 +170,11 @@ fn prepare_files(tidemark: &Path, dir: &Path, events: u64) -> Result<PathBuf> {
     let script_path = dir.join("write-events.sql");
     std::fs::write(&script_path, script)
         .with_context(|| format!("cannot write {}", script_path.display()))?;
-    println!("writing {} events as JSON lines and CSV under {}", group(events), dir.display());
+    println!(
+        "writing {} events as JSON lines and CSV under {}",
+        group(events),
+        dir.display()
+    );
     let status = Command::new(tidemark)
         .arg("run")
         .arg(&script_path)
@@ -175,7 +183,10 @@ fn prepare_files(tidemark: &Path, dir: &Path, events: u64) -> Result<PathBuf> {
         .status()
         .context("cannot run tidemark")?;
     if !status.success() {
-        bail!("writing the events failed ({status}): tidemark run {}", script_path.display());
+        bail!(
+            "writing the events failed ({status}): tidemark run {}",
+            script_path.display()
+        );
     }
     std::fs::write(&done, "").with_context(|| format!("cannot write {}", done.display()))?;
     Ok(dir.to_path_buf())

@@ -87,7 +87,8 @@ impl CsvLayout {
             .max(options.quote_character.unwrap_or(0))
             .max(b'\n');
         let escape = options.escape_character.unwrap_or(b'\\');
-        let quoted_ascii = std::array::from_fn(|b| b <= usize::from(highest) || b == usize::from(escape));
+        let quoted_ascii =
+            std::array::from_fn(|b| b <= usize::from(highest) || b == usize::from(escape));
         CsvLayout {
             quoted_ascii,
             delimiter: char::from(options.field_delimiter),
@@ -745,7 +746,10 @@ mod tests {
         for pairs in [
             vec![("format", "csv")],
             vec![("format", "csv"), ("csv.quote-character", "'")],
-            vec![("format", "json"), ("json.timestamp-format.standard", "ISO-8601")],
+            vec![
+                ("format", "json"),
+                ("json.timestamp-format.standard", "ISO-8601"),
+            ],
         ] {
             let format = || {
                 let names = vec!["ts".to_string(), "lt".to_string()];
@@ -754,7 +758,9 @@ mod tests {
             let mut in_turn = LineEncoder::new(format(), vec![0, 1]);
             for row in 0..batch.num_rows() {
                 let (mut line, mut alone) = (String::new(), String::new());
-                in_turn.encode(&batch, &types, row, &mut line).expect("encoded");
+                in_turn
+                    .encode(&batch, &types, row, &mut line)
+                    .expect("encoded");
                 LineEncoder::new(format(), vec![0, 1])
                     .encode(&batch, &types, row, &mut alone)
                     .expect("encoded");

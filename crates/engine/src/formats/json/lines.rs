@@ -35,7 +35,13 @@ impl Lines {
         // Lines valid together may not be valid apart: a character's first
         // byte ending one line and the rest starting the next.
         let text = match whole {
-            Ok(text) if spans.iter().all(|(_, span)| text.is_char_boundary(span.start)) => text,
+            Ok(text)
+                if spans
+                    .iter()
+                    .all(|(_, span)| text.is_char_boundary(span.start)) =>
+            {
+                text
+            }
             Ok(text) => return Lines::one_by_one(text.as_bytes(), spans),
             Err(bytes) => return Lines::one_by_one(&bytes, spans),
         };
@@ -140,7 +146,10 @@ mod tests {
         assert_eq!((lines.text(0), lines.text(1)), (Ok("abc"), Ok("\u{e9}d")));
         // Each half of a character on a line of its own.
         let lines = Lines::from_bytes(b"a\xc3\xa9b".to_vec(), spans(&[2, 4]));
-        assert_eq!((lines.text(0), lines.text(1)), (Err("a\u{fffd}"), Err("\u{fffd}b")));
+        assert_eq!(
+            (lines.text(0), lines.text(1)),
+            (Err("a\u{fffd}"), Err("\u{fffd}b"))
+        );
         let lines = Lines::from_bytes(b"ok\xff".to_vec(), spans(&[2, 3]));
         assert_eq!((lines.text(0), lines.text(1)), (Ok("ok"), Err("\u{fffd}")));
         assert_eq!((lines.number(0), lines.number(1)), (1, 2));

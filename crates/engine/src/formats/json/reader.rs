@@ -3,11 +3,11 @@
 //! converted into Arrow batches, with the errors, counts and positions of
 //! a source.
 
+use super::lines::Lines;
 use super::JsonOptions;
 use crate::formats::column::ColumnBuilder;
 use crate::formats::excerpt::shorten;
 use crate::formats::options::option_error;
-use super::lines::Lines;
 use crate::formats::text::{Parser, TextDialect};
 use crate::runtime::read::ReadPosition;
 use crate::runtime::read::{ReadBatch, ReadStats};

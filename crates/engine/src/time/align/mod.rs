@@ -450,9 +450,7 @@ impl Aligner {
                 let left = chunk.num_rows() - start;
                 let take = match rival {
                     None => left,
-                    Some((w, j)) => {
-                        chunk.watermarks[start..].partition_point(|x| (*x, i) < (w, j))
-                    }
+                    Some((w, j)) => chunk.watermarks[start..].partition_point(|x| (*x, i) < (w, j)),
                 }
                 .max(1)
                 .min(room.unwrap_or(usize::MAX));

@@ -82,6 +82,19 @@ fn when_every_lane_is_idle_the_watermark_stays() {
     assert_eq!(a.watermark(), 4);
 }
 
+/// A two-lane aligner as restored from a checkpoint of `a`, its lanes
+/// ended (nothing more is read).
+fn resumed(a: &Aligner) -> Result<Aligner> {
+    let mut w = StateWriter::new();
+    a.save_state(&mut w)?;
+    let bytes = w.into_bytes();
+    let mut b = Aligner::new(2);
+    b.load_state(&mut StateReader::new(&bytes), |_| None)?;
+    b.lane_mut(0).end();
+    b.lane_mut(1).end();
+    Ok(b)
+}
+
 #[test]
 fn lanes_survive_a_checkpoint() -> Result<()> {
     let mut a = Aligner::new(2);
@@ -90,13 +103,7 @@ fn lanes_survive_a_checkpoint() -> Result<()> {
     let Next::Item { .. } = a.next() else {
         panic!("a row")
     };
-    let mut w = StateWriter::new();
-    a.save_state(&mut w)?;
-    let bytes = w.into_bytes();
-    let mut b = Aligner::new(2);
-    b.load_state(&mut StateReader::new(&bytes), |_| None)?;
-    b.lane_mut(0).end();
-    b.lane_mut(1).end();
+    let mut b = resumed(&a)?;
     let (taken, _) = drain(&mut b);
     let values: Vec<i64> = taken.iter().map(|t| t.1).collect();
     assert_eq!(values, [2, 3]);
@@ -127,13 +134,7 @@ fn closely_interleaved_lanes_take_their_chunks_in_short_runs() -> Result<()> {
     assert_eq!(a.lane_mut(0).queued_rows(), 46);
     assert_eq!(a.lane_mut(1).queued_rows(), 47);
     assert_eq!(a.lane_mut(0).next_watermark(), 9);
-    let mut w = StateWriter::new();
-    a.save_state(&mut w)?;
-    let bytes = w.into_bytes();
-    let mut b = Aligner::new(2);
-    b.load_state(&mut StateReader::new(&bytes), |_| None)?;
-    b.lane_mut(0).end();
-    b.lane_mut(1).end();
+    let mut b = resumed(&a)?;
     let (rest, _) = drain(&mut b);
     assert_eq!(rest, order[7..]);
     Ok(())
