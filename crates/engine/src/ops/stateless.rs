@@ -377,13 +377,21 @@ impl WindowLabels {
                 ends[first..].reverse();
             }
         }
-        let indices = arrow::array::UInt32Array::from(rows.clone());
-        let mut columns: Vec<ArrayRef> = chunk
-            .batch
-            .columns()
-            .iter()
-            .map(|c| arrow::compute::take(c, &indices, None))
-            .collect::<std::result::Result<_, _>>()?;
+        // Each row in one window, in order (a TUMBLE without NULL times):
+        // the input's columns are the output's, shared rather than copied.
+        let every_row_once = rows.len() == chunk.num_rows()
+            && rows.iter().enumerate().all(|(k, r)| *r as usize == k);
+        let mut columns: Vec<ArrayRef> = if every_row_once {
+            chunk.batch.columns().to_vec()
+        } else {
+            let indices = arrow::array::UInt32Array::from(rows.clone());
+            chunk
+                .batch
+                .columns()
+                .iter()
+                .map(|c| arrow::compute::take(c, &indices, None))
+                .collect::<std::result::Result<_, _>>()?
+        };
         let zone = self.zone;
         let times: Vec<i64> = ends
             .iter()
@@ -549,6 +557,38 @@ mod tests {
                 "+I[a, 7000, 2, 5000, 10000, 9999]",
                 "+I[a, 12000, 3, 10000, 15000, 14999]",
                 "+I[a, 2000, 4, 0, 5000, 4999]",
+                "WM end",
+                "END",
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_row_without_a_time_is_in_no_window_and_the_rest_keep_theirs() -> Result<()> {
+        let chunk = rows(&[1, 7, 12]);
+        // The middle row's time made NULL.
+        let ts = TimestampMillisecondArray::from(vec![Some(s(1)), None, Some(s(12))]);
+        let mut columns = chunk.batch.columns().to_vec();
+        columns[1] = Arc::new(ts);
+        let chunk = Chunk {
+            batch: RecordBatch::try_new(chunk.batch.schema(), columns)?,
+            ..chunk
+        };
+        let mut out = Vec::new();
+        labels(TUMBLE)?.process(StreamItem::Chunk(chunk.clone()), &mut out)?;
+        let Some(StreamItem::Chunk(labelled)) = out.first() else {
+            panic!("the rows come out as one chunk");
+        };
+        assert_eq!(
+            labelled.watermarks,
+            [chunk.watermarks[0], chunk.watermarks[2]]
+        );
+        assert_eq!(
+            run(&mut labels(TUMBLE)?, vec![StreamItem::Chunk(chunk)])?,
+            [
+                "+I[a, 1000, 0, 0, 5000, 4999]",
+                "+I[a, 12000, 2, 10000, 15000, 14999]",
                 "WM end",
                 "END",
             ]
