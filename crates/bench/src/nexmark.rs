@@ -6,8 +6,8 @@
 //! kind count, as in Nexmark's own figures, whichever tables a query
 //! reads.
 
-use crate::driver::{own_paths, run_series, tidemark_binary, NexmarkArgs, Series, TumbleArgs};
-use crate::numbers::group;
+use crate::driver::{own_paths, run_series, tidemark_binary, NexmarkArgs, TumbleArgs};
+use crate::numbers::{group, per_second};
 use crate::queries::{self, NEXMARK_STREAMS};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -98,14 +98,14 @@ pub fn nexmark(args: &NexmarkArgs) -> Result<ExitCode> {
         tidemark: Some(tidemark.clone()),
     };
     let series = run_series(&tidemark, &scripts, &as_tumble)?;
-    let per_second = |s: &Series| group((args.events as f64 / s.median_wall_s()).round() as u64);
-    // The first queries read the bids and keep none: each source's cost
+    // The first query reads the bids and keeps none: each source's cost
     // of reading alone, which the others are timed against.
-    let (reading, rest) = series.split_at(SOURCES.len());
-    for runs in std::iter::once(reading).chain(rest.chunks(SOURCES.len())) {
+    let reading = &series[..SOURCES.len()];
+    for (query, runs) in series.chunks(SOURCES.len()).enumerate() {
         for (s, alone) in runs.iter().zip(reading) {
-            let mut line = format!("{}: {} events/s", s.name(), per_second(s));
-            if !std::ptr::eq(s, alone) {
+            let events = per_second(args.events, s.median_wall_s());
+            let mut line = format!("{}: {events} events/s", s.name());
+            if query > 0 {
                 line.push_str(&format!(
                     ", {:.2}x the time of reading alone",
                     s.median_wall_s() / alone.median_wall_s()
@@ -141,7 +141,7 @@ fn file_tables(files: &Path, format: &str) -> String {
         let path = files.join(format!("{stream}.{format}"));
         format!(
             "'connector' = 'filesystem', 'path' = '{}', 'format' = '{format}'",
-            path.display().to_string().replace('\'', "''")
+            queries::sql_string(&path.display().to_string())
         )
     })
 }
@@ -163,7 +163,7 @@ fn prepare_files(tidemark: &Path, dir: &Path, events: u64) -> Result<PathBuf> {
                 "CREATE TABLE {stream}_{format} ({columns}) WITH ('connector' = 'filesystem', \
                  'path' = '{}', 'format' = '{format}');\n\
                  INSERT INTO {stream}_{format} SELECT * FROM {stream};\n",
-                path.display().to_string().replace('\'', "''")
+                queries::sql_string(&path.display().to_string())
             ));
         }
     }

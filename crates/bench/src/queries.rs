@@ -209,7 +209,7 @@ fn bids_table(name: &str, csv: &Path) -> String {
 }
 
 /// `text` inside a SQL string literal.
-fn sql_string(text: &str) -> String {
+pub fn sql_string(text: &str) -> String {
     text.replace('\'', "''")
 }
 

@@ -234,17 +234,17 @@ pub fn all(args: &AllArgs) -> Result<ExitCode> {
     let scripts = root.join("all");
     std::fs::create_dir_all(&scripts)
         .with_context(|| format!("cannot create {}", scripts.display()))?;
+    let programs = Programs {
+        exe: &exe,
+        tidemark: &tidemark,
+        python: python.as_ref().ok(),
+    };
     let mut cases = Vec::new();
     for query in Query::ALL {
         let at = if query.is_tidemark() {
             parallelisms.clone()
         } else {
             vec![None]
-        };
-        let programs = Programs {
-            exe: &exe,
-            tidemark: &tidemark,
-            python: python.as_ref().ok(),
         };
         if query == Query::DuckDb && programs.python.is_none() {
             continue;

@@ -490,22 +490,23 @@ fn push_json_string(out: &mut String, value: &str) {
     // as it is.
     let mut from = 0;
     for (at, byte) in value.bytes().enumerate() {
-        let escaped = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..0x20 => "",
+        let short = match byte {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            0..0x20 => None,
             _ => continue,
         };
         out.push_str(&value[from..at]);
-        if escaped.is_empty() {
-            let _ = write!(out, "\\u{byte:04X}");
-        } else {
-            out.push_str(escaped);
+        match short {
+            Some(escape) => out.push_str(escape),
+            None => {
+                let _ = write!(out, "\\u{byte:04X}");
+            }
         }
         from = at + 1;
     }

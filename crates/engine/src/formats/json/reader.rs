@@ -25,9 +25,12 @@ type LineValues = Vec<Option<String>>;
 /// A batch's values: one text column per field for all its lines, or each
 /// line's own when the lines were read one by one.
 enum Values {
-    /// Each line's values as byte ranges of it, a row of columns a line
-    /// (see [`super::flat`]).
-    Flat(Vec<Option<(u32, u32)>>),
+    /// Each line's values as byte ranges of it, a row of `width` columns
+    /// a line (see [`super::flat`]).
+    Flat {
+        ranges: Vec<Option<(u32, u32)>>,
+        width: usize,
+    },
     Columns(Vec<StringArray>),
     EachLine(Vec<std::result::Result<LineValues, String>>),
 }
@@ -42,11 +45,10 @@ impl Values {
     ) -> std::result::Result<(), String> {
         out.clear();
         match self {
-            Values::Flat(ranges) => {
+            Values::Flat { ranges, width } => {
                 let Ok(text) = lines.text(i) else {
                     return Err("invalid UTF-8".into());
                 };
-                let width = ranges.len() / lines.len().max(1);
                 let row = &ranges[i * width..(i + 1) * width];
                 out.extend(
                     row.iter()
@@ -276,7 +278,10 @@ impl JsonSource {
         // A line is read the same way whatever batch it is in: by
         // arrow-json when it takes it, else by serde_json.
         let values = if let Some(ranges) = self.flat(&lines) {
-            Values::Flat(ranges)
+            Values::Flat {
+                ranges,
+                width: self.columns.len(),
+            }
         } else if let Some(columns) = self.tokenise(&lines) {
             Values::Columns(columns)
         } else {
@@ -301,7 +306,7 @@ impl JsonSource {
         let mut skipped = Vec::new();
         let mut row_values: Vec<Option<&str>> = Vec::with_capacity(self.columns.len());
         for i in 0..lines.len() {
-            let line = &lines.number(i);
+            let line = lines.number(i);
             let text = match lines.text(i) {
                 Ok(t) | Err(t) => t,
             };
@@ -309,12 +314,12 @@ impl JsonSource {
                 .row(&lines, i, &mut row_values)
                 .map(|()| row_values.as_slice());
             let appended = match values {
-                Ok(values) => self.append_row(*line, values),
+                Ok(values) => self.append_row(line, values),
                 Err(error) => Err(error),
             };
             match appended {
                 Ok(()) => {
-                    rows.push(*line);
+                    rows.push(line);
                     if self.keep_raw {
                         raw.push(text.to_string());
                     }
@@ -323,7 +328,7 @@ impl JsonSource {
                     self.stats.rows_skipped += 1;
                     if self.keep_raw {
                         skipped.push(BadRow {
-                            line: *line,
+                            line,
                             raw: text.to_string(),
                             error,
                         });
@@ -335,7 +340,7 @@ impl JsonSource {
                     let (from, to) = field_named(&error)
                         .and_then(|name| crate::formats::excerpt::json_member_value(text, name))
                         .unwrap_or((0, text.chars().count()));
-                    let excerpt = crate::formats::excerpt::excerpt(*line, text, from, to);
+                    let excerpt = crate::formats::excerpt::excerpt(line, text, from, to);
                     let e =
                         Error::Input(format!("{}:{line}: {error}\n{excerpt}", self.display_path));
                     if rows.is_empty() {
@@ -698,7 +703,10 @@ mod tests {
         ];
         let read = |text: &str| -> Option<Vec<Option<String>>> {
             let line = Lines::of(&[text]);
-            let values = Values::Flat(src.flat(&line)?);
+            let values = Values::Flat {
+                ranges: src.flat(&line)?,
+                width: 3,
+            };
             let mut out = Vec::new();
             values.row(&line, 0, &mut out).ok()?;
             Some(out.iter().map(|v| v.map(str::to_string)).collect())
@@ -715,7 +723,10 @@ mod tests {
         }
         // Lines side by side: each keeps its own values.
         let lines = Lines::of(&taken);
-        let values = Values::Flat(src.flat(&lines).expect("every line flat"));
+        let values = Values::Flat {
+            ranges: src.flat(&lines).expect("every line flat"),
+            width: 3,
+        };
         let columns = src.tokenise(&lines).expect("arrow-json reads them");
         for i in 0..lines.len() {
             let mut out = Vec::new();
