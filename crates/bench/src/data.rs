@@ -66,6 +66,10 @@ pub enum Shape {
     /// of 1 ms: 5 M rows span about 14 hours, so that windows a day long
     /// hold hundreds of one-minute slices.
     Spread,
+    /// As `Spread`, but every row has a key of its own (`k0`, `k1`, … in
+    /// row order): the state of a job partitioned by user or device id,
+    /// where each key is seen once and must still be kept or freed.
+    Distinct,
 }
 
 /// The average event time between rows of the `Spread` shape, in ms.
@@ -113,6 +117,9 @@ fn params_text(rows: u64, keys: u64, seed: u64, shape: Shape) -> String {
             format!("shape sessions {SESSION_ACTIVE_MS} ms on, {SESSION_IDLE_MS} ms off\n")
         }
         Shape::Spread => format!("shape spread {SPREAD_MS_PER_ROW} ms per row\n"),
+        Shape::Distinct => {
+            format!("shape distinct keys, {SPREAD_MS_PER_ROW} ms per row\n")
+        }
     };
     format!("format {FORMAT_VERSION}\nrows {rows}\nkeys {keys}\nseed {seed:#018x}\n{shape_line}")
 }
@@ -141,6 +148,7 @@ pub fn prepare_shaped(
         Shape::Steady => "tumble",
         Shape::Sessions => "session",
         Shape::Spread => "spread",
+        Shape::Distinct => "distinct",
     };
     let dir = root.join(format!("{prefix}-r{rows}-k{keys}-s{seed:016x}"));
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -251,15 +259,16 @@ fn write_rows(out: &mut impl Write, rows: u64, keys: u64, seed: u64, shape: Shap
     // Ideal time advances 0, 1 or 2 ms per row: 1 ms on average (0 to
     // 20 ms, 10 on average, for the spread shape).
     let step = match shape {
-        Shape::Spread => 2 * SPREAD_MS_PER_ROW + 1,
-        _ => 3,
+        Shape::Spread | Shape::Distinct => 2 * SPREAD_MS_PER_ROW + 1,
+        Shape::Steady | Shape::Sessions => 3,
     };
     let mut ideal_ms: u64 = 0;
-    for _ in 0..rows {
+    for row in 0..rows {
         ideal_ms += rng.below(step);
         let key = match shape {
             Shape::Steady | Shape::Spread => rng.below(keys),
             Shape::Sessions => bidding_key(&mut rng, keys, ideal_ms),
+            Shape::Distinct => row,
         };
         let delay = rng.below(MAX_DISORDER_MS + 1);
         let cents = 100 + rng.below(99_901); // 1.00 ..= 1000.00
@@ -329,7 +338,12 @@ mod tests {
 
     #[test]
     fn same_seed_same_rows() -> Result<()> {
-        for shape in [Shape::Steady, Shape::Sessions, Shape::Spread] {
+        for shape in [
+            Shape::Steady,
+            Shape::Sessions,
+            Shape::Spread,
+            Shape::Distinct,
+        ] {
             assert_eq!(generated(1_000, 10, shape)?, generated(1_000, 10, shape)?);
         }
         Ok(())
@@ -357,6 +371,15 @@ mod tests {
                 );
             }
         }
+        Ok(())
+    }
+
+    #[test]
+    fn distinct_rows_each_have_their_own_key() -> Result<()> {
+        let csv = generated(10_000, 1, Shape::Distinct)?;
+        let times = times_per_key(&csv);
+        assert_eq!(times.len(), 10_000);
+        assert!(times.values().all(|t| t.len() == 1));
         Ok(())
     }
 

@@ -204,7 +204,7 @@ impl Series {
         self.rows_emitted.first().copied()
     }
 
-    fn peak_rss_mib(&self) -> f64 {
+    pub fn peak_rss_mib(&self) -> f64 {
         self.max_rss_kib.iter().copied().max().unwrap_or(0) as f64 / 1024.0
     }
 }
@@ -726,7 +726,7 @@ pub fn built_at(tidemark: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn print_setup(data: &Dataset, tidemark: &Path) {
+pub fn print_setup(data: &Dataset, tidemark: &Path) {
     println!(
         "data: {} ({:.1} MiB, {})",
         data.dir.display(),

@@ -2,6 +2,7 @@
 //! benchmark driver and to the hidden subcommands it spawns as children.
 
 mod baseline;
+mod cardinality;
 mod data;
 mod driver;
 mod duckdb;
@@ -90,6 +91,14 @@ enum Command {
     /// (TIDEMARK_BENCH_PYTHON, else python3), each into nothing; prints
     /// JSON against CSV and tidemark against DuckDB.
     Json(driver::TumbleArgs),
+    /// What a key costs: TUMBLE 1 min, SESSION 30 s, OVER ROWS 2 and
+    /// RANGE 10 s preceding, and OVER ROWS 2 with a state ttl, into a
+    /// blackhole, over rows 10 ms apart that each have a key of their own
+    /// (--rows of them, default 2 M, and half as many) and over as many
+    /// rows sharing --keys keys; prints each time against TUMBLE's on the
+    /// same input and the OVER aggregation's peak memory at full and half
+    /// the distinct keys.
+    Keys(cardinality::KeysArgs),
     /// What a run report costs: TUMBLE, HOP 10/1 and OVER without and
     /// with `SET 'tidemark.report'`, each timed against its plain twin in
     /// the same run, and the size of each report.
@@ -165,6 +174,7 @@ fn main() -> ExitCode {
         Command::Print(args) => driver::print(&args),
         Command::Slides(args) => driver::slides(&args),
         Command::Json(args) => formats::json(&args),
+        Command::Keys(args) => cardinality::keys(&args),
         Command::Join(args) => driver::join(&args),
         Command::Nexmark(args) => nexmark::nexmark(&args),
         Command::Soak(args) => soak::soak(&args),
