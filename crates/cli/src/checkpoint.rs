@@ -28,8 +28,9 @@ use tidemark_engine::StagedRename;
 
 /// Bumped whenever an operator's state is written differently, so that an
 /// older checkpoint is refused rather than misread (4: FIRST_VALUE and
-/// LAST_VALUE of numbers and times keep native values).
-const MAGIC: &[u8] = b"tidemark checkpoint 4\n";
+/// LAST_VALUE of numbers and times keep native values; 5: a session
+/// aggregation keeps its sessions' state in shared accumulators).
+const MAGIC: &[u8] = b"tidemark checkpoint 5\n";
 
 /// The file's name in the checkpoint folder.
 const FILE: &str = "checkpoint";

@@ -16,14 +16,13 @@ use crate::ops::window_agg::WindowAggregateSpec;
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
-use crate::time::merging::{merge_into, Interval, Merge};
+use crate::time::merging::{merge_into, Interval, Intervals, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine, Tracing};
 use crate::time::window_columns::WindowColumns;
 use arrow::array::{Array, ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
-use std::collections::BTreeMap;
 use std::ops::Range;
 use tidemark_common::expr::AggregateCall;
 use tidemark_common::window::WindowKind;
@@ -61,12 +60,13 @@ impl crate::runtime::snapshot::Persist for SessionTimer {
 }
 
 /// One key's open sessions, by start.
-type KeySessions = BTreeMap<i64, Session>;
+type KeySessions = Intervals<Session>;
 
 /// The keys that have open sessions, each with a number: timers name a key
 /// by it, so moving a timer copies no key, and a row finds its key's
 /// sessions with one fast hash. A key's number is given back when its
-/// last session ends, so the table holds only live keys.
+/// last session ends, so the table holds only live keys; its slot keeps
+/// its vector for the next key given the number.
 #[derive(Default)]
 struct KeyTable {
     ids: KeyIds,
@@ -83,7 +83,7 @@ impl KeyTable {
     fn id(&mut self, key: &[u8]) -> u32 {
         let id = self.ids.id(key);
         if id as usize == self.sessions.len() {
-            self.sessions.push(KeySessions::new());
+            self.sessions.push(KeySessions::default());
         }
         id
     }
@@ -92,30 +92,141 @@ impl KeyTable {
         self.ids.key(id)
     }
 
-    fn sessions(&self, id: u32) -> &BTreeMap<i64, Session> {
+    fn sessions(&self, id: u32) -> &KeySessions {
         &self.sessions[id as usize]
     }
 
     /// The key's sessions, taken out to work on; [`KeyTable::put_back`]
     /// returns them.
-    fn take(&mut self, id: u32) -> BTreeMap<i64, Session> {
+    fn take(&mut self, id: u32) -> KeySessions {
         std::mem::take(&mut self.sessions[id as usize])
     }
 
-    /// Returns a key's sessions; with none left, the key leaves the table.
-    fn put_back(&mut self, id: u32, sessions: BTreeMap<i64, Session>) {
-        if sessions.is_empty() {
-            self.ids.forget(id);
-        } else {
-            self.sessions[id as usize] = sessions;
-        }
+    /// Returns a key's sessions. With none left, the caller says when the
+    /// key leaves the table ([`KeyTable::forget`]): not before the
+    /// results that name it are built.
+    fn put_back(&mut self, id: u32, sessions: KeySessions) {
+        self.sessions[id as usize] = sessions;
     }
+
+    /// Key number `id`, which has no session left, leaves the table.
+    fn forget(&mut self, id: u32) {
+        self.ids.forget(id);
+    }
+}
+
+/// The sessions' aggregate state: one accumulator per aggregate call,
+/// each session a group of them. Groups of ended sessions are emptied and
+/// given to new ones, so no session costs an allocation of its own.
+struct Groups {
+    accumulators: Vec<Box<dyn Accumulator>>,
+    /// One group per accumulator: where a session's state passes through
+    /// when it merges into another's (an accumulator merges from another
+    /// accumulator, not from itself).
+    scratch: Vec<Box<dyn Accumulator>>,
+    /// Numbers given so far; the next new group's.
+    next: u32,
+    /// Emptied groups, to give again.
+    free: Vec<u32>,
+}
+
+impl Groups {
+    fn new(aggregates: &[AggregateCall]) -> Result<Self> {
+        let fresh = || {
+            aggregates
+                .iter()
+                .map(new_accumulator)
+                .collect::<Result<Vec<_>>>()
+        };
+        Ok(Groups {
+            accumulators: fresh()?,
+            scratch: fresh()?,
+            next: 0,
+            free: Vec::new(),
+        })
+    }
+
+    /// An empty group for a new session.
+    fn take(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+
+    /// Adds row `row` of `values` (one array per call) to `group`.
+    fn update(&mut self, values: &[Option<ArrayRef>], row: usize, group: u32) -> Result<()> {
+        for (acc, v) in self.accumulators.iter_mut().zip(values) {
+            acc.update(v.as_ref(), &[row as u32], &[group])?;
+        }
+        Ok(())
+    }
+
+    /// Adds group `from` into `into` (`from` holds the later session) and
+    /// gives `from` back.
+    fn merge(&mut self, into: u32, from: u32) -> Result<()> {
+        for (acc, scratch) in self.accumulators.iter_mut().zip(&mut self.scratch) {
+            scratch.merge_from(acc.as_ref(), &[(from, 0)], false)?;
+            acc.merge_from(scratch.as_ref(), &[(0, into)], false)?;
+            scratch.reset(0);
+        }
+        self.give_back(from);
+        Ok(())
+    }
+
+    /// Empties `group` and keeps it for another session.
+    fn give_back(&mut self, group: u32) {
+        for acc in &mut self.accumulators {
+            acc.reset(group);
+        }
+        self.free.push(group);
+    }
+
+    /// Each call's results for `groups`, in that order.
+    fn evaluate(&self, groups: &[u32]) -> Result<Vec<ArrayRef>> {
+        self.accumulators
+            .iter()
+            .map(|acc| acc.evaluate(groups))
+            .collect()
+    }
+
+    fn state_bytes(&self) -> u64 {
+        self.accumulators.iter().map(|a| a.state_bytes()).sum()
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<()> {
+        w.put(&self.next);
+        w.put(&self.free);
+        for acc in &self.accumulators {
+            acc.save(w)?;
+        }
+        Ok(())
+    }
+
+    fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        self.next = r.get()?;
+        self.free = r.get()?;
+        for acc in &mut self.accumulators {
+            acc.load(r)?;
+        }
+        Ok(())
+    }
+}
+
+/// A session that fired and ended, waiting to go out with the others
+/// fired by the same advance of the watermark as one batch.
+struct Fired {
+    key: u32,
+    start: i64,
+    end: i64,
+    group: u32,
 }
 
 struct Session {
     end: i64,
     first_seq: u64,
-    accumulators: Vec<Box<dyn Accumulator>>,
+    /// Its group in [`Groups`].
+    group: u32,
     /// Rows in the session (for the trace).
     rows: u64,
     /// What the session emitted when it fired, kept until its cleanup
@@ -145,6 +256,13 @@ pub struct SessionState {
     zone: Option<chrono_tz::Tz>,
     /// Open sessions per key.
     keys: KeyTable,
+    groups: Groups,
+    /// Sessions fired and ended whose results are not built yet (without
+    /// allowed lateness): their keys and groups are kept until then.
+    fired: Vec<Fired>,
+    /// Keys left without sessions by `fired`, which leave the table once
+    /// their results are built.
+    emptied: Vec<u32>,
     rows_seen: u64,
 }
 
@@ -166,9 +284,7 @@ impl SessionAggregate {
         if gap <= 0 || spec.lateness < 0 {
             return Err(Error::Internal("a session gap must be positive".into()));
         }
-        for call in &spec.aggregates {
-            new_accumulator(call)?;
-        }
+        let groups = Groups::new(&spec.aggregates)?;
         let key_converter = key_converter(&spec.key_types)?;
         let window_columns = WindowColumns::declared(&spec.output_schema, spec.key_columns.len())?;
         Ok(Windowed::from_state(SessionState {
@@ -184,6 +300,9 @@ impl SessionAggregate {
             window_columns,
             zone: spec.zone,
             keys: KeyTable::default(),
+            groups,
+            fired: Vec::new(),
+            emptied: Vec::new(),
             rows_seen: 0,
         }))
     }
@@ -194,18 +313,16 @@ impl WindowedState for SessionState {
     const LATE_REASON: &'static str = LATE_REASON;
 
     fn state(&self) -> StateSize {
-        let mut size = StateSize::default();
+        let mut size = StateSize {
+            bytes: self.groups.state_bytes(),
+            ..StateSize::default()
+        };
         for (id, sessions) in self.keys.sessions.iter().enumerate() {
             size.bytes += (self.keys.key(id as u32).len() + 64) as u64;
             for session in sessions.values() {
                 size.entries += 1;
                 size.windows += 1;
                 size.bytes += 64
-                    + session
-                        .accumulators
-                        .iter()
-                        .map(|a| a.state_bytes())
-                        .sum::<u64>()
                     + session
                         .emitted
                         .as_ref()
@@ -216,18 +333,21 @@ impl WindowedState for SessionState {
     }
 
     fn save(&self, w: &mut StateWriter) -> Result<()> {
+        if !self.fired.is_empty() || !self.emptied.is_empty() {
+            return Err(Error::Internal(
+                "a checkpoint with fired sessions not yet sent".into(),
+            ));
+        }
         // Key numbers are kept as they are: timers name keys by them.
         self.keys.ids.save(w, self.key_converter.as_ref())?;
         for sessions in &self.keys.sessions {
             w.u64(sessions.len() as u64);
-            for (start, session) in sessions {
-                w.put(start);
+            for (start, session) in sessions.iter() {
+                w.put(&start);
                 w.put(&session.end);
                 w.put(&session.first_seq);
+                w.put(&session.group);
                 w.put(&session.rows);
-                for acc in &session.accumulators {
-                    acc.save(w)?;
-                }
                 match &session.emitted {
                     None => w.put(&false),
                     Some(batch) => {
@@ -237,6 +357,7 @@ impl WindowedState for SessionState {
                 }
             }
         }
+        self.groups.save(w)?;
         w.put(&self.rows_seen);
         Ok(())
     }
@@ -245,16 +366,13 @@ impl WindowedState for SessionState {
         self.keys.ids = KeyIds::load(r, self.key_converter.as_ref())?;
         for _ in 0..self.keys.ids.slots() {
             let count = r.count()?;
-            let mut sessions = KeySessions::new();
+            let mut sessions = KeySessions::default();
             for _ in 0..count {
                 let start: i64 = r.get()?;
                 let end = r.get()?;
                 let first_seq = r.get()?;
+                let group = r.get()?;
                 let rows = r.get()?;
-                let mut accumulators = self.new_accumulators()?;
-                for acc in &mut accumulators {
-                    acc.load(r)?;
-                }
                 let emitted = if r.get::<bool>()? {
                     Some(get_batch(r)?)
                 } else {
@@ -265,7 +383,7 @@ impl WindowedState for SessionState {
                     Session {
                         end,
                         first_seq,
-                        accumulators,
+                        group,
                         rows,
                         emitted,
                     },
@@ -273,6 +391,7 @@ impl WindowedState for SessionState {
             }
             self.keys.sessions.push(sessions);
         }
+        self.groups.load(r)?;
         self.rows_seen = r.get()?;
         Ok(())
     }
@@ -281,10 +400,6 @@ impl WindowedState for SessionState {
 impl SessionState {
     fn cleanup_time(&self, end: i64) -> i64 {
         last_instant(end).saturating_add(self.lateness)
-    }
-
-    fn new_accumulators(&self) -> Result<Vec<Box<dyn Accumulator>>> {
-        self.aggregates.iter().map(new_accumulator).collect()
     }
 
     /// A trace line about a key's session `[start, end)`.
@@ -298,27 +413,57 @@ impl SessionState {
         shape.line(event, Self::NAME, key, start, end)
     }
 
-    /// The result row of a key's session.
-    fn result(&self, key: &[u8], start: i64, session: &Session) -> Result<RecordBatch> {
+    /// The result row of key number `key`'s session.
+    fn result(&self, key: u32, start: i64, session: &Session) -> Result<RecordBatch> {
+        self.results(&[Fired {
+            key,
+            start,
+            end: session.end,
+            group: session.group,
+        }])
+    }
+
+    /// The result rows of `sessions`, in that order.
+    fn results(&self, sessions: &[Fired]) -> Result<RecordBatch> {
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
         if let Some(conv) = &self.key_converter {
             let parser = conv.parser();
-            columns.extend(conv.convert_rows(std::iter::once(parser.parse(key)))?);
+            let keys = sessions.iter().map(|f| parser.parse(self.keys.key(f.key)));
+            columns.extend(conv.convert_rows(keys)?);
         }
         let wall = |t: i64| match self.zone {
             Some(tz) => crate::time::zone::to_wall_clock(t, tz).unwrap_or(t),
             None => t,
         };
-        columns.extend(self.window_columns.repeat(
-            wall(start),
-            wall(session.end),
-            last_instant(session.end),
-            1,
+        columns.extend(self.window_columns.per_row(
+            sessions.iter().map(|f| wall(f.start)).collect(),
+            sessions.iter().map(|f| wall(f.end)).collect(),
+            sessions.iter().map(|f| last_instant(f.end)).collect(),
         ));
-        for acc in &session.accumulators {
-            columns.push(acc.evaluate(&[0])?);
-        }
+        let groups: Vec<u32> = sessions.iter().map(|f| f.group).collect();
+        columns.extend(self.groups.evaluate(&groups)?);
         Ok(RecordBatch::try_new(self.output_schema.clone(), columns)?)
+    }
+
+    /// Sends the results of the sessions fired since the last call as one
+    /// batch, then gives back their groups and the keys they left empty.
+    /// Called before anything else goes out, so results keep their place
+    /// among trace lines, and after each advance of the watermark.
+    fn send_fired(&mut self, out: &mut Emitter) -> Result<()> {
+        if !self.fired.is_empty() {
+            let fired = std::mem::take(&mut self.fired);
+            out.rows(self.results(&fired)?, RowKind::Insert)?;
+            for f in &fired {
+                self.groups.give_back(f.group);
+            }
+            // Kept for its capacity.
+            self.fired = fired;
+            self.fired.clear();
+        }
+        for id in self.emptied.drain(..) {
+            self.keys.forget(id);
+        }
+        Ok(())
     }
 
     fn fire_timer(key: u32, session: &Session) -> (i64, SessionTimer) {
@@ -432,8 +577,15 @@ impl TimerHandler for SessionState {
         }
         let mut sessions = self.keys.take(timer.key);
         let fired = self.on_session_timer(time, &timer, &mut sessions, out);
+        if sessions.is_empty() {
+            self.emptied.push(timer.key);
+        }
         self.keys.put_back(timer.key, sessions);
         fired
+    }
+
+    fn on_timers_done(&mut self, out: &mut Emitter) -> Result<()> {
+        self.send_fired(out)
     }
 }
 
@@ -453,7 +605,7 @@ impl SessionState {
         &mut self,
         time: &mut EventTime<SessionTimer>,
         key: u32,
-        sessions: &mut BTreeMap<i64, Session>,
+        sessions: &mut KeySessions,
         merge: Merge,
         (row, seq, watermark): (usize, u64, i64),
         (chunk, chunk_row): (&Chunk, usize),
@@ -461,18 +613,15 @@ impl SessionState {
         out: &mut Emitter,
     ) -> Result<()> {
         let Merge { start, end, joined } = merge;
-        let row_index = [row as u32];
         if let [only] = joined[..] {
             if let Some(session) = sessions
-                .get_mut(&only)
+                .get_mut(only)
                 .filter(|s| only == start && s.end == end)
             {
-                for (acc, v) in session.accumulators.iter_mut().zip(values) {
-                    acc.update(v.as_ref(), &row_index, &[0])?;
-                }
+                self.groups.update(values, row, session.group)?;
                 session.rows += 1;
                 if let Some(old) = session.emitted.take() {
-                    let new = self.result(self.keys.key(key), start, session)?;
+                    let new = self.result(key, start, session)?;
                     if self.trace.is_on() {
                         let line =
                             self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
@@ -489,14 +638,12 @@ impl SessionState {
             }
             // The common case in order: the row extends the end of the
             // key's open session. It stays where it is; only its timer moves.
-            if let Some(session) = sessions.get_mut(&only).filter(|s| {
+            if let Some(session) = sessions.get_mut(only).filter(|s| {
                 only == start && s.emitted.is_none() && end > s.end && last_instant(end) > watermark
             }) {
                 let (old_at, old_timer) = Self::fire_timer(key, session);
                 time.delete(old_at, &old_timer);
-                for (acc, v) in session.accumulators.iter_mut().zip(values) {
-                    acc.update(v.as_ref(), &row_index, &[0])?;
-                }
+                self.groups.update(values, row, session.group)?;
                 session.end = end;
                 session.rows += 1;
                 let (at, timer) = Self::fire_timer(key, session);
@@ -506,7 +653,7 @@ impl SessionState {
         }
         let mut merged: Option<Session> = None;
         let joined_sessions: Vec<&Session> =
-            joined.iter().filter_map(|s| sessions.get(s)).collect();
+            joined.iter().filter_map(|s| sessions.get(*s)).collect();
         let retracted = joined_sessions.iter().any(|s| s.emitted.is_some());
         // Growing one open session is not worth a line; joining several,
         // or changing the bounds of one that fired, is.
@@ -520,7 +667,7 @@ impl SessionState {
             )?;
         }
         for s in joined {
-            let Some(old) = sessions.remove(&s) else {
+            let Some(old) = sessions.remove(s) else {
                 continue;
             };
             let (at, timer) = match &old.emitted {
@@ -534,9 +681,7 @@ impl SessionState {
             merged = Some(match merged {
                 None => old,
                 Some(mut into) => {
-                    for (a, b) in into.accumulators.iter_mut().zip(&old.accumulators) {
-                        a.merge_from(b.as_ref(), &[(0, 0)], false)?;
-                    }
+                    self.groups.merge(into.group, old.group)?;
                     into.first_seq = into.first_seq.min(old.first_seq);
                     into.rows += old.rows;
                     into
@@ -548,14 +693,12 @@ impl SessionState {
             None => Session {
                 end,
                 first_seq: seq,
-                accumulators: self.new_accumulators()?,
+                group: self.groups.take(),
                 rows: 0,
                 emitted: None,
             },
         };
-        for (acc, v) in session.accumulators.iter_mut().zip(values) {
-            acc.update(v.as_ref(), &row_index, &[0])?;
-        }
+        self.groups.update(values, row, session.group)?;
         session.end = end;
         session.first_seq = session.first_seq.min(seq);
         session.emitted = None;
@@ -585,23 +728,34 @@ impl SessionState {
         &mut self,
         time: &mut EventTime<SessionTimer>,
         timer: &SessionTimer,
-        sessions: &mut BTreeMap<i64, Session>,
+        sessions: &mut KeySessions,
         out: &mut Emitter,
     ) -> Result<()> {
         let Some(start) = sessions
             .iter()
             .find(|(_, s)| s.end == timer.end && s.first_seq == timer.first_seq)
-            .map(|(start, _)| *start)
+            .map(|(start, _)| start)
         else {
             return Ok(());
         };
         let watermark = time.watermark();
         if timer.cleanup || self.lateness == 0 {
             let session = sessions
-                .remove(&start)
+                .remove(start)
                 .ok_or_else(|| Error::Internal("session vanished".into()))?;
-            if !timer.cleanup {
-                self.fire(timer.key, start, &session, watermark, out)?;
+            if timer.cleanup {
+                self.groups.give_back(session.group);
+            } else {
+                // It ends as it fires: its result waits to be built with
+                // the others this advance of the watermark fires.
+                self.trace_fire(timer.key, start, &session, watermark, out)?;
+                self.fired.push(Fired {
+                    key: timer.key,
+                    start,
+                    end: session.end,
+                    group: session.group,
+                });
+                out.window_fired(watermark);
             }
             if self.trace.is_on() {
                 let line = self.trace_line(
@@ -610,12 +764,13 @@ impl SessionState {
                     start,
                     session.end,
                 )?;
+                self.send_fired(out)?;
                 out.side(line.watermark(watermark))?;
             }
             return Ok(());
         }
         let session = sessions
-            .get_mut(&start)
+            .get_mut(start)
             .ok_or_else(|| Error::Internal("session vanished".into()))?;
         let result = self.fire(timer.key, start, session, watermark, out)?;
         session.emitted = Some(result);
@@ -624,7 +779,8 @@ impl SessionState {
         Ok(())
     }
 
-    /// Emits a session's result (`+I`), and returns it.
+    /// Emits a session's result (`+I`) at once, and returns it: it is
+    /// kept for the allowed lateness.
     fn fire(
         &mut self,
         key: u32,
@@ -633,15 +789,28 @@ impl SessionState {
         watermark: i64,
         out: &mut Emitter,
     ) -> Result<RecordBatch> {
-        let key = self.keys.key(key);
-        if self.trace.is_on() {
-            let line = self.trace_line(TraceEvent::Fire, key, start, session.end)?;
-            out.side(line.rows(session.rows).watermark(watermark))?;
-        }
+        self.trace_fire(key, start, session, watermark, out)?;
         let result = self.result(key, start, session)?;
         out.rows(result.clone(), RowKind::Insert)?;
         out.window_fired(watermark);
         Ok(result)
+    }
+
+    /// The trace line of a session firing, after the results fired before.
+    fn trace_fire(
+        &mut self,
+        key: u32,
+        start: i64,
+        session: &Session,
+        watermark: i64,
+        out: &mut Emitter,
+    ) -> Result<()> {
+        if self.trace.is_on() {
+            let line = self.trace_line(TraceEvent::Fire, self.keys.key(key), start, session.end)?;
+            self.send_fired(out)?;
+            out.side(line.rows(session.rows).watermark(watermark))?;
+        }
+        Ok(())
     }
 }
 
@@ -683,6 +852,102 @@ mod tests {
             key_share: None,
             attached: false,
         })
+    }
+
+    /// `COUNT(*), SUM(v), MAX(v)` per key `k` over `SESSION(gap 3 s)`,
+    /// without lateness.
+    fn count_sum_max() -> Result<SessionAggregate> {
+        use tidemark_common::expr::{AggregateCall, AggregateFunction};
+        let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+        let of_v = |func| AggregateCall {
+            func,
+            arg: Some(2),
+            arg_type: Some(SqlType::BigInt),
+            ty: SqlType::BigInt,
+            ..count_star()
+        };
+        SessionAggregate::new(WindowAggregateSpec {
+            kind: WindowKind::Session { gap: s(3) },
+            time_column: 1,
+            key_columns: vec![0],
+            key_types: vec![SqlType::String],
+            aggregates: vec![
+                count_star(),
+                of_v(AggregateFunction::Sum),
+                of_v(AggregateFunction::Max),
+            ],
+            lateness: 0,
+            output_schema: Arc::new(Schema::new(vec![
+                Field::new("k", DataType::Utf8, true),
+                Field::new("window_start", ts.clone(), false),
+                Field::new("window_end", ts.clone(), false),
+                Field::new("window_time", ts, false),
+                Field::new("cnt", DataType::Int64, false),
+                Field::new("total", DataType::Int64, true),
+                Field::new("top", DataType::Int64, true),
+            ])),
+            two_phase_sums: false,
+            zone: None,
+            trace: Tracing::Off,
+            early_fire: None,
+            key_share: None,
+            attached: false,
+        })
+    }
+
+    #[test]
+    fn sessions_fired_by_one_advance_go_out_together_and_their_state_serves_new_ones() -> Result<()>
+    {
+        // a@1 [1,4) and a@5 [5,8) merge through a@3 into [1,8): 3 rows,
+        // 10 + 40 + 50, at most 50. e@21 meets the watermark 18 s (from
+        // d@20), which fires b, c and a at once, by end. f and g then open
+        // sessions in the state the fired ones gave back, which must hold
+        // nothing of theirs.
+        let rows = [
+            ("a", s(1), 10),
+            ("b", s(1), 20),
+            ("c", s(2), 30),
+            ("a", s(5), 40),
+            ("a", s(3), 50),
+            ("d", s(20), 60),
+            ("e", s(21), 70),
+            ("f", s(22), 80),
+            ("g", s(23), 90),
+        ];
+        let chunk = events(&rows, s(2));
+        let mut op = count_sum_max()?;
+        let mut out = Vec::new();
+        op.process(StreamItem::Chunk(chunk.slice(0, 7)), &mut out)?;
+        let chunks: Vec<usize> = out
+            .iter()
+            .filter_map(|item| match item {
+                StreamItem::Chunk(c) => Some(c.num_rows()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(chunks, [3], "one chunk for the three sessions");
+        let mut resumed_op = resumed(&op, count_sum_max()?)?;
+        let rest = vec![StreamItem::Chunk(chunk.slice(7, 2))];
+        let mut all = lines(out);
+        all.extend(run(&mut resumed_op, rest.clone())?);
+        assert_eq!(
+            all,
+            [
+                "+I[b, 1000, 4000, 3999, 1, 20, 20]",
+                "+I[c, 2000, 5000, 4999, 1, 30, 30]",
+                "+I[a, 1000, 8000, 7999, 3, 100, 50]",
+                "WM 18000",
+                "WM 20000",
+                "+I[d, 20000, 23000, 22999, 1, 60, 60]",
+                "+I[e, 21000, 24000, 23999, 1, 70, 70]",
+                "+I[f, 22000, 25000, 24999, 1, 80, 80]",
+                "+I[g, 23000, 26000, 25999, 1, 90, 90]",
+                "WM end",
+                "END",
+            ]
+        );
+        assert_eq!(run(&mut op, rest)?, all[4..]);
+        Ok(())
     }
 
     /// Two keys, watermark `ts - 2 s`, no lateness; `v` is the arrival

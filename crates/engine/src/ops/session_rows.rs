@@ -13,14 +13,14 @@ use crate::runtime::snapshot::{
 };
 use crate::runtime::stream::Chunk;
 use crate::time::last_instant;
-use crate::time::merging::{merge_into, Interval, Merge};
+use crate::time::merging::{merge_into, Interval, Intervals, Merge};
 use crate::time::service::{EventTime, TimerHandler};
 use crate::time::trace::{TraceEvent, TraceLine, Tracing};
 use crate::time::window_columns::WindowColumns;
 use arrow::array::{Array, ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ops::Range;
 use tidemark_common::{Error, Result, RowKind, SqlType};
 
@@ -45,7 +45,7 @@ pub struct RowsState {
     trace: Tracing,
     output_schema: SchemaRef,
     zone: Option<chrono_tz::Tz>,
-    sessions: HashMap<Vec<u8>, BTreeMap<i64, Held>>,
+    sessions: HashMap<Vec<u8>, Intervals<Held>>,
 }
 
 /// The operator: its state on the shared event-time service.
@@ -108,8 +108,8 @@ impl WindowedState for RowsState {
         for key in keys {
             let sessions = &self.sessions[key];
             w.u64(sessions.len() as u64);
-            for (start, held) in sessions {
-                w.put(start);
+            for (start, held) in sessions.iter() {
+                w.put(&start);
                 w.put(&held.end);
                 w.u64(held.rows.len() as u64);
                 if let Some(first) = held.rows.first() {
@@ -137,7 +137,7 @@ impl WindowedState for RowsState {
         }
         for key in keys {
             let count = r.count()?;
-            let mut sessions = BTreeMap::new();
+            let mut sessions = Intervals::default();
             for _ in 0..count {
                 let start: i64 = r.get()?;
                 let end = r.get()?;
@@ -220,7 +220,7 @@ impl TimerHandler for RowsState {
             let sessions = self.sessions.entry(key.to_vec()).or_default();
             let mut rows = Vec::new();
             for s in joined {
-                if let Some(old) = sessions.remove(&s) {
+                if let Some(old) = sessions.remove(s) {
                     time.delete(last_instant(old.end), &(old.end, key.to_vec()));
                     rows.extend(old.rows);
                 }
@@ -242,11 +242,11 @@ impl TimerHandler for RowsState {
         let Some(sessions) = self.sessions.get_mut(&key) else {
             return Ok(());
         };
-        let Some(start) = sessions.iter().find(|(_, s)| s.end == end).map(|(s, _)| *s) else {
+        let Some(start) = sessions.iter().find(|(_, s)| s.end == end).map(|(s, _)| s) else {
             return Ok(());
         };
         let held = sessions
-            .remove(&start)
+            .remove(start)
             .ok_or_else(|| Error::Internal("session vanished".into()))?;
         if sessions.is_empty() {
             self.sessions.remove(&key);

@@ -6,11 +6,68 @@
 //! session. Intervals are half-open; touching (`end == start`) counts as
 //! joining, as in Flink.
 
-use std::collections::BTreeMap;
-
 /// Something stored per interval: it must know where it ends.
 pub trait Interval {
     fn end(&self) -> i64;
+}
+
+/// One key's disjoint intervals, by start. A sorted vector: a key has one
+/// open session or a few, and a key of its own per row (a user or device
+/// id) must not cost a tree node.
+#[derive(Debug)]
+pub struct Intervals<T> {
+    by_start: Vec<(i64, T)>,
+}
+
+impl<T> Default for Intervals<T> {
+    fn default() -> Self {
+        Intervals {
+            by_start: Vec::new(),
+        }
+    }
+}
+
+impl<T> Intervals<T> {
+    pub fn is_empty(&self) -> bool {
+        self.by_start.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_start.len()
+    }
+
+    fn position(&self, start: i64) -> Result<usize, usize> {
+        self.by_start.binary_search_by_key(&start, |(s, _)| *s)
+    }
+
+    pub fn get(&self, start: i64) -> Option<&T> {
+        self.position(start).ok().map(|i| &self.by_start[i].1)
+    }
+
+    pub fn get_mut(&mut self, start: i64) -> Option<&mut T> {
+        self.position(start).ok().map(|i| &mut self.by_start[i].1)
+    }
+
+    pub fn remove(&mut self, start: i64) -> Option<T> {
+        self.position(start).ok().map(|i| self.by_start.remove(i).1)
+    }
+
+    /// Stores `value` at `start`, replacing what was there.
+    pub fn insert(&mut self, start: i64, value: T) {
+        match self.position(start) {
+            Ok(i) => self.by_start[i].1 = value,
+            Err(i) => self.by_start.insert(i, (start, value)),
+        }
+    }
+
+    /// The intervals by start, earliest first.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, &T)> {
+        self.by_start.iter().map(|(s, v)| (*s, v))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.by_start.iter().map(|(_, v)| v)
+    }
 }
 
 /// What adding `[start, end)` to a key's intervals would give.
@@ -25,27 +82,23 @@ pub struct Merge {
 
 /// How `[start, end)` merges into `open` (disjoint intervals by start).
 /// Nothing changes: the caller removes `joined` and stores the union.
-pub fn merge_into<T: Interval>(open: Option<&BTreeMap<i64, T>>, start: i64, end: i64) -> Merge {
+pub fn merge_into<T: Interval>(open: Option<&Intervals<T>>, start: i64, end: i64) -> Merge {
+    let mut merged = Merge {
+        start,
+        end,
+        joined: Vec::new(),
+    };
     let Some(open) = open else {
-        return Merge {
-            start,
-            end,
-            joined: Vec::new(),
-        };
+        return merged;
     };
     // Disjoint and sorted by start, so also by end: the joined ones are a
     // run that ends at the last start not after `end`.
-    let mut joined: Vec<i64> = open
-        .range(..=end)
-        .rev()
-        .take_while(|(_, s)| s.end() >= start)
-        .map(|(s, _)| *s)
-        .collect();
-    joined.reverse();
-    let mut merged = Merge { start, end, joined };
-    for s in &merged.joined {
+    let last = open.by_start.partition_point(|(s, _)| *s <= end);
+    let first = open.by_start[..last].partition_point(|(_, v)| v.end() < start);
+    for (s, v) in &open.by_start[first..last] {
+        merged.joined.push(*s);
         merged.start = merged.start.min(*s);
-        merged.end = merged.end.max(open[s].end());
+        merged.end = merged.end.max(v.end());
     }
     merged
 }
@@ -62,7 +115,11 @@ mod tests {
 
     #[test]
     fn joins_overlapping_and_touching_intervals() {
-        let open: BTreeMap<i64, i64> = [(1, 4), (6, 9), (12, 15)].into_iter().collect();
+        let mut open = Intervals::default();
+        for (start, end) in [(12, 15), (1, 4), (6, 9)] {
+            open.insert(start, end);
+        }
+        assert_eq!(open.iter().map(|(s, _)| s).collect::<Vec<_>>(), [1, 6, 12]);
         let cases = [
             (
                 (4, 7),

@@ -51,6 +51,13 @@ pub trait TimerHandler {
         key: Self::Key,
         out: &mut Self::Output,
     ) -> Result<()>;
+
+    /// An advance of the watermark fired its last timer: results the
+    /// handler held back to build together go out now, before anything
+    /// else happens.
+    fn on_timers_done(&mut self, _out: &mut Self::Output) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The watermark at which a timer set at `at`, while the watermark in
@@ -197,6 +204,9 @@ impl<K: Ord + Clone> EventTime<K> {
             };
             handler.on_timer(self, at, key, out)?;
             fired += 1;
+        }
+        if fired > 0 {
+            handler.on_timers_done(out)?;
         }
         Ok(fired)
     }
