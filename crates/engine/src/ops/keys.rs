@@ -12,7 +12,6 @@
 use crate::runtime::snapshot::{corrupt, get_keys, put_keys, StateReader, StateWriter};
 use arrow::row::{Row, RowConverter, Rows};
 use hashbrown::HashTable;
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 use tidemark_common::Result;
 
@@ -187,34 +186,57 @@ impl GroupKeys {
 /// keeps the numbers as they are.
 #[derive(Default)]
 pub struct KeyIds {
-    ids: HashMap<Box<[u8]>, u32, foldhash::fast::FixedState>,
-    /// By number: the key, empty while the number is free.
+    /// The live numbers, found by their key's hash.
+    table: HashTable<u32>,
+    /// By number: the key. A freed number keeps its last key's bytes, so
+    /// that a new key of the same length (keys of one type mostly are, in
+    /// arrow's row format) reuses them instead of allocating.
     keys: Vec<Box<[u8]>>,
+    /// By number: the key's hash.
+    hashes: Vec<u64>,
     free: Vec<u32>,
 }
 
 impl KeyIds {
     /// The number of `key`, if it has one.
     pub fn find(&self, key: &[u8]) -> Option<u32> {
-        self.ids.get(key).copied()
+        self.find_hashed(key, key_hash(key))
+    }
+
+    fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
+        let (keys, hashes) = (&self.keys, &self.hashes);
+        self.table
+            .find(hash, |&id| {
+                hashes[id as usize] == hash && *keys[id as usize] == *key
+            })
+            .copied()
     }
 
     /// The number of `key`, giving it one if it has none.
     pub fn id(&mut self, key: &[u8]) -> u32 {
-        if let Some(id) = self.find(key) {
+        let hash = key_hash(key);
+        if let Some(id) = self.find_hashed(key, hash) {
             return id;
         }
         let id = match self.free.pop() {
             Some(id) => {
-                self.keys[id as usize] = key.into();
+                let slot = &mut self.keys[id as usize];
+                if slot.len() == key.len() {
+                    slot.copy_from_slice(key);
+                } else {
+                    *slot = key.into();
+                }
+                self.hashes[id as usize] = hash;
                 id
             }
             None => {
                 self.keys.push(key.into());
+                self.hashes.push(hash);
                 (self.keys.len() - 1) as u32
             }
         };
-        self.ids.insert(key.into(), id);
+        let hashes = &self.hashes;
+        self.table.insert_unique(hash, id, |&x| hashes[x as usize]);
         id
     }
 
@@ -225,9 +247,11 @@ impl KeyIds {
 
     /// Key number `id` has no state left: its number is free.
     pub fn forget(&mut self, id: u32) {
-        let key = std::mem::take(&mut self.keys[id as usize]);
-        self.ids.remove(&key);
-        self.free.push(id);
+        let hash = self.hashes[id as usize];
+        if let Ok(entry) = self.table.find_entry(hash, |&x| x == id) {
+            entry.remove();
+            self.free.push(id);
+        }
     }
 
     /// How many numbers were given, free ones included: state indexed by
@@ -246,7 +270,9 @@ impl KeyIds {
 
     /// The bytes the keys take.
     pub fn state_bytes(&self) -> u64 {
-        self.keys.iter().map(|k| (k.len() + 48) as u64).sum()
+        let keys: u64 = self.keys.iter().map(|k| (k.len() + 16) as u64).sum();
+        keys + crate::ops::operator::vec_bytes(&self.hashes)
+            + (self.table.capacity() * (std::mem::size_of::<u32>() + 1)) as u64
     }
 
     /// Writes the numbers as they are (slots, free numbers, the live keys
@@ -291,13 +317,18 @@ impl KeyIds {
             let key: Box<[u8]> = if freed {
                 Box::default()
             } else {
-                let key = keys
-                    .next()
-                    .ok_or_else(|| corrupt("the keys do not add up"))?;
-                table.ids.insert(key.clone(), id as u32);
-                key
+                keys.next()
+                    .ok_or_else(|| corrupt("the keys do not add up"))?
             };
+            let hash = key_hash(&key);
             table.keys.push(key);
+            table.hashes.push(hash);
+            if !freed {
+                let hashes = &table.hashes;
+                table
+                    .table
+                    .insert_unique(hash, id as u32, |&x| hashes[x as usize]);
+            }
         }
         Ok(table)
     }
