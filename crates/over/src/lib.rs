@@ -412,7 +412,10 @@ impl OverState {
     /// long ago a key was last seen). Only between items: nothing is being
     /// emitted then.
     fn compact(&mut self) -> Result<()> {
-        let live = self.pending.len() + self.frames.history_len();
+        // Counted by the store: the histories are per key, too many to
+        // walk after every item.
+        let live = self.store.referenced();
+        debug_assert_eq!(live, self.pending.len() + self.frames.history_len());
         if !self.store.bloated(live) {
             return Ok(());
         }

@@ -160,6 +160,16 @@ impl Store {
         }
     }
 
+    /// How many references to stored rows are held: between items, one
+    /// per row waiting, in a key's history or in LAG's recent rows.
+    pub fn referenced(&self) -> usize {
+        self.batches
+            .iter()
+            .flatten()
+            .map(|(_, refs)| *refs as usize)
+            .sum()
+    }
+
     /// Whether the stored batches hold far more rows than the `live` ones
     /// still referred to: a few rows of a rarely seen key can keep whole
     /// batches alive.
