@@ -17,7 +17,7 @@ use tidemark_engine::snapshot::{get_batch, put_batch, Persist, StateReader, Stat
 use tidemark_engine::Chunk;
 
 /// A row of a stored batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RowRef {
     batch: u32,
     row: u32,

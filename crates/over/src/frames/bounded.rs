@@ -4,10 +4,9 @@
 //! rather than recomputed from the frame's rows: DOUBLE SUM and AVG
 //! ([`Running`]) and MIN and MAX of primitive types ([`Extreme`]).
 
-use super::{deque_bytes, Frames, Out};
+use super::{Frames, KeyQueues, Out};
 use crate::store::{RowRef, Store};
 use arrow::array::{ArrayRef, Float64Array};
-use std::collections::VecDeque;
 use std::sync::Arc;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::window::FrameUnits;
@@ -24,15 +23,15 @@ pub(super) struct Running {
     keys: Vec<(Option<f64>, i64)>,
     /// Per key id: the values added and not yet retracted, oldest first
     /// (the rows of the key's history, in its order).
-    values: Vec<VecDeque<Option<f64>>>,
+    values: KeyQueues<Option<f64>>,
     /// The results of the rows emitted since the last build.
     out: Vec<Option<f64>>,
 }
 
 impl Running {
     /// The running sum of `call` over a bounded frame, if it is a DOUBLE
-    /// SUM or AVG.
-    pub(super) fn for_call(call: &AggregateCall) -> Option<Self> {
+    /// SUM or AVG; `bound` is the most values a key holds, if known.
+    pub(super) fn for_call(call: &AggregateCall, bound: Option<usize>) -> Option<Self> {
         let double = call.arg_type == Some(SqlType::Double);
         let func = matches!(call.func, AggregateFunction::Sum | AggregateFunction::Avg);
         match call.arg {
@@ -40,7 +39,7 @@ impl Running {
                 arg,
                 average: call.func == AggregateFunction::Avg,
                 keys: Vec::new(),
-                values: Vec::new(),
+                values: KeyQueues::new(bound),
                 out: Vec::new(),
             }),
             _ => None,
@@ -51,7 +50,7 @@ impl Running {
     fn ensure_key(&mut self, key: usize) {
         if self.keys.len() <= key {
             self.keys.resize(key + 1, (None, 0));
-            self.values.resize_with(key + 1, VecDeque::new);
+            self.values.ensure(key);
         }
     }
 
@@ -59,13 +58,13 @@ impl Running {
     pub(super) fn forget(&mut self, key: usize) {
         if key < self.keys.len() {
             self.keys[key] = (None, 0);
-            self.values[key].clear();
+            while self.values.pop_front(key).is_some() {}
         }
     }
 
-    fn add(&mut self, key: usize, value: Option<f64>) {
-        self.values[key].push_back(value);
-        let Some(v) = value else { return };
+    fn add(&mut self, key: usize, value: Option<f64>) -> Result<()> {
+        self.values.push_back(key, value)?;
+        let Some(v) = value else { return Ok(()) };
         let (sum, count) = &mut self.keys[key];
         *sum = Some(match *sum {
             Some(s) => s + v,
@@ -73,11 +72,12 @@ impl Running {
             None => v,
         });
         *count += 1;
+        Ok(())
     }
 
     /// Retracts the oldest value still added.
     fn retract_oldest(&mut self, key: usize) {
-        let Some(Some(v)) = self.values[key].pop_front() else {
+        let Some(Some(v)) = self.values.pop_front(key) else {
             return;
         };
         let (sum, count) = &mut self.keys[key];
@@ -104,17 +104,17 @@ impl Running {
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
-        deque_bytes(&self.values) + (self.keys.capacity() * 16) as u64
+        self.values.state_bytes() + (self.keys.capacity() * 16) as u64
     }
 
     pub(super) fn save(&self, w: &mut StateWriter) {
         w.put(&self.keys);
-        w.put(&self.values);
+        self.values.save(w);
     }
 
     pub(super) fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
         self.keys = r.get()?;
-        self.values = r.get()?;
+        self.values.load(r)?;
         Ok(())
     }
 }
@@ -128,7 +128,7 @@ pub(super) struct Extreme {
     max: bool,
     ty: SqlType,
     /// Per key id: (position: row number or rowtime, order key, raw value).
-    keys: Vec<VecDeque<(i64, i128, i128)>>,
+    keys: KeyQueues<(i64, i128, i128)>,
     /// Per key id: rows added so far (ROWS positions).
     added: Vec<i64>,
     out: Vec<Option<i128>>,
@@ -136,8 +136,9 @@ pub(super) struct Extreme {
 
 impl Extreme {
     /// The MIN/MAX queue of `call` over a bounded frame, if it is a MIN or
-    /// MAX of a primitive type.
-    pub(super) fn for_call(call: &AggregateCall) -> Option<Self> {
+    /// MAX of a primitive type; `bound` is the most values a key holds,
+    /// if known.
+    pub(super) fn for_call(call: &AggregateCall, bound: Option<usize>) -> Option<Self> {
         let primitive = matches!(
             call.arg_type,
             Some(
@@ -159,7 +160,7 @@ impl Extreme {
                 arg,
                 max: call.func == AggregateFunction::Max,
                 ty: ty.clone(),
-                keys: Vec::new(),
+                keys: KeyQueues::new(bound),
                 added: Vec::new(),
                 out: Vec::new(),
             }),
@@ -169,16 +170,16 @@ impl Extreme {
 
     /// Makes room for key id `key`.
     fn ensure_key(&mut self, key: usize) {
-        if self.keys.len() <= key {
-            self.keys.resize_with(key + 1, VecDeque::new);
+        if self.added.len() <= key {
+            self.keys.ensure(key);
             self.added.resize(key + 1, 0);
         }
     }
 
     /// Key `key` starts over, with nothing added.
     pub(super) fn forget(&mut self, key: usize) {
-        if key < self.keys.len() {
-            self.keys[key].clear();
+        if key < self.added.len() {
+            while self.keys.pop_front(key).is_some() {}
             self.added[key] = 0;
         }
     }
@@ -193,32 +194,31 @@ impl Extreme {
         (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
     }
 
-    fn add(&mut self, key: usize, position: i64, raw: Option<i128>) {
-        let Some(raw) = raw else { return };
+    fn add(&mut self, key: usize, position: i64, raw: Option<i128>) -> Result<()> {
+        let Some(raw) = raw else { return Ok(()) };
         let order = self.order(raw);
         let max = self.max;
-        let queue = &mut self.keys[key];
+        let queue = &mut self.keys;
         // A later value at least as extreme makes earlier ones useless;
         // equal ones stay (the oldest is the answer, as it would be).
         while queue
-            .back()
+            .back(key)
             .is_some_and(|(_, o, _)| if max { *o < order } else { *o > order })
         {
-            queue.pop_back();
+            queue.pop_back(key);
         }
-        queue.push_back((position, order, raw));
+        queue.push_back(key, (position, order, raw))
     }
 
     /// Drops the values before `first` (a row number or rowtime).
     fn evict(&mut self, key: usize, first: i64) {
-        let queue = &mut self.keys[key];
-        while queue.front().is_some_and(|(p, _, _)| *p < first) {
-            queue.pop_front();
+        while self.keys.front(key).is_some_and(|(p, _, _)| *p < first) {
+            self.keys.pop_front(key);
         }
     }
 
     fn value(&self, key: usize) -> Option<i128> {
-        self.keys[key].front().map(|(_, _, raw)| *raw)
+        self.keys.front(key).map(|(_, _, raw)| *raw)
     }
 
     /// The results since the last build.
@@ -268,16 +268,16 @@ impl Extreme {
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
-        deque_bytes(&self.keys) + (self.added.capacity() * 8) as u64
+        self.keys.state_bytes() + (self.added.capacity() * 8) as u64
     }
 
     pub(super) fn save(&self, w: &mut StateWriter) {
-        w.put(&self.keys);
+        self.keys.save(w);
         w.put(&self.added);
     }
 
     pub(super) fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        self.keys = r.get()?;
+        self.keys.load(r)?;
         self.added = r.get()?;
         Ok(())
     }
@@ -294,9 +294,7 @@ impl Frames {
         back: i64,
     ) -> Result<()> {
         let key = out.key as usize;
-        if self.history.len() <= key {
-            self.history.resize_with(key + 1, VecDeque::new);
-        }
+        self.history.ensure(key);
         for r in self.running.iter_mut().flatten() {
             r.ensure_key(key);
         }
@@ -314,8 +312,8 @@ impl Frames {
         let key = out.key as usize;
         for row in rows {
             // What leaves the frame goes first, as Flink retracts it.
-            if self.history[key].len() > n {
-                if let Some((_, old)) = self.history[key].pop_front() {
+            if self.history.len(key) > n {
+                if let Some((_, old)) = self.history.pop_front(key) {
                     for r in self.running.iter_mut().flatten() {
                         r.retract_oldest(key);
                     }
@@ -323,21 +321,20 @@ impl Frames {
                 }
             }
             for r in self.running.iter_mut().flatten() {
-                r.add(key, store.f64(*row, r.arg)?);
+                r.add(key, store.f64(*row, r.arg)?)?;
                 r.out.push(r.value(key));
             }
             for e in self.extremes.iter_mut().flatten() {
                 let position = e.added[key];
                 e.added[key] += 1;
                 e.evict(key, position - n as i64);
-                e.add(key, position, store.raw(*row, e.arg)?);
+                e.add(key, position, store.raw(*row, e.arg)?)?;
                 e.out.push(e.value(key));
             }
             if self.from_frames {
                 let group = self.rows.len() as u32;
-                let history = &self.history[key];
-                let from = history.len().saturating_sub(n);
-                for (_, past) in history.range(from..) {
+                let from = self.history.len(key).saturating_sub(n);
+                for (_, past) in self.history.iter_from(key, from) {
                     self.frame_rows.push(*past);
                     self.frame_groups.push(group);
                 }
@@ -345,7 +342,7 @@ impl Frames {
                 self.frame_groups.push(group);
             }
             store.retain(*row);
-            self.history[key].push_back((out.rowtime, *row));
+            self.history.push_back(key, (out.rowtime, *row))?;
             self.push_row(store, *row, out.watermark);
         }
         Ok(())
@@ -356,8 +353,8 @@ impl Frames {
     fn emit_range(&mut self, store: &mut Store, out: &Out, rows: &[RowRef], d: i64) -> Result<()> {
         let key = out.key as usize;
         let from = out.rowtime.saturating_sub(d);
-        while self.history[key].front().is_some_and(|(t, _)| *t < from) {
-            if let Some((_, old)) = self.history[key].pop_front() {
+        while self.history.front(key).is_some_and(|(t, _)| *t < from) {
+            if let Some((_, old)) = self.history.pop_front(key) {
                 for r in self.running.iter_mut().flatten() {
                     r.retract_oldest(key);
                 }
@@ -369,13 +366,13 @@ impl Frames {
         }
         for row in rows {
             for r in self.running.iter_mut().flatten() {
-                r.add(key, store.f64(*row, r.arg)?);
+                r.add(key, store.f64(*row, r.arg)?)?;
             }
             for e in self.extremes.iter_mut().flatten() {
-                e.add(key, out.rowtime, store.raw(*row, e.arg)?);
+                e.add(key, out.rowtime, store.raw(*row, e.arg)?)?;
             }
             store.retain(*row);
-            self.history[key].push_back((out.rowtime, *row));
+            self.history.push_back(key, (out.rowtime, *row))?;
         }
         for row in rows {
             for r in self.running.iter_mut().flatten() {
@@ -386,7 +383,7 @@ impl Frames {
             }
             if self.from_frames {
                 let group = self.rows.len() as u32;
-                for (_, member) in self.history[key].iter() {
+                for (_, member) in self.history.iter_from(key, 0) {
                     self.frame_rows.push(*member);
                     self.frame_groups.push(group);
                 }
@@ -401,12 +398,15 @@ impl Frames {
 mod tests {
     use super::*;
 
+    /// A MIN or MAX queue of one key over ROWS 4 (ring layout).
     fn extreme(max: bool) -> Extreme {
+        let mut keys = KeyQueues::new(Some(5));
+        keys.ensure(0);
         Extreme {
             arg: 0,
             max,
             ty: SqlType::Double,
-            keys: vec![VecDeque::new()],
+            keys,
             added: vec![0],
             out: vec![],
         }
@@ -421,12 +421,12 @@ mod tests {
     }
 
     #[test]
-    fn doubles_order_as_java_compares_them() {
+    fn doubles_order_as_java_compares_them() -> Result<()> {
         let mut max = extreme(true);
         let mut min = extreme(false);
         for (i, v) in [2.0, -0.0, 0.0, f64::NAN, -5.0].into_iter().enumerate() {
-            max.add(0, i as i64, bits(v));
-            min.add(0, i as i64, bits(v));
+            max.add(0, i as i64, bits(v))?;
+            min.add(0, i as i64, bits(v))?;
         }
         assert!(
             shown(&max).is_some_and(f64::is_nan),
@@ -437,10 +437,11 @@ mod tests {
         // frame holds 2.0, -0.0, 0.0.
         let mut min = extreme(false);
         for (i, v) in [2.0, -0.0, 0.0].into_iter().enumerate() {
-            min.add(0, i as i64, bits(v));
+            min.add(0, i as i64, bits(v))?;
         }
         assert_eq!(shown(&min).map(f64::to_bits), Some((-0.0f64).to_bits()));
         min.evict(0, 2);
         assert_eq!(shown(&min).map(f64::to_bits), Some(0.0f64.to_bits()));
+        Ok(())
     }
 }

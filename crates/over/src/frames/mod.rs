@@ -24,6 +24,7 @@
 //! through unbounded frames and holds the ranking functions.
 
 mod bounded;
+mod queues;
 mod unbounded;
 
 use crate::store::{RowRef, Store};
@@ -31,9 +32,10 @@ use crate::OverSpec;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use bounded::{Extreme, Running};
+use queues::KeyQueues;
 use std::collections::{HashMap, VecDeque};
 use tidemark_common::expr::AggregateCall;
-use tidemark_common::window::OverFrame;
+use tidemark_common::window::{FrameUnits, OverFrame};
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::Chunk;
@@ -60,7 +62,7 @@ pub struct Frames {
     /// Whether some aggregate is computed from its frame's rows.
     from_frames: bool,
     /// Bounded frames: per key id, the emitted rows later frames can need.
-    history: Vec<VecDeque<(i64, RowRef)>>,
+    history: KeyQueues<(i64, RowRef)>,
     /// Rows that left a key's history since the last build: still in the
     /// frames of rows emitted before, so released only after the build.
     leaving: Vec<RowRef>,
@@ -109,7 +111,7 @@ impl Frames {
             .flatten()
             .map(|a| a.state_bytes())
             .sum();
-        deque_bytes(&self.history) + running + extremes + ranking + unbounded
+        self.history.state_bytes() + running + extremes + ranking + unbounded
     }
 
     /// Writes the per-key state for a checkpoint, between two items (when
@@ -126,7 +128,7 @@ impl Frames {
         for extreme in self.extremes.iter().flatten() {
             extreme.save(w);
         }
-        w.put(&self.history);
+        self.history.save(w);
         for acc in self.unbounded.iter().flatten() {
             acc.save(w)?;
         }
@@ -146,7 +148,7 @@ impl Frames {
         for extreme in self.extremes.iter_mut().flatten() {
             extreme.load(r)?;
         }
-        self.history = r.get()?;
+        self.history.load(r)?;
         for acc in self.unbounded.iter_mut().flatten() {
             acc.load(r)?;
         }
@@ -182,15 +184,20 @@ impl Frames {
         }
         // Over a bounded frame DOUBLE SUM/AVG run incrementally and MIN/MAX
         // of primitive types keep a queue.
+        // A ROWS frame of n rows bounds each key's queues at n + 1.
+        let bound = match (spec.frame.units, spec.frame.preceding) {
+            (FrameUnits::Rows, Some(n)) => usize::try_from(n).ok().map(|n| n.saturating_add(1)),
+            _ => None,
+        };
         let running: Vec<Option<Running>> = spec
             .aggregates
             .iter()
-            .map(|call| bounded.then(|| Running::for_call(call)).flatten())
+            .map(|call| bounded.then(|| Running::for_call(call, bound)).flatten())
             .collect();
         let extremes: Vec<Option<Extreme>> = spec
             .aggregates
             .iter()
-            .map(|call| bounded.then(|| Extreme::for_call(call)).flatten())
+            .map(|call| bounded.then(|| Extreme::for_call(call, bound)).flatten())
             .collect();
         let from_frames = bounded
             && running
@@ -210,7 +217,7 @@ impl Frames {
             running,
             extremes,
             from_frames,
-            history: Vec::new(),
+            history: KeyQueues::new(bound),
             leaving: Vec::new(),
             unbounded,
             ranking,
@@ -230,9 +237,9 @@ impl Frames {
     /// for a row that comes later, or another key given its number.
     pub fn forget(&mut self, key: u32) {
         let k = key as usize;
-        if let Some(history) = self.history.get_mut(k) {
-            self.leaving.extend(history.drain(..).map(|(_, row)| row));
-        }
+        let mut rows = Vec::new();
+        self.history.drain_into(k, &mut rows);
+        self.leaving.extend(rows.into_iter().map(|(_, row)| row));
         for running in self.running.iter_mut().flatten() {
             running.forget(k);
         }
@@ -348,8 +355,7 @@ impl Frames {
     /// The rows the keys' histories and LAG's recent rows hold.
     pub fn history_refs(&self) -> impl Iterator<Item = RowRef> + '_ {
         self.history
-            .iter()
-            .flatten()
+            .iter_all()
             .map(|(_, r)| *r)
             .chain(self.lag_rows().flatten().copied())
     }
@@ -363,9 +369,10 @@ impl Frames {
                 .copied()
                 .ok_or_else(|| Error::Internal("fewer rows than the histories hold".into()))
         };
-        for (_, r) in self.history.iter_mut().flatten() {
+        self.history.for_each_mut(|(_, r)| {
             *r = next()?;
-        }
+            Ok(())
+        })?;
         for rank in self.ranking.iter_mut().flatten() {
             if let Ranking::Lag { recent, .. } = rank {
                 for r in recent.iter_mut().flatten() {
