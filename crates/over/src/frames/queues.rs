@@ -1,54 +1,65 @@
 //! Per-key queues of a bounded frame: a key's history of emitted rows, the
 //! values its DOUBLE sums may retract, its MIN/MAX candidates.
 //!
-//! A ROWS frame of `n` rows bounds every one of them at `n + 1` entries,
-//! so for short frames the queues of all keys are rings of that many slots
-//! in one vector: a key costs no allocation of its own, which matters when
-//! each user or device id is a key and most keys hold a row or two. Longer
-//! ROWS frames and RANGE frames (whose queues have no bound) keep a deque
-//! per key.
+//! Every key has a ring of a few slots in one vector shared by all keys,
+//! so a key costs no allocation of its own — which matters when each user
+//! or device id is a key and most keys hold a row or two. A ROWS frame of
+//! `n` rows bounds every queue at `n + 1` entries: for short frames the
+//! ring is that long and never overflows. Otherwise (longer ROWS frames,
+//! RANGE frames) a queue that outgrows its ring moves to a deque of its
+//! own, where it stays until the key starts over: a MIN/MAX queue swings
+//! between empty and a few entries, and must not move at every swing.
 
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{Persist, StateReader, StateWriter};
 
-/// The longest bound kept in rings: beyond it a ring's slots, reserved for
-/// every key whether it uses them or not, cost more than a deque.
+/// The longest ring: beyond it a ring's slots, reserved for every key
+/// whether it uses them or not, cost more than a deque.
 const RING_LIMIT: usize = 8;
 
-pub(super) enum KeyQueues<T> {
-    /// At most `cap` entries per key: key `k`'s ring is
-    /// `slots[k * cap .. (k + 1) * cap]`, its oldest entry at `heads[k]`.
-    Rings {
-        cap: usize,
-        heads: Vec<u8>,
-        lens: Vec<u8>,
-        slots: Vec<T>,
-    },
-    /// Any number of entries: a deque per key.
-    Deques(Vec<VecDeque<T>>),
+/// The ring of a queue without a short bound: room for the one or two
+/// rows most keys of a high-cardinality input hold.
+const OPEN_RING: usize = 2;
+
+/// `lens[key]` of a key whose entries are in its deque.
+const SPILLED: u8 = u8::MAX;
+
+pub(super) struct KeyQueues<T> {
+    /// Slots per key: key `k`'s ring is `slots[k * cap .. (k + 1) * cap]`,
+    /// its oldest entry at `heads[k]`.
+    cap: usize,
+    /// Whether a queue can outgrow its ring.
+    open: bool,
+    heads: Vec<u8>,
+    /// Entries in the key's ring, or [`SPILLED`].
+    lens: Vec<u8>,
+    slots: Vec<T>,
+    /// By key: the entries of a queue that outgrew its ring (empty for the
+    /// others).
+    spilled: Vec<VecDeque<T>>,
 }
 
 impl<T: Copy + Default> KeyQueues<T> {
     /// Queues that hold at most `bound` entries per key, if known.
     pub(super) fn new(bound: Option<usize>) -> Self {
-        match bound {
-            Some(cap) if (1..=RING_LIMIT).contains(&cap) => KeyQueues::Rings {
-                cap,
-                heads: Vec::new(),
-                lens: Vec::new(),
-                slots: Vec::new(),
-            },
-            _ => KeyQueues::Deques(Vec::new()),
+        let (cap, open) = match bound {
+            Some(cap) if (1..=RING_LIMIT).contains(&cap) => (cap, false),
+            _ => (OPEN_RING, true),
+        };
+        KeyQueues {
+            cap,
+            open,
+            heads: Vec::new(),
+            lens: Vec::new(),
+            slots: Vec::new(),
+            spilled: Vec::new(),
         }
     }
 
     /// How many keys have a queue.
     pub(super) fn keys(&self) -> usize {
-        match self {
-            KeyQueues::Rings { lens, .. } => lens.len(),
-            KeyQueues::Deques(deques) => deques.len(),
-        }
+        self.lens.len()
     }
 
     /// Makes room for key `key`, with an empty queue.
@@ -56,110 +67,118 @@ impl<T: Copy + Default> KeyQueues<T> {
         if key < self.keys() {
             return;
         }
-        match self {
-            KeyQueues::Rings {
-                cap,
-                heads,
-                lens,
-                slots,
-            } => {
-                heads.resize(key + 1, 0);
-                lens.resize(key + 1, 0);
-                slots.resize((key + 1) * *cap, T::default());
-            }
-            KeyQueues::Deques(deques) => deques.resize_with(key + 1, VecDeque::new),
+        self.heads.resize(key + 1, 0);
+        self.lens.resize(key + 1, 0);
+        self.slots.resize((key + 1) * self.cap, T::default());
+        if self.open {
+            self.spilled.resize_with(key + 1, VecDeque::new);
         }
     }
 
+    #[inline]
+    fn spilled(&self, key: usize) -> bool {
+        self.lens.get(key) == Some(&SPILLED)
+    }
+
+    /// Where entry `i` (below `cap`) of key `key`'s ring is.
+    #[inline]
+    fn slot(&self, key: usize, i: usize) -> usize {
+        let at = self.heads[key] as usize + i;
+        key * self.cap + if at >= self.cap { at - self.cap } else { at }
+    }
+
+    #[inline]
     pub(super) fn len(&self, key: usize) -> usize {
-        match self {
-            KeyQueues::Rings { lens, .. } => lens.get(key).map_or(0, |l| *l as usize),
-            KeyQueues::Deques(deques) => deques.get(key).map_or(0, VecDeque::len),
+        match self.lens.get(key) {
+            None => 0,
+            Some(&SPILLED) => self.spilled[key].len(),
+            Some(len) => *len as usize,
         }
     }
 
     /// Entry `i` of key `key`'s queue, oldest first.
+    #[inline]
     pub(super) fn get(&self, key: usize, i: usize) -> Option<&T> {
-        match self {
-            KeyQueues::Rings {
-                cap,
-                heads,
-                lens,
-                slots,
-            } => (i < *lens.get(key)? as usize)
-                .then(|| &slots[key * cap + (heads[key] as usize + i) % cap]),
-            KeyQueues::Deques(deques) => deques.get(key)?.get(i),
+        if self.spilled(key) {
+            return self.spilled[key].get(i);
         }
+        (i < *self.lens.get(key)? as usize).then(|| &self.slots[self.slot(key, i)])
     }
 
+    #[inline]
     pub(super) fn front(&self, key: usize) -> Option<&T> {
         self.get(key, 0)
     }
 
+    #[inline]
     pub(super) fn back(&self, key: usize) -> Option<&T> {
         self.get(key, self.len(key).checked_sub(1)?)
     }
 
     /// Appends `value` to key `key`'s queue (made with [`Self::ensure`]).
+    #[inline]
     pub(super) fn push_back(&mut self, key: usize, value: T) -> Result<()> {
-        match self {
-            KeyQueues::Rings {
-                cap,
-                heads,
-                lens,
-                slots,
-            } => {
-                let len = lens[key] as usize;
-                if len == *cap {
-                    return Err(Error::Internal(format!(
-                        "a frame queue of {cap} entries overflowed"
-                    )));
-                }
-                slots[key * *cap + (heads[key] as usize + len) % *cap] = value;
-                lens[key] += 1;
-            }
-            KeyQueues::Deques(deques) => deques[key].push_back(value),
+        if self.spilled(key) {
+            self.spilled[key].push_back(value);
+            return Ok(());
         }
+        let len = self.lens[key] as usize;
+        if len < self.cap {
+            let at = self.slot(key, len);
+            self.slots[at] = value;
+            self.lens[key] += 1;
+            return Ok(());
+        }
+        if !self.open {
+            return Err(Error::Internal(format!(
+                "a frame queue of {} entries overflowed",
+                self.cap
+            )));
+        }
+        // The ring is full: the queue moves to its deque.
+        let mut deque = std::mem::take(&mut self.spilled[key]);
+        deque.extend((0..len).map(|i| self.slots[self.slot(key, i)]));
+        deque.push_back(value);
+        self.spilled[key] = deque;
+        self.heads[key] = 0;
+        self.lens[key] = SPILLED;
         Ok(())
     }
 
+    #[inline]
     pub(super) fn pop_front(&mut self, key: usize) -> Option<T> {
-        match self {
-            KeyQueues::Rings {
-                cap,
-                heads,
-                lens,
-                slots,
-            } => {
-                if *lens.get(key)? == 0 {
-                    return None;
-                }
-                let value = slots[key * *cap + heads[key] as usize];
-                heads[key] = ((heads[key] as usize + 1) % *cap) as u8;
-                lens[key] -= 1;
-                Some(value)
-            }
-            KeyQueues::Deques(deques) => deques.get_mut(key)?.pop_front(),
+        if self.spilled(key) {
+            return self.spilled[key].pop_front();
         }
+        if *self.lens.get(key)? == 0 {
+            return None;
+        }
+        let value = self.slots[self.slot(key, 0)];
+        self.heads[key] = (self.slot(key, 1) - key * self.cap) as u8;
+        self.lens[key] -= 1;
+        Some(value)
     }
 
+    #[inline]
     pub(super) fn pop_back(&mut self, key: usize) -> Option<T> {
-        match self {
-            KeyQueues::Rings { .. } => {
-                let value = *self.back(key)?;
-                if let KeyQueues::Rings { lens, .. } = self {
-                    lens[key] -= 1;
-                }
-                Some(value)
-            }
-            KeyQueues::Deques(deques) => deques.get_mut(key)?.pop_back(),
+        if self.spilled(key) {
+            return self.spilled[key].pop_back();
         }
+        let value = *self.back(key)?;
+        self.lens[key] -= 1;
+        Some(value)
     }
 
-    /// Empties key `key`'s queue, oldest entry first into `into`.
+    /// Empties key `key`'s queue, oldest entry first into `into`: the key
+    /// starts over (its state expired), in its ring, its deque freed.
     pub(super) fn drain_into(&mut self, key: usize, into: &mut impl Extend<T>) {
         while let Some(value) = self.pop_front(key) {
             into.extend(Some(value));
+        }
+        if self.spilled(key) {
+            self.spilled[key] = VecDeque::new();
+            self.lens[key] = 0;
+            self.heads[key] = 0;
         }
     }
 
@@ -175,23 +194,16 @@ impl<T: Copy + Default> KeyQueues<T> {
 
     /// Every key's entries, in [`Self::iter_all`] order, for rewriting.
     pub(super) fn for_each_mut(&mut self, mut f: impl FnMut(&mut T) -> Result<()>) -> Result<()> {
-        match self {
-            KeyQueues::Rings {
-                cap,
-                heads,
-                lens,
-                slots,
-            } => {
-                for key in 0..lens.len() {
-                    for i in 0..lens[key] as usize {
-                        f(&mut slots[key * *cap + (heads[key] as usize + i) % *cap])?;
-                    }
-                }
-            }
-            KeyQueues::Deques(deques) => {
-                for value in deques.iter_mut().flatten() {
+        for key in 0..self.keys() {
+            if self.spilled(key) {
+                for value in self.spilled[key].iter_mut() {
                     f(value)?;
                 }
+                continue;
+            }
+            for i in 0..self.lens[key] as usize {
+                let at = self.slot(key, i);
+                f(&mut self.slots[at])?;
             }
         }
         Ok(())
@@ -199,15 +211,16 @@ impl<T: Copy + Default> KeyQueues<T> {
 
     /// The bytes the queues take.
     pub(super) fn state_bytes(&self) -> u64 {
-        match self {
-            KeyQueues::Rings {
-                heads, lens, slots, ..
-            } => (heads.capacity() + lens.capacity() + slots.capacity() * size_of::<T>()) as u64,
-            KeyQueues::Deques(deques) => deques
-                .iter()
-                .map(|d| (d.capacity() * size_of::<T>() + 32) as u64)
-                .sum(),
-        }
+        let rings = self.heads.capacity()
+            + self.lens.capacity()
+            + self.slots.capacity() * size_of::<T>()
+            + self.spilled.capacity() * size_of::<VecDeque<T>>();
+        let deques: usize = self
+            .spilled
+            .iter()
+            .map(|d| d.capacity() * size_of::<T>())
+            .sum();
+        (rings + deques) as u64
     }
 }
 
@@ -242,13 +255,13 @@ impl<T: Copy + Default + Persist> KeyQueues<T> {
 mod tests {
     use super::*;
 
-    /// The same operations on rings and on deques give the same queues.
+    /// The same operations on rings of three and on rings of two that
+    /// spill into deques give the same queues.
     #[test]
     fn rings_behave_as_deques() -> Result<()> {
         let mut rings = KeyQueues::<i64>::new(Some(3));
         let mut deques = KeyQueues::<i64>::new(None);
-        assert!(matches!(rings, KeyQueues::Rings { .. }));
-        assert!(matches!(deques, KeyQueues::Deques(_)));
+        assert!(!rings.open && deques.open);
         let mut step = 0i64;
         for round in 0..50usize {
             let key = round % 4;
@@ -286,6 +299,27 @@ mod tests {
         rings.drain_into(1, &mut drained);
         assert_eq!(rings.len(1), 0);
         assert_eq!(drained.len(), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn a_queue_that_outgrew_its_ring_returns_to_it_when_its_key_starts_over() -> Result<()> {
+        let mut q = KeyQueues::<i64>::new(None);
+        q.ensure(1);
+        for v in 0..5 {
+            q.push_back(1, v)?;
+        }
+        assert!(q.spilled(1));
+        assert_eq!(q.iter_from(1, 2).copied().collect::<Vec<_>>(), [2, 3, 4]);
+        while q.pop_front(1).is_some() {}
+        assert!(q.spilled(1), "an empty queue stays where it is");
+        q.push_back(1, 7)?;
+        let mut drained = Vec::new();
+        q.drain_into(1, &mut drained);
+        assert_eq!(drained, [7]);
+        assert!(!q.spilled(1));
+        q.push_back(1, 9)?;
+        assert_eq!((q.len(1), q.front(1), q.len(0)), (1, Some(&9), 0));
         Ok(())
     }
 
