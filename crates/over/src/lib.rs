@@ -153,6 +153,11 @@ struct KeyState {
     waiting: u32,
     /// When its state expires, with a ttl.
     expires_at: Option<i64>,
+    /// When its expiry timer is set, if it is: at or before `expires_at`.
+    /// A row going out moves `expires_at` later but leaves the timer,
+    /// which on firing is set again at `expires_at` — one timer per ttl,
+    /// not one per row.
+    expiry_timer: Option<i64>,
 }
 
 impl KeyState {
@@ -160,6 +165,7 @@ impl KeyState {
         last_emitted: NO_WATERMARK,
         waiting: 0,
         expires_at: None,
+        expiry_timer: None,
     };
 
     /// Whether the key holds no state: no row emitted since its state
@@ -284,6 +290,7 @@ impl Operator for OverAggregate {
             w.put(&key.last_emitted);
             w.put(&key.waiting);
             w.put(&key.expires_at);
+            w.put(&key.expiry_timer);
         }
         // The heap in its (rowtime, arrival) order: equal state, equal bytes.
         let mut pending: Vec<&(i64, u64, u32, RowRef)> = s.pending.iter().map(|p| &p.0).collect();
@@ -311,6 +318,7 @@ impl Operator for OverAggregate {
                 last_emitted: r.get()?,
                 waiting: r.get()?,
                 expires_at: r.get()?,
+                expiry_timer: r.get()?,
             });
         }
         let pending = r.count()?;
@@ -540,9 +548,20 @@ impl TimerHandler for OverState {
         _: &mut (),
     ) -> Result<()> {
         if let OverTimer::Expire(id) = timer {
-            if self.keys[id as usize].expires_at == Some(at) {
-                self.keys[id as usize].expires_at = None;
-                self.expire(id, time.watermark())?;
+            let key = &mut self.keys[id as usize];
+            key.expiry_timer = None;
+            match key.expires_at {
+                Some(expires_at) if expires_at <= at => {
+                    key.expires_at = None;
+                    self.expire(id, time.watermark())?;
+                }
+                // Rows went out since the timer was set: it moves to the
+                // real expiry, in this advance if the watermark is there.
+                Some(later) => {
+                    key.expiry_timer = Some(later);
+                    time.register(later, OverTimer::Expire(id));
+                }
+                None => {}
             }
             return Ok(());
         }
@@ -615,12 +634,12 @@ impl OverState {
             key.last_emitted = at;
             key.waiting -= group.len() as u32;
             if let Some(ttl) = self.spec.ttl {
-                if let Some(old) = key.expires_at {
-                    time.delete(old, &OverTimer::Expire(id));
-                }
                 let expires_at = at.saturating_add(ttl);
                 key.expires_at = Some(expires_at);
-                time.register(expires_at, OverTimer::Expire(id));
+                if key.expiry_timer.is_none() {
+                    key.expiry_timer = Some(expires_at);
+                    time.register(expires_at, OverTimer::Expire(id));
+                }
             }
         }
         self.due = due;

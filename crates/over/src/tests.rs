@@ -269,3 +269,52 @@ fn expiring_state_survives_a_checkpoint() -> Result<()> {
     assert_eq!(rows_only(got), rows_only(expected));
     Ok(())
 }
+
+#[test]
+fn a_key_that_keeps_emitting_keeps_its_state_past_its_first_expiry() -> Result<()> {
+    // ttl 5 s. a goes out at 1, 2 and 3 s: its state expires at 8 s, not
+    // at 6 s (5 s after its first row), though its expiry was first set
+    // there. a@4, accepted behind the watermark 7 s, still sums a's last
+    // rows (2 + 3 + 4); it goes out at the watermark 8 s, so a now expires
+    // at 9 s. The watermark 20 s (before a@16) is past that: a starts over
+    // and a@16 sums alone.
+    let rows = [
+        ("a", 1, 1),
+        ("a", 2, 2),
+        ("a", 3, 3),
+        ("b", 7, 10),
+        ("a", 4, 4),
+        ("b", 8, 20),
+        ("c", 20, 30),
+        ("a", 16, 5),
+    ]
+    .map(|(k, t, v)| (k, s(t), v));
+    let chunk = events(&rows, 0);
+    let expected = [
+        "+I[a, 1000, 1, 1]",
+        "+I[a, 2000, 2, 3]",
+        "+I[a, 3000, 3, 6]",
+        "+I[b, 7000, 10, 10]",
+        "+I[a, 4000, 4, 9]",
+        "+I[b, 8000, 20, 30]",
+        "+I[c, 20000, 30, 30]",
+        "+I[a, 16000, 5, 5]",
+    ];
+    let mut op = sum_of_three_with(Some(s(5)))?;
+    let whole = rows_only(output(&mut op, vec![StreamItem::Chunk(chunk.clone())])?);
+    assert_eq!(whole, expected);
+    // a and b by the watermark 20 s, then c and a again at the end.
+    assert_eq!(op.metrics().keys_expired, 4);
+    // The same across a checkpoint taken while a's expiry is set earlier
+    // than its state expires, and row by row.
+    let mut first = sum_of_three_with(Some(s(5)))?;
+    let mut out = Vec::new();
+    first.process(part(&chunk, 0, 6), &mut out)?;
+    let mut got = lines(out);
+    let mut second = resumed(&first, sum_of_three_with(Some(s(5)))?)?;
+    got.extend(output(&mut second, vec![part(&chunk, 6, 2)])?);
+    assert_eq!(rows_only(got), expected);
+    let one_by_one = output(&mut sum_of_three_with(Some(s(5)))?, in_chunks(&chunk, 1))?;
+    assert_eq!(rows_only(one_by_one), expected);
+    Ok(())
+}
