@@ -75,19 +75,19 @@ impl<T: Copy + Default> KeyQueues<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn spilled(&self, key: usize) -> bool {
         self.lens.get(key) == Some(&SPILLED)
     }
 
     /// Where entry `i` (below `cap`) of key `key`'s ring is.
-    #[inline]
+    #[inline(always)]
     fn slot(&self, key: usize, i: usize) -> usize {
         let at = self.heads[key] as usize + i;
         key * self.cap + if at >= self.cap { at - self.cap } else { at }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn len(&self, key: usize) -> usize {
         match self.lens.get(key) {
             None => 0,
@@ -97,7 +97,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     }
 
     /// Entry `i` of key `key`'s queue, oldest first.
-    #[inline]
+    #[inline(always)]
     pub(super) fn get(&self, key: usize, i: usize) -> Option<&T> {
         if self.spilled(key) {
             return self.spilled[key].get(i);
@@ -105,18 +105,25 @@ impl<T: Copy + Default> KeyQueues<T> {
         (i < *self.lens.get(key)? as usize).then(|| &self.slots[self.slot(key, i)])
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn front(&self, key: usize) -> Option<&T> {
-        self.get(key, 0)
+        if self.spilled(key) {
+            return self.spilled[key].front();
+        }
+        (*self.lens.get(key)? > 0).then(|| &self.slots[key * self.cap + self.heads[key] as usize])
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn back(&self, key: usize) -> Option<&T> {
-        self.get(key, self.len(key).checked_sub(1)?)
+        if self.spilled(key) {
+            return self.spilled[key].back();
+        }
+        let len = *self.lens.get(key)? as usize;
+        (len > 0).then(|| &self.slots[self.slot(key, len - 1)])
     }
 
     /// Appends `value` to key `key`'s queue (made with [`Self::ensure`]).
-    #[inline]
+    #[inline(always)]
     pub(super) fn push_back(&mut self, key: usize, value: T) -> Result<()> {
         if self.spilled(key) {
             self.spilled[key].push_back(value);
@@ -145,7 +152,7 @@ impl<T: Copy + Default> KeyQueues<T> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop_front(&mut self, key: usize) -> Option<T> {
         if self.spilled(key) {
             return self.spilled[key].pop_front();
@@ -159,7 +166,7 @@ impl<T: Copy + Default> KeyQueues<T> {
         Some(value)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop_back(&mut self, key: usize) -> Option<T> {
         if self.spilled(key) {
             return self.spilled[key].pop_back();
