@@ -224,6 +224,11 @@ struct Fired {
 
 struct Session {
     end: i64,
+    /// The end its fire timer was set for, while it waits to fire: a row
+    /// that extends the session moves `end` but leaves the timer, which on
+    /// firing is set again at the real end — one timer per gap, not a
+    /// delete and an insert per row.
+    timer_end: i64,
     first_seq: u64,
     /// Its group in [`Groups`].
     group: u32,
@@ -345,6 +350,7 @@ impl WindowedState for SessionState {
             for (start, session) in sessions.iter() {
                 w.put(&start);
                 w.put(&session.end);
+                w.put(&session.timer_end);
                 w.put(&session.first_seq);
                 w.put(&session.group);
                 w.put(&session.rows);
@@ -370,6 +376,7 @@ impl WindowedState for SessionState {
             for _ in 0..count {
                 let start: i64 = r.get()?;
                 let end = r.get()?;
+                let timer_end = r.get()?;
                 let first_seq = r.get()?;
                 let group = r.get()?;
                 let rows = r.get()?;
@@ -382,6 +389,7 @@ impl WindowedState for SessionState {
                     start,
                     Session {
                         end,
+                        timer_end,
                         first_seq,
                         group,
                         rows,
@@ -466,11 +474,12 @@ impl SessionState {
         Ok(())
     }
 
+    /// The session's fire timer, as set (at `timer_end`).
     fn fire_timer(key: u32, session: &Session) -> (i64, SessionTimer) {
         (
-            last_instant(session.end),
+            last_instant(session.timer_end),
             SessionTimer {
-                end: session.end,
+                end: session.timer_end,
                 first_seq: session.first_seq,
                 key,
                 cleanup: false,
@@ -637,17 +646,14 @@ impl SessionState {
                 return Ok(());
             }
             // The common case in order: the row extends the end of the
-            // key's open session. It stays where it is; only its timer moves.
+            // key's open session. It stays where it is, and so does its
+            // timer, which moves to the new end when it fires.
             if let Some(session) = sessions.get_mut(only).filter(|s| {
                 only == start && s.emitted.is_none() && end > s.end && last_instant(end) > watermark
             }) {
-                let (old_at, old_timer) = Self::fire_timer(key, session);
-                time.delete(old_at, &old_timer);
                 self.groups.update(values, row, session.group)?;
                 session.end = end;
                 session.rows += 1;
-                let (at, timer) = Self::fire_timer(key, session);
-                time.register(at, timer);
                 return Ok(());
             }
         }
@@ -692,6 +698,7 @@ impl SessionState {
             Some(s) => s,
             None => Session {
                 end,
+                timer_end: end,
                 first_seq: seq,
                 group: self.groups.take(),
                 rows: 0,
@@ -700,6 +707,7 @@ impl SessionState {
         };
         self.groups.update(values, row, session.group)?;
         session.end = end;
+        session.timer_end = end;
         session.first_seq = session.first_seq.min(seq);
         session.emitted = None;
         session.rows += 1;
@@ -731,13 +739,27 @@ impl SessionState {
         sessions: &mut KeySessions,
         out: &mut Emitter,
     ) -> Result<()> {
-        let Some(start) = sessions
-            .iter()
-            .find(|(_, s)| s.end == timer.end && s.first_seq == timer.first_seq)
-            .map(|(start, _)| start)
-        else {
+        let Some((start, session)) = sessions.iter().find(|(_, s)| {
+            s.first_seq == timer.first_seq
+                && if timer.cleanup {
+                    s.end == timer.end
+                } else {
+                    s.timer_end == timer.end && s.emitted.is_none()
+                }
+        }) else {
             return Ok(());
         };
+        if !timer.cleanup && session.end > session.timer_end {
+            // Rows extended it since its timer was set: the timer moves to
+            // its end (and fires in this advance if the watermark is there).
+            let session = sessions
+                .get_mut(start)
+                .ok_or_else(|| Error::Internal("session vanished".into()))?;
+            session.timer_end = session.end;
+            let (at, moved) = Self::fire_timer(timer.key, session);
+            time.register(at, moved);
+            return Ok(());
+        }
         let watermark = time.watermark();
         if timer.cleanup || self.lateness == 0 {
             let session = sessions
@@ -947,6 +969,47 @@ mod tests {
             ]
         );
         assert_eq!(run(&mut op, rest)?, all[4..]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_session_extended_in_order_fires_at_its_real_end_in_its_place() -> Result<()> {
+        // a@1, a@3, a@5 grow a's session to [1,8) row by row; its timer
+        // was set for [1,4) and fires at the watermark 5 s (before b@4),
+        // which moves it to 7.999 s. b's [4,7) then ends first: at the end
+        // of input b fires, then a, then c. The same across a checkpoint
+        // taken while a's timer is still set for 3.999 s, and row by row.
+        let rows = [
+            ("a", s(1), 1),
+            ("a", s(3), 2),
+            ("a", s(5), 4),
+            ("b", s(4), 8),
+            ("c", s(20), 16),
+        ];
+        let chunk = events(&rows, 0);
+        let expected = [
+            "+I[b, 4000, 7000, 6999, 1, 8, 8]",
+            "+I[a, 1000, 8000, 7999, 3, 7, 4]",
+            "+I[c, 20000, 23000, 22999, 1, 16, 16]",
+            "END",
+        ];
+        let whole = rows_only(run(
+            &mut count_sum_max()?,
+            vec![StreamItem::Chunk(chunk.clone())],
+        )?);
+        assert_eq!(whole, expected);
+        let mut first = count_sum_max()?;
+        let mut out = Vec::new();
+        first.process(StreamItem::Chunk(chunk.slice(0, 2)), &mut out)?;
+        let mut got = lines(out);
+        let mut second = resumed(&first, count_sum_max()?)?;
+        got.extend(run(
+            &mut second,
+            vec![StreamItem::Chunk(chunk.slice(2, 3))],
+        )?);
+        assert_eq!(rows_only(got), expected);
+        let one_by_one = rows_only(run(&mut count_sum_max()?, in_chunks(&chunk, 1))?);
+        assert_eq!(one_by_one, expected);
         Ok(())
     }
 
