@@ -98,9 +98,13 @@ impl Running {
         })
     }
 
-    /// The results since the last build.
+    /// The results since the last build (the vector keeps its capacity
+    /// for the next: regrowing it at every build cost reallocations and
+    /// page faults).
     pub(super) fn array(&mut self) -> ArrayRef {
-        Arc::new(Float64Array::from(std::mem::take(&mut self.out)))
+        let array = Float64Array::from_iter(self.out.iter().copied());
+        self.out.clear();
+        Arc::new(array)
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
@@ -221,13 +225,20 @@ impl Extreme {
         self.keys.front(key).map(|(_, _, raw)| *raw)
     }
 
-    /// The results since the last build.
+    /// The results since the last build (the vector keeps its capacity).
     pub(super) fn array(&mut self) -> Result<ArrayRef> {
+        let mut out = std::mem::take(&mut self.out);
+        let array = self.array_of(&out);
+        out.clear();
+        self.out = out;
+        array
+    }
+
+    fn array_of(&self, out: &[Option<i128>]) -> Result<ArrayRef> {
         use arrow::array::{
             Date32Array, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
             Time32MillisecondArray, TimestampMillisecondArray,
         };
-        let out = std::mem::take(&mut self.out);
         Ok(match &self.ty {
             SqlType::TinyInt => {
                 Arc::new(Int8Array::from_iter(out.iter().map(|v| v.map(|v| v as i8))))

@@ -329,7 +329,9 @@ impl Frames {
             }
         }
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
-        let chunk = Chunk::new(batch, std::mem::take(&mut self.watermarks));
+        // Sized as this output was, so the next does not grow from nothing.
+        let watermarks = std::mem::replace(&mut self.watermarks, Vec::with_capacity(n));
+        let chunk = Chunk::new(batch, watermarks);
         for row in self.rows.drain(..) {
             store.release(row);
         }
