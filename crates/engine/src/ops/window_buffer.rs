@@ -62,7 +62,11 @@ pub(crate) fn by_window(
         if !known(end) && !rows.contains_key(&end) {
             time.register(fire, end);
         }
-        rows.entry(end).or_default().push(i as u32);
+        // Room for the rest of the run at once: most runs are of one
+        // window, and growing row by row copied the list again and again.
+        rows.entry(end)
+            .or_insert_with(|| Vec::with_capacity(len - i))
+            .push(i as u32);
     }
     let mut windows = Vec::with_capacity(rows.len());
     for (end, rows) in rows {
