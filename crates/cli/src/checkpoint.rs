@@ -29,7 +29,9 @@ use tidemark_engine::StagedRename;
 /// Bumped whenever an operator's state is written differently, so that an
 /// older checkpoint is refused rather than misread (4: FIRST_VALUE and
 /// LAST_VALUE of numbers and times keep native values; 5: a session
-/// aggregation keeps its sessions' state in shared accumulators).
+/// aggregation keeps its sessions' state in shared accumulators and
+/// where each session's timer is set, an OVER aggregation where each
+/// key's expiry timer is set).
 const MAGIC: &[u8] = b"tidemark checkpoint 5\n";
 
 /// The file's name in the checkpoint folder.
