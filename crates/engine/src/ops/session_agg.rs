@@ -852,35 +852,17 @@ mod tests {
     /// `COUNT(*)` per key `k` over `SESSION(gap 3 s)`, with `lateness` ms
     /// allowed.
     fn count_per_session(lateness: i64) -> Result<SessionAggregate> {
-        let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
-        SessionAggregate::new(WindowAggregateSpec {
-            kind: WindowKind::Session { gap: s(3) },
-            time_column: 1,
-            key_columns: vec![0],
-            key_types: vec![SqlType::String],
-            aggregates: vec![count_star()],
+        per_session(
+            vec![count_star()],
+            vec![Field::new("cnt", DataType::Int64, false)],
             lateness,
-            output_schema: Arc::new(Schema::new(vec![
-                Field::new("k", DataType::Utf8, true),
-                Field::new("window_start", ts.clone(), false),
-                Field::new("window_end", ts.clone(), false),
-                Field::new("window_time", ts, false),
-                Field::new("cnt", DataType::Int64, false),
-            ])),
-            two_phase_sums: false,
-            zone: None,
-            trace: Tracing::Off,
-            early_fire: None,
-            key_share: None,
-            attached: false,
-        })
+        )
     }
 
     /// `COUNT(*), SUM(v), MAX(v)` per key `k` over `SESSION(gap 3 s)`,
     /// without lateness.
     fn count_sum_max() -> Result<SessionAggregate> {
         use tidemark_common::expr::{AggregateCall, AggregateFunction};
-        let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
         let of_v = |func| AggregateCall {
             func,
             arg: Some(2),
@@ -888,26 +870,44 @@ mod tests {
             ty: SqlType::BigInt,
             ..count_star()
         };
+        per_session(
+            vec![
+                count_star(),
+                of_v(AggregateFunction::Sum),
+                of_v(AggregateFunction::Max),
+            ],
+            vec![
+                Field::new("cnt", DataType::Int64, false),
+                Field::new("total", DataType::Int64, true),
+                Field::new("top", DataType::Int64, true),
+            ],
+            0,
+        )
+    }
+
+    /// `aggregates` (with their output `fields`) per key `k` over
+    /// `SESSION(gap 3 s)`, with `lateness` ms allowed.
+    fn per_session(
+        aggregates: Vec<AggregateCall>,
+        fields: Vec<Field>,
+        lateness: i64,
+    ) -> Result<SessionAggregate> {
+        let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+        let mut columns = vec![
+            Field::new("k", DataType::Utf8, true),
+            Field::new("window_start", ts.clone(), false),
+            Field::new("window_end", ts.clone(), false),
+            Field::new("window_time", ts, false),
+        ];
+        columns.extend(fields);
         SessionAggregate::new(WindowAggregateSpec {
             kind: WindowKind::Session { gap: s(3) },
             time_column: 1,
             key_columns: vec![0],
             key_types: vec![SqlType::String],
-            aggregates: vec![
-                count_star(),
-                of_v(AggregateFunction::Sum),
-                of_v(AggregateFunction::Max),
-            ],
-            lateness: 0,
-            output_schema: Arc::new(Schema::new(vec![
-                Field::new("k", DataType::Utf8, true),
-                Field::new("window_start", ts.clone(), false),
-                Field::new("window_end", ts.clone(), false),
-                Field::new("window_time", ts, false),
-                Field::new("cnt", DataType::Int64, false),
-                Field::new("total", DataType::Int64, true),
-                Field::new("top", DataType::Int64, true),
-            ])),
+            aggregates,
+            lateness,
+            output_schema: Arc::new(Schema::new(columns)),
             two_phase_sums: false,
             zone: None,
             trace: Tracing::Off,
