@@ -124,7 +124,7 @@ struct OverState {
     key_ids: KeyIds,
     keys: Vec<KeyState>,
     /// Rows waiting for the watermark, earliest (rowtime, arrival) first.
-    pending: BinaryHeap<Reverse<(i64, u64, u32, RowRef)>>,
+    pending: BinaryHeap<Reverse<Waiting>>,
     /// The one timer set: at the earliest rowtime waiting. When it fires,
     /// every row the watermark has passed goes out, and the next is set.
     timer: Option<i64>,
@@ -142,6 +142,52 @@ struct OverState {
     expired: LateBook,
     /// Output and side items, in the order they happened.
     out: Vec<StreamItem>,
+}
+
+/// A row waiting for the watermark: its key, where it is stored, and
+/// its place in the output order — rowtime, then arrival — packed into
+/// one number, so the heap compares once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Waiting {
+    /// The rowtime with its sign bit flipped (so unsigned order is time
+    /// order) above the arrival number.
+    order: u128,
+    key: u32,
+    row: RowRef,
+}
+
+impl Waiting {
+    const SIGN: u64 = 1 << 63;
+
+    fn new(rowtime: i64, seq: u64, key: u32, row: RowRef) -> Self {
+        let time = (rowtime as u64) ^ Self::SIGN;
+        Waiting {
+            order: (u128::from(time) << 64) | u128::from(seq),
+            key,
+            row,
+        }
+    }
+
+    fn rowtime(&self) -> i64 {
+        (((self.order >> 64) as u64) ^ Self::SIGN) as i64
+    }
+
+    fn parts(&self) -> (i64, u64, u32, RowRef) {
+        (self.rowtime(), self.order as u64, self.key, self.row)
+    }
+}
+
+/// Rowtime and arrival decide; no two waiting rows share an arrival.
+impl Ord for Waiting {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order.cmp(&other.order)
+    }
+}
+
+impl PartialOrd for Waiting {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -266,8 +312,7 @@ impl Operator for OverAggregate {
             bytes: s.store.state_bytes()
                 + s.frames.state_bytes()
                 + s.key_ids.state_bytes()
-                + (s.pending.len() * std::mem::size_of::<Reverse<(i64, u64, u32, RowRef)>>())
-                    as u64,
+                + (s.pending.len() * std::mem::size_of::<Waiting>()) as u64,
             entries: s.keys.len() as u64 + s.pending.len() as u64,
             // An OVER aggregation keeps no windows.
             windows: 0,
@@ -293,12 +338,13 @@ impl Operator for OverAggregate {
             w.put(&key.expiry_timer);
         }
         // The heap in its (rowtime, arrival) order: equal state, equal bytes.
-        let mut pending: Vec<&(i64, u64, u32, RowRef)> = s.pending.iter().map(|p| &p.0).collect();
+        let mut pending: Vec<(i64, u64, u32, RowRef)> =
+            s.pending.iter().map(|p| p.0.parts()).collect();
         pending.sort();
         w.u64(pending.len() as u64);
         for (rowtime, seq, key, row) in pending {
-            w.put(&(*rowtime, *seq, *key));
-            w.put(row);
+            w.put(&(rowtime, seq, key));
+            w.put(&row);
         }
         w.put(&s.timer);
         s.frames.save(w)?;
@@ -325,7 +371,8 @@ impl Operator for OverAggregate {
         for _ in 0..pending {
             let (rowtime, seq, key): (i64, u64, u32) = r.get()?;
             let row: RowRef = r.get()?;
-            s.pending.push(Reverse((rowtime, seq, key, row)));
+            s.pending
+                .push(Reverse(Waiting::new(rowtime, seq, key, row)));
         }
         s.timer = r.get()?;
         s.frames.load(r)?;
@@ -428,11 +475,11 @@ impl OverState {
             return Ok(());
         }
         let mut pending = std::mem::take(&mut self.pending).into_vec();
-        let mut refs: Vec<RowRef> = pending.iter().map(|Reverse(p)| p.3).collect();
+        let mut refs: Vec<RowRef> = pending.iter().map(|Reverse(p)| p.row).collect();
         refs.extend(self.frames.history_refs());
         let moved = self.store.compact(&refs)?;
         for (Reverse(p), r) in pending.iter_mut().zip(&moved) {
-            p.3 = *r;
+            p.row = *r;
         }
         self.frames.set_history_refs(&moved[pending.len()..])?;
         self.pending = BinaryHeap::from(pending);
@@ -523,7 +570,8 @@ impl TimerHandler for OverState {
             let at = self.store.row_ref(chunk, range.start + i)?;
             self.store.retain(at);
             let seq = self.seen + i as u64;
-            self.pending.push(Reverse((rowtime, seq, id, at)));
+            self.pending
+                .push(Reverse(Waiting::new(rowtime, seq, id, at)));
             if self.timer.is_none_or(|t| rowtime < t) {
                 if let Some(t) = self.timer {
                     time.delete(t, &OverTimer::Emit);
@@ -566,11 +614,11 @@ impl TimerHandler for OverState {
             return Ok(());
         }
         self.timer = None;
-        while let Some(Reverse((at, ..))) = self.pending.peek() {
-            if *at > time.watermark() {
+        while let Some(Reverse(waiting)) = self.pending.peek() {
+            let at = waiting.rowtime();
+            if at > time.watermark() {
                 break;
             }
-            let at = *at;
             self.emit_rowtime(time, at)?;
             if self.spec.ttl.is_some() {
                 // With state that expires, one instant per timer: a key
@@ -579,9 +627,9 @@ impl TimerHandler for OverState {
                 break;
             }
         }
-        if let Some(Reverse((next, ..))) = self.pending.peek() {
-            time.register(*next, OverTimer::Emit);
-            self.timer = Some(*next);
+        if let Some(Reverse(next)) = self.pending.peek() {
+            time.register(next.rowtime(), OverTimer::Emit);
+            self.timer = Some(next.rowtime());
         }
         Ok(())
     }
@@ -593,9 +641,13 @@ impl OverState {
         let watermark = time.watermark_before_advance();
         let mut due = std::mem::take(&mut self.due);
         due.clear();
-        while self.pending.peek().is_some_and(|Reverse(p)| p.0 == at) {
-            if let Some(Reverse((_, _, id, row))) = self.pending.pop() {
-                due.push((id, row));
+        while self
+            .pending
+            .peek()
+            .is_some_and(|Reverse(p)| p.rowtime() == at)
+        {
+            if let Some(Reverse(p)) = self.pending.pop() {
+                due.push((p.key, p.row));
             }
         }
         let mut group = std::mem::take(&mut self.group);
