@@ -7,7 +7,7 @@
 
 use crate::data::{self, Shape};
 use crate::driver::{
-    own_paths, print_setup, run_series, tidemark_binary, warn_if_debug_build, Series, TumbleArgs,
+    own_paths, print_setup, run_commands, tidemark_binary, warn_if_debug_build, Run, Series,
 };
 use crate::numbers::group;
 use anyhow::{Context, Result};
@@ -156,16 +156,11 @@ pub fn keys(args: &KeysArgs) -> Result<ExitCode> {
     .enumerate()
     {
         for (i, name) in NAMES[set].iter().enumerate() {
-            named.push((*name, script(&input.dir, &input.csv, i)?, rows));
+            let script = script(&input.dir, &input.csv, i)?;
+            named.push(Run::tidemark(name, &tidemark, &script, rows));
         }
     }
-    let runs = TumbleArgs {
-        rows: args.rows,
-        keys: args.keys,
-        runs: args.runs,
-        tidemark: Some(tidemark.clone()),
-    };
-    let series = run_series(&tidemark, &named, &runs)?;
+    let series = run_commands(&named, args.runs, &|| Ok(()))?;
     let sets: Vec<&[Series]> = series.chunks(QUERIES.len()).collect();
     for set in [sets[0], sets[2]] {
         let (tumble, rest) = set.split_first().context("no TUMBLE run")?;

@@ -62,10 +62,13 @@ pub(crate) fn by_window(
         if !known(end) && !rows.contains_key(&end) {
             time.register(fire, end);
         }
-        // Room for the rest of the run at once: most runs are of one
-        // window, and growing row by row copied the list again and again.
+        // The run's first window gets room for the rest of the run at once:
+        // most runs are of one window, and growing row by row copied the
+        // list again and again. Later windows grow as they go, so a run
+        // spanning many windows does not reserve the run for each.
+        let room = if rows.is_empty() { len - i } else { 0 };
         rows.entry(end)
-            .or_insert_with(|| Vec::with_capacity(len - i))
+            .or_insert_with(|| Vec::with_capacity(room))
             .push(i as u32);
     }
     let mut windows = Vec::with_capacity(rows.len());
