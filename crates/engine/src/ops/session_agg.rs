@@ -128,6 +128,13 @@ struct Groups {
     next: u32,
     /// Emptied groups, to give again.
     free: Vec<u32>,
+    /// Rows of the current run (and their groups) whose update waits to
+    /// go to the accumulators in one call each: rows that extend their
+    /// key's open session in order, the common case. Flushed in row order
+    /// before any other use of the groups, so every group sees its rows in
+    /// arrival order (a DOUBLE sum's order of additions is its result).
+    deferred_rows: Vec<u32>,
+    deferred_groups: Vec<u32>,
 }
 
 impl Groups {
@@ -143,7 +150,37 @@ impl Groups {
             scratch: fresh()?,
             next: 0,
             free: Vec::new(),
+            deferred_rows: Vec::new(),
+            deferred_groups: Vec::new(),
         })
+    }
+
+    /// Row `row` of the current run goes to `group` at the next
+    /// [`Groups::flush`].
+    fn defer(&mut self, row: usize, group: u32) {
+        self.deferred_rows.push(row as u32);
+        self.deferred_groups.push(group);
+    }
+
+    /// Adds the deferred rows of `values` (the current run's arrays) to
+    /// their groups, in the order they came.
+    fn flush(&mut self, values: &[Option<ArrayRef>]) -> Result<()> {
+        if self.deferred_rows.is_empty() {
+            return Ok(());
+        }
+        let (rows, groups) = (&self.deferred_rows, &self.deferred_groups);
+        let updated = self
+            .accumulators
+            .iter_mut()
+            .zip(values)
+            .try_for_each(|(acc, v)| acc.update(v.as_ref(), rows, groups));
+        self.deferred_rows.clear();
+        self.deferred_groups.clear();
+        updated
+    }
+
+    fn settled(&self) -> bool {
+        self.deferred_rows.is_empty()
     }
 
     /// An empty group for a new session.
@@ -154,8 +191,10 @@ impl Groups {
         })
     }
 
-    /// Adds row `row` of `values` (one array per call) to `group`.
+    /// Adds row `row` of `values` (one array per call) to `group`, after
+    /// the rows deferred before it.
     fn update(&mut self, values: &[Option<ArrayRef>], row: usize, group: u32) -> Result<()> {
+        self.flush(values)?;
         for (acc, v) in self.accumulators.iter_mut().zip(values) {
             acc.update(v.as_ref(), &[row as u32], &[group])?;
         }
@@ -165,6 +204,7 @@ impl Groups {
     /// Adds group `from` into `into` (`from` holds the later session) and
     /// gives `from` back.
     fn merge(&mut self, into: u32, from: u32) -> Result<()> {
+        debug_assert!(self.settled(), "merging groups with rows deferred");
         for (acc, scratch) in self.accumulators.iter_mut().zip(&mut self.scratch) {
             scratch.merge_from(acc.as_ref(), &[(from, 0)], false)?;
             acc.merge_from(scratch.as_ref(), &[(0, into)], false)?;
@@ -176,6 +216,7 @@ impl Groups {
 
     /// Empties `group` and keeps it for another session.
     fn give_back(&mut self, group: u32) {
+        debug_assert!(self.settled(), "freeing a group with rows deferred");
         for acc in &mut self.accumulators {
             acc.reset(group);
         }
@@ -184,6 +225,7 @@ impl Groups {
 
     /// Each call's results for `groups`, in that order.
     fn evaluate(&self, groups: &[u32]) -> Result<Vec<ArrayRef>> {
+        debug_assert!(self.settled(), "evaluating groups with rows deferred");
         self.accumulators
             .iter()
             .map(|acc| acc.evaluate(groups))
@@ -195,6 +237,7 @@ impl Groups {
     }
 
     fn save(&self, w: &mut StateWriter) -> Result<()> {
+        debug_assert!(self.settled(), "saving groups with rows deferred");
         w.put(&self.next);
         w.put(&self.free);
         for acc in &self.accumulators {
@@ -531,6 +574,7 @@ impl TimerHandler for SessionState {
         // an earlier row of the run registered.
         for i in 0..len {
             if !time.admit(watermarks[i]) {
+                self.groups.flush(&values)?;
                 self.rows_seen += i as u64;
                 return Ok(i);
             }
@@ -568,6 +612,7 @@ impl TimerHandler for SessionState {
             self.keys.put_back(id, sessions);
             added?;
         }
+        self.groups.flush(&values)?;
         self.rows_seen += len as u64;
         Ok(len)
     }
@@ -651,12 +696,14 @@ impl SessionState {
             if let Some(session) = sessions.get_mut(only).filter(|s| {
                 only == start && s.emitted.is_none() && end > s.end && last_instant(end) > watermark
             }) {
-                self.groups.update(values, row, session.group)?;
+                self.groups.defer(row, session.group);
                 session.end = end;
                 session.rows += 1;
                 return Ok(());
             }
         }
+        // Sessions merge or start here: the rows deferred so far go first.
+        self.groups.flush(values)?;
         let mut merged: Option<Session> = None;
         let joined_sessions: Vec<&Session> =
             joined.iter().filter_map(|s| sessions.get(*s)).collect();
