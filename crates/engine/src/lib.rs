@@ -33,7 +33,7 @@ pub use connectors::source::{Idleness, TableSource};
 pub use connectors::split::{Split, SplitReader};
 pub use connectors::{
     connector, declarations, may_pause, of_table, register, split_kind, splits_may_pause,
-    Connector, OpenedSource, SourceSpec, CONNECTORS,
+    undecoded, Connector, OpenedSource, SourceSpec, CONNECTORS,
 };
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};

@@ -18,14 +18,19 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let ttl = options.state_ttl()?;
     let late = late_rows_destination(plan, options)?;
     let threads = options.parallelism()?;
-    // Each node with its depth, and whether it runs as one input of a
-    // union or a window join (`crate::branch_options`).
-    let mut stack = vec![(plan, 0, false)];
-    while let Some((node, depth, in_branch)) = stack.pop() {
+    // Late rows routed as whole rows of their table need every column
+    // decoded (`TableSource::keep_origin`).
+    let whole_rows = late != "counted in the run summary";
+    // Each node with its depth, whether it runs as one input of a union
+    // or a window join (`crate::branch_options`), and which of its
+    // columns the steps above read.
+    let mut stack = vec![(plan, 0, false, crate::columns::all_of(plan))];
+    while let Some((node, depth, in_branch, needed)) = stack.pop() {
         let pad = "  ".repeat(depth);
         out.push_str(&format!("{pad}{}\n", node.header()));
         for line in read_details(node, threads)
             .into_iter()
+            .chain(unread_details(node, &needed, whole_rows))
             .chain(idle_details(node, options)?)
             .chain(split_details(node, options, threads, in_branch)?)
             .chain(details(node, lateness, early, &late, ttl))
@@ -37,11 +42,13 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
                 node,
                 LogicalPlan::Union { .. } | LogicalPlan::WindowJoin { .. }
             );
+        let inputs_need = crate::columns::needed_by_inputs(node, &needed);
         stack.extend(
             node.inputs()
                 .into_iter()
+                .zip(inputs_need)
                 .rev()
-                .map(|i| (i, depth + 1, branches)),
+                .map(|(i, needs)| (i, depth + 1, branches, needs)),
         );
     }
     Ok(out)
@@ -83,6 +90,28 @@ fn read_details(node: &LogicalPlan, threads: usize) -> Vec<String> {
         details.push(format!("read: {}", connector.explain_read(table, threads)));
     }
     details
+}
+
+/// The physical columns of a scan's table that no step reads, which its
+/// format leaves undecoded; nothing for other nodes, or when every column
+/// is read (or kept whole, `whole_rows`).
+fn unread_details(node: &LogicalPlan, needed: &[bool], whole_rows: bool) -> Vec<String> {
+    let LogicalPlan::Scan { table, .. } = node else {
+        return Vec::new();
+    };
+    if whole_rows {
+        return Vec::new();
+    }
+    let unread = crate::columns::unread_physical(table, needed);
+    let names = crate::columns::unread_names(table, &unread);
+    if names.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "not decoded: {} (no step reads {})",
+        names.join(", "),
+        if names.len() == 1 { "it" } else { "them" }
+    )]
 }
 
 /// The idle rule in force for a scan of a table that may pause (spec

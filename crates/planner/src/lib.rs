@@ -5,6 +5,7 @@
 //! here to choose an operator; what the engine cannot run yet is a planning
 //! error, never a silent fallback.
 
+mod columns;
 mod explain;
 
 pub use explain::explain;
@@ -51,7 +52,16 @@ pub fn plan_query(plan: &LogicalPlan, options: &SessionOptions) -> Result<Physic
     let batch_size = options.batch_size()?;
     let mut operators: Vec<Box<dyn Operator>> = Vec::new();
     let clock = &run_clock(plan, options)?;
-    let mut source = build(plan, &mut operators, options, batch_size, eval, clock)?;
+    let needed = columns::all_of(plan);
+    let mut source = build(
+        plan,
+        &needed,
+        &mut operators,
+        options,
+        batch_size,
+        eval,
+        clock,
+    )?;
     if checkpoint_every.is_some() {
         source.track_positions();
     }
@@ -377,15 +387,19 @@ fn branch_options(options: &SessionOptions) -> SessionOptions {
 }
 
 /// Builds the chain bottom-up: returns the source and appends operators in
-/// the order rows flow through them.
+/// the order rows flow through them. `needed`: which of `plan`'s columns
+/// the steps above read (a table's other columns are not decoded).
 fn build(
     plan: &LogicalPlan,
+    needed: &[bool],
     operators: &mut Vec<Box<dyn Operator>>,
     options: &SessionOptions,
     batch_size: usize,
     eval: EvalContext,
     clock: &Clock,
 ) -> Result<PipelineSource> {
+    let inputs_need = columns::needed_by_inputs(plan, needed);
+    let input_needs = || inputs_need.first().map_or(&[][..], Vec::as_slice);
     match plan {
         LogicalPlan::Scan { table, .. } => {
             let connector = tidemark_engine::of_table(table).map(|c| c.declaration());
@@ -408,6 +422,7 @@ fn build(
                 eval,
                 clock.clone(),
             )?;
+            source.leave_unread(columns::unread_physical(table, needed));
             source.set_idleness(Idleness {
                 timeout_ms: idle_timeout(table, options)?,
                 // A run report records idle turns itself.
@@ -423,7 +438,15 @@ fn build(
             aggregates,
             schema,
         } => {
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             let in_schema = input.schema();
             operators.push(Box::new(OverAggregate::new(OverSpec {
                 partition: partition.clone(),
@@ -454,7 +477,15 @@ fn build(
             schema,
         } => {
             insert_only_input(input, Span::default(), options, "window Top-N")?;
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             let in_schema = input.schema();
             operators.push(Box::new(WindowRank::new(WindowRankSpec {
                 partition: partition.clone(),
@@ -491,10 +522,10 @@ fn build(
         } => {
             let mut branches = Vec::with_capacity(2);
             let in_branch = branch_options(options);
-            for side in [left, right] {
+            for (side, side_needs) in [left, right].into_iter().zip(&inputs_need) {
                 insert_only_input(side, Span::default(), options, "window join")?;
                 let mut steps = Vec::new();
-                match build(side, &mut steps, &in_branch, batch_size, eval, clock)? {
+                match build(side, side_needs, &mut steps, &in_branch, batch_size, eval, clock)? {
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
@@ -532,10 +563,10 @@ fn build(
         LogicalPlan::Union { inputs, .. } => {
             let mut branches = Vec::with_capacity(inputs.len());
             let in_branch = branch_options(options);
-            for input in inputs {
+            for (input, input_needs) in inputs.iter().zip(&inputs_need) {
                 insert_only_input(input, Span::default(), options, "UNION ALL")?;
                 let mut steps = Vec::new();
-                match build(input, &mut steps, &in_branch, batch_size, eval, clock)? {
+                match build(input, input_needs, &mut steps, &in_branch, batch_size, eval, clock)? {
                     PipelineSource::Table(table) => branches.push(Branch::new(*table, steps)),
                     PipelineSource::Union(_) => {
                         return Err(Error::plan(
@@ -548,7 +579,15 @@ fn build(
             Ok(PipelineSource::Union(Box::new(UnionSource::new(branches))))
         }
         LogicalPlan::Filter { input, predicate } => {
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             operators.push(Box::new(Filter::new(
                 predicate.clone(),
                 eval,
@@ -561,7 +600,15 @@ fn build(
             nulled,
             schema,
         } => {
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             operators.push(Box::new(Expand::new(nulled.clone(), schema.to_arrow())));
             Ok(source)
         }
@@ -570,7 +617,15 @@ fn build(
             exprs,
             schema,
         } => {
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             operators.push(Box::new(Project::new(
                 exprs.clone(),
                 schema.to_arrow(),
@@ -585,7 +640,15 @@ fn build(
             schema,
         } => {
             insert_only_input(input, window.span, options, "window")?;
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             match window.kind {
                 WindowKind::Tumble { .. }
                 | WindowKind::Hop { .. }
@@ -633,7 +696,15 @@ fn build(
             if window.legacy {
                 legacy_emit(window, options)?;
             }
-            let source = build(input, operators, options, batch_size, eval, clock)?;
+            let source = build(
+                input,
+                input_needs(),
+                operators,
+                options,
+                batch_size,
+                eval,
+                clock,
+            )?;
             let in_schema = input.schema();
             if in_schema.field(window.time_column).proctime {
                 operators.push(Box::new(ProcTimeWatermarks::new(window.time_column)));

@@ -63,6 +63,14 @@ pub trait Connector: Sync {
         None
     }
 
+    /// Of the physical columns `unread` flags (no step of the query reads
+    /// them), those a read of `table` leaves undecoded: a connector whose
+    /// rows are text in a format may skip a column's fields; one that
+    /// makes its rows (datagen, nexmark) has nothing to skip.
+    fn undecoded(&self, _table: &TableDef, unread: &[bool]) -> Vec<bool> {
+        vec![false; unread.len()]
+    }
+
     /// How a read of `table` goes at parallelism `threads` (> 1).
     fn explain_read(&self, _table: &TableDef, _threads: usize) -> String {
         ON_ONE_THREAD.into()
@@ -230,6 +238,12 @@ fn opening(table: &TableDef) -> Result<&'static dyn Connector> {
 /// Whether a read of `table` may pause (see [`Connector::may_pause`]).
 pub fn may_pause(table: &TableDef) -> bool {
     of_table(table).is_some_and(|c| c.may_pause(table))
+}
+
+/// The physical columns of `table` its read leaves undecoded, of those
+/// `unread` flags (see [`Connector::undecoded`]).
+pub fn undecoded(table: &TableDef, unread: &[bool]) -> Vec<bool> {
+    of_table(table).map_or_else(|| vec![false; unread.len()], |c| c.undecoded(table, unread))
 }
 
 /// Whether a split of `table` may pause (see

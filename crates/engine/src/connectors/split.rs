@@ -86,6 +86,13 @@ pub trait SplitReader: Send {
     /// The session's time zone, for `TIMESTAMP_LTZ` text.
     fn set_time_zone(&mut self, _tz: chrono_tz::Tz) {}
 
+    /// Which of the table's physical columns no step of the query reads
+    /// (`unread[i]` for column `i`; empty: every column is read): a
+    /// reader that decodes text may leave them undecoded, with zeros of
+    /// their type in the batch. Set before the first batch; set again
+    /// before it, it replaces what was said.
+    fn leave_unread(&mut self, _unread: &[bool]) {}
+
     /// What the split is, when a checkpoint cannot record a position in
     /// it (`"the datagen connector"`); `None` when it can.
     fn unpositioned(&self) -> Option<&'static str>;

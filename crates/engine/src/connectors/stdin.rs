@@ -116,6 +116,10 @@ impl Connector for Stdin {
         true
     }
 
+    fn undecoded(&self, _table: &TableDef, unread: &[bool]) -> Vec<bool> {
+        unread.to_vec()
+    }
+
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
         let decoder = open_decoder(
             &spec.table.options,
@@ -157,6 +161,10 @@ impl SplitReader for StdinReader {
 
     fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         self.0.set_time_zone(tz);
+    }
+
+    fn leave_unread(&mut self, unread: &[bool]) {
+        self.0.leave_unread(unread);
     }
 
     fn unpositioned(&self) -> Option<&'static str> {

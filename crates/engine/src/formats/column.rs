@@ -1,15 +1,17 @@
 //! An Arrow column filled from text fields, as both text formats (csv and
 //! json) build their batches: one builder per SQL type, each field turned
-//! into a value by the rules of [`super::text`].
+//! into a value by the rules of [`super::text`]; and the column a query
+//! never reads, whose fields are counted but not decoded.
 
 use super::text::{
     parse_boolean, parse_decimal, parse_i64, parse_java_double, parse_java_float, Parser,
 };
 use arrow::array::{
-    ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder, Float32Builder, Float64Builder,
-    Int16Builder, Int32Builder, Int64Builder, Int8Builder, StringBuilder, Time32MillisecondBuilder,
-    TimestampMillisecondBuilder,
+    make_array, new_null_array, Array, ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder,
+    Float32Builder, Float64Builder, Int16Builder, Int32Builder, Int64Builder, Int8Builder,
+    StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
 };
+use arrow::datatypes::DataType;
 use std::sync::Arc;
 use tidemark_common::SqlType;
 
@@ -28,6 +30,42 @@ pub(crate) enum ColumnBuilder {
     String(StringBuilder),
     Timestamp(TimestampMillisecondBuilder),
     TimestampLtz(TimestampMillisecondBuilder),
+    /// A column no step of the query reads: its fields are not decoded
+    /// (nor checked), and the batch holds zeros (empty strings, false) of
+    /// its type in their place, without NULLs, so a NOT NULL column's
+    /// schema still holds.
+    Unread(UnreadColumn),
+}
+
+/// The stand-in for a column the query never reads: how many rows it has
+/// so far, and zeros of its type to hand out, made once and sliced.
+pub(crate) struct UnreadColumn {
+    ty: DataType,
+    rows: usize,
+    zeros: Option<ArrayRef>,
+}
+
+impl UnreadColumn {
+    fn finish(&mut self) -> ArrayRef {
+        let rows = std::mem::take(&mut self.rows);
+        match &self.zeros {
+            Some(zeros) if zeros.len() >= rows => zeros.slice(0, rows),
+            _ => {
+                // A NULL array's buffers are zeroed: without its validity
+                // it is an array of zeros. (Building it checks what it is
+                // given; should it refuse, the NULLs stand in.)
+                let nulls = new_null_array(&self.ty, rows);
+                let zeros = nulls
+                    .to_data()
+                    .into_builder()
+                    .nulls(None)
+                    .build()
+                    .map_or(nulls, make_array);
+                self.zeros = Some(zeros.clone());
+                zeros
+            }
+        }
+    }
 }
 
 impl ColumnBuilder {
@@ -66,6 +104,19 @@ impl ColumnBuilder {
         })
     }
 
+    /// The stand-in for a column of type `ty` that is not read.
+    pub(crate) fn unread(ty: &SqlType) -> Self {
+        ColumnBuilder::Unread(UnreadColumn {
+            ty: ty.to_arrow(),
+            rows: 0,
+            zeros: None,
+        })
+    }
+
+    pub(crate) fn is_unread(&self) -> bool {
+        matches!(self, ColumnBuilder::Unread(_))
+    }
+
     pub(crate) fn append_null(&mut self) {
         match self {
             ColumnBuilder::Boolean(b) => b.append_null(),
@@ -80,6 +131,7 @@ impl ColumnBuilder {
             ColumnBuilder::Decimal(b, ..) => b.append_null(),
             ColumnBuilder::String(b) => b.append_null(),
             ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => b.append_null(),
+            ColumnBuilder::Unread(u) => u.rows += 1,
         }
     }
 
@@ -141,6 +193,7 @@ impl ColumnBuilder {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
+            ColumnBuilder::Unread(u) => u.rows += 1,
         }
         true
     }
@@ -159,6 +212,7 @@ impl ColumnBuilder {
             ColumnBuilder::Decimal(b, ..) => Arc::new(b.finish()),
             ColumnBuilder::String(b) => Arc::new(b.finish()),
             ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => Arc::new(b.finish()),
+            ColumnBuilder::Unread(u) => u.finish(),
         }
     }
 }
@@ -206,6 +260,57 @@ mod tests {
                 rows_read: 2,
                 ..ReadStats::default()
             }
+        );
+        Ok(())
+    }
+
+    /// A column the query does not read is not decoded: a field that
+    /// would not parse as its type reads, and the column holds zeros of
+    /// its type (no NULLs). Decoded again, the same field fails.
+    #[test]
+    fn unread_columns_are_not_decoded() -> Result<()> {
+        use arrow::array::Array;
+        let file = TempCsv::new(b"x,1,not a time,2.5\ny,2,,oops\n")?;
+        let columns = cols(&[
+            ("s", SqlType::String),
+            ("i", Int),
+            ("t", Timestamp(3)),
+            ("d", Double),
+        ]);
+        let open = || {
+            open_file(&file.0, "t.csv".into(), |input, name| {
+                CsvSource::from_reader(input, name, columns.clone(), CsvOptions::default(), 8)
+            })
+        };
+        let mut source = open()?;
+        source.leave_unread(&[false, false, true, true]);
+        let b = source
+            .next_batch()?
+            .ok_or_else(|| Error::Internal("no batch".into()))?;
+        assert!(source.next_batch()?.is_none());
+        let c = b.batch.columns();
+        assert_eq!(c[0].as_string::<i32>().value(1), "y");
+        assert_eq!(c[1].as_primitive::<Int32Type>().values().to_vec(), [1, 2]);
+        let times = c[2].as_primitive::<TimestampMillisecondType>();
+        assert_eq!(
+            (times.null_count(), times.values().to_vec()),
+            (0, vec![0, 0])
+        );
+        let doubles = c[3].as_primitive::<Float64Type>();
+        assert_eq!(
+            (doubles.null_count(), doubles.values().to_vec()),
+            (0, vec![0.0, 0.0])
+        );
+        for (field, (_, ty)) in b.batch.schema().fields().iter().zip(&columns) {
+            assert_eq!(field.data_type(), &ty.to_arrow());
+        }
+        let mut source = open()?;
+        source.leave_unread(&[false, false, true, true]);
+        source.leave_unread(&[]);
+        let error = source.next_batch().err().map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("t.csv:1")),
+            "{error:?}"
         );
         Ok(())
     }

@@ -37,6 +37,8 @@ pub trait FormatReader: Send {
     /// Keeps each malformed record's text, for a bad-record sink.
     fn keep_raw(&mut self);
     fn set_time_zone(&mut self, tz: chrono_tz::Tz);
+    /// See [`crate::connectors::split::SplitReader::leave_unread`].
+    fn leave_unread(&mut self, unread: &[bool]);
     /// Keeps a checksum of the bytes read, for positions.
     fn hash_prefix(&mut self);
     fn position(&self) -> Option<ReadPosition>;
@@ -142,6 +144,9 @@ macro_rules! format_reader {
             }
             fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
                 <$reader>::set_time_zone(self, tz)
+            }
+            fn leave_unread(&mut self, unread: &[bool]) {
+                <$reader>::leave_unread(self, unread)
             }
             fn hash_prefix(&mut self) {
                 <$reader>::hash_prefix(self)

@@ -64,6 +64,10 @@ impl Connector for Filesystem {
         &DECLARATION
     }
 
+    fn undecoded(&self, _table: &TableDef, unread: &[bool]) -> Vec<bool> {
+        unread.to_vec()
+    }
+
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
         let table = spec.table;
         let display = table

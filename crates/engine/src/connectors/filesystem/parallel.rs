@@ -50,6 +50,8 @@ struct ReadSpec {
     format: PieceFormat,
     display_path: String,
     columns: Vec<(String, SqlType)>,
+    /// The columns left undecoded (see `SplitReader::leave_unread`).
+    unread: Vec<bool>,
     batch_size: usize,
     keep_raw: bool,
     tz: chrono_tz::Tz,
@@ -95,8 +97,14 @@ impl PieceReader {
             }
         }
         match &mut reader {
-            PieceReader::Csv(r) => r.set_time_zone(spec.tz),
-            PieceReader::Json(r) => r.set_time_zone(spec.tz),
+            PieceReader::Csv(r) => {
+                r.set_time_zone(spec.tz);
+                r.leave_unread(&spec.unread);
+            }
+            PieceReader::Json(r) => {
+                r.set_time_zone(spec.tz);
+                r.leave_unread(&spec.unread);
+            }
         }
         Ok(reader)
     }
@@ -209,6 +217,7 @@ impl ParallelFile {
             format,
             display_path,
             columns,
+            unread: Vec::new(),
             batch_size: batch_size.max(1),
             keep_raw: false,
             tz: chrono_tz::UTC,
@@ -237,6 +246,11 @@ impl ParallelFile {
 
     pub fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         self.spec.tz = tz;
+    }
+
+    /// Before the first batch, which starts the threads.
+    pub fn leave_unread(&mut self, unread: &[bool]) {
+        self.spec.unread = unread.to_vec();
     }
 
     pub fn stats(&self) -> ReadStats {
@@ -500,6 +514,10 @@ impl crate::connectors::split::SplitReader for ParallelFile {
 
     fn set_time_zone(&mut self, tz: chrono_tz::Tz) {
         ParallelFile::set_time_zone(self, tz);
+    }
+
+    fn leave_unread(&mut self, unread: &[bool]) {
+        ParallelFile::leave_unread(self, unread);
     }
 
     fn unpositioned(&self) -> Option<&'static str> {

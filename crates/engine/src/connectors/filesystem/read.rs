@@ -42,6 +42,10 @@ impl SplitReader for FileReader {
         self.decoder.set_time_zone(tz);
     }
 
+    fn leave_unread(&mut self, unread: &[bool]) {
+        self.decoder.leave_unread(unread);
+    }
+
     fn unpositioned(&self) -> Option<&'static str> {
         None
     }

@@ -422,6 +422,24 @@ impl Connector for Kafka {
         sink::epoch_committed(table, false, epoch)
     }
 
+    /// The value's columns, unless the value is raw text: a key is
+    /// decoded whole, as it joins rows to their keys.
+    fn undecoded(&self, table: &TableDef, unread: &[bool]) -> Vec<bool> {
+        let physical = super::source::physical_columns(table);
+        let mut undecoded = vec![false; unread.len()];
+        if let Ok(layout) = RecordLayout::of_table(table, &physical, false) {
+            if !layout.value.is_raw() {
+                for c in &layout.value.columns {
+                    let key_too = layout.key.as_ref().is_some_and(|k| k.columns.contains(c));
+                    if let (Some(u), false) = (undecoded.get_mut(*c), key_too) {
+                        *u = unread.get(*c).copied().unwrap_or(false);
+                    }
+                }
+            }
+        }
+        undecoded
+    }
+
     fn open_source(&self, spec: SourceSpec<'_>) -> Result<OpenedSource> {
         let table = spec.table;
         let layout = RecordLayout::of_table(table, &spec.columns, false)
@@ -487,6 +505,7 @@ impl Connector for Kafka {
                     live: end.is_none(),
                     shape: shape.clone(),
                     keys: keys.clone(),
+                    value_columns: layout.value.columns.clone().into(),
                 };
                 splits.push(Split::new(name, Box::new(reader)));
             }

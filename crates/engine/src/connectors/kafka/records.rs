@@ -309,6 +309,8 @@ pub(super) struct PartitionReader {
     pub(super) shape: RecordShape,
     /// What gives the rows their key columns, when they take any.
     pub(super) keys: Option<KeyJoin>,
+    /// The physical column of each column the value format decodes.
+    pub(super) value_columns: Arc<[usize]>,
 }
 
 impl PartitionReader {
@@ -528,6 +530,20 @@ impl SplitReader for PartitionReader {
         if let Some(keys) = &mut self.keys {
             keys.set_time_zone(tz);
         }
+    }
+
+    /// Value columns only: a key is decoded whole, as it joins rows to
+    /// their keys.
+    fn leave_unread(&mut self, unread: &[bool]) {
+        if self.shape.raw_value.is_some() {
+            return;
+        }
+        let in_value: Vec<bool> = self
+            .value_columns
+            .iter()
+            .map(|c| unread.get(*c).copied().unwrap_or(false))
+            .collect();
+        self.decoder.leave_unread(&in_value);
     }
 
     fn unpositioned(&self) -> Option<&'static str> {

@@ -135,7 +135,7 @@ pub(super) fn metadata_keys(table: &TableDef) -> Vec<String> {
 }
 
 /// The physical columns the format decodes, by name and type.
-pub(super) fn physical_columns(table: &TableDef) -> Vec<(String, SqlType)> {
+pub(crate) fn physical_columns(table: &TableDef) -> Vec<(String, SqlType)> {
     table
         .physical_columns()
         .into_iter()

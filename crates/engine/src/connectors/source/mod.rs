@@ -8,6 +8,7 @@ mod checkpoint;
 mod idle;
 mod journal;
 mod layout;
+pub(crate) use layout::physical_columns;
 mod rows;
 
 use super::filesystem::parallel::ParallelRead;
@@ -130,6 +131,13 @@ pub struct TableSource {
     /// that join later too.
     keeps_bad_rows: bool,
     tracks_positions: bool,
+    /// The physical columns no step of the query reads, left undecoded
+    /// by the splits' formats (empty: every column is decoded); set for
+    /// those that join later too.
+    unread: Vec<bool>,
+    /// Late rows go out as whole rows of the table: every column is
+    /// decoded ([`TableSource::keep_origin`]).
+    whole_rows: bool,
     idleness: Idleness,
     /// How often a split went idle, and came back.
     went_idle: u64,
@@ -201,6 +209,8 @@ impl TableSource {
             looked_at: NO_WATERMARK,
             keeps_bad_rows: false,
             tracks_positions: false,
+            unread: Vec::new(),
+            whole_rows: false,
             idleness: Idleness::default(),
             went_idle: 0,
             came_back: 0,
@@ -216,7 +226,8 @@ impl TableSource {
     /// Records this table's rows and splits in `observer` (a run report);
     /// its chunks then carry their source rows with arrival numbers.
     pub fn observe(&mut self, observer: &Observer) {
-        self.keep_origin();
+        // Arrival numbers and rowtimes only: undecoded columns may stay so.
+        self.carry_origin();
         let lanes = self.splits.iter().map(|s| s.split.name.clone()).collect();
         self.observer = Some(observer.stream(
             format!("table {}", self.table.name),
@@ -335,9 +346,49 @@ impl TableSource {
         }
     }
 
+    /// Leaves the physical columns `unread` flags (in the table's
+    /// physical order) undecoded: no step of the query reads them (the
+    /// planner's projection push-down). Ignored once whole rows are kept
+    /// ([`TableSource::keep_origin`]). Before the first read.
+    pub fn leave_unread(&mut self, unread: Vec<bool>) {
+        if self.whole_rows {
+            return;
+        }
+        self.unread = if unread.iter().any(|u| *u) {
+            unread
+        } else {
+            Vec::new()
+        };
+        for s in &mut self.splits {
+            s.split.reader.leave_unread(&self.unread);
+        }
+    }
+
+    /// The physical columns left undecoded (empty: none).
+    pub fn unread_columns(&self) -> &[bool] {
+        &self.unread
+    }
+
     /// Chunks will say which source rows they hold, so that late rows
-    /// can be routed as rows of this table.
+    /// can be routed as rows of this table: every column is decoded, as
+    /// a late row goes out whole.
     pub fn keep_origin(&mut self) {
+        self.whole_rows = true;
+        if !self.unread.is_empty() {
+            self.unread.clear();
+            for s in &mut self.splits {
+                s.split.reader.leave_unread(&[]);
+            }
+        }
+        self.carry_origin();
+    }
+
+    /// Chunks will say which source rows they hold (their arrival numbers
+    /// and rowtimes, for a run report).
+    fn carry_origin(&mut self) {
+        if self.origin.is_some() {
+            return;
+        }
         self.origin = Some(Arc::new(SourceTable {
             name: self.table.name.clone(),
             types: self
@@ -463,6 +514,9 @@ impl TableSource {
         }
         if self.tracks_positions {
             split.reader.track_position();
+        }
+        if !self.unread.is_empty() {
+            split.reader.leave_unread(&self.unread);
         }
     }
 

@@ -62,6 +62,24 @@ impl CsvSource {
         self.input.follow = Some(interval);
     }
 
+    /// Leaves column `i` undecoded where `unread[i]` (no step of the
+    /// query reads it): its fields are skipped, and the batch holds zeros
+    /// of its type in its place. Every other column is decoded. Before
+    /// the first batch only.
+    pub fn leave_unread(&mut self, unread: &[bool]) {
+        for (i, (builder, (_, ty))) in self.builders.iter_mut().zip(&self.columns).enumerate() {
+            let skip = unread.get(i).copied().unwrap_or(false);
+            if skip && !builder.is_unread() {
+                *builder = ColumnBuilder::unread(ty);
+            } else if !skip && builder.is_unread() {
+                // A type the format reads: it was checked when opened.
+                if let Some(decoded) = ColumnBuilder::new(ty, self.batch_size) {
+                    *builder = decoded;
+                }
+            }
+        }
+    }
+
     /// Keep each row's text, and the rows skipped as malformed, so they
     /// can be written to a bad-records sink.
     pub fn keep_raw(&mut self) {

@@ -194,6 +194,24 @@ impl JsonSource {
         self.follow = Some(interval);
     }
 
+    /// Leaves column `i` undecoded where `unread[i]` (no step of the
+    /// query reads it): its fields are skipped, and the batch holds zeros
+    /// of its type in its place. Every other column is decoded. Before
+    /// the first batch only.
+    pub fn leave_unread(&mut self, unread: &[bool]) {
+        for (i, (builder, (_, ty))) in self.builders.iter_mut().zip(&self.columns).enumerate() {
+            let skip = unread.get(i).copied().unwrap_or(false);
+            if skip && !builder.is_unread() {
+                *builder = ColumnBuilder::unread(ty);
+            } else if !skip && builder.is_unread() {
+                // A type the format reads: it was checked when opened.
+                if let Some(decoded) = ColumnBuilder::new(ty, self.batch_size) {
+                    *builder = decoded;
+                }
+            }
+        }
+    }
+
     /// Keep each row's text and the skipped lines, for a bad-records sink.
     pub fn keep_raw(&mut self) {
         self.keep_raw = true;
@@ -502,8 +520,10 @@ impl JsonSource {
         };
         self.columns
             .iter()
-            .map(|(name, _)| match object.get(name) {
-                None if self.options.fail_on_missing_field => {
+            .zip(&self.builders)
+            .map(|((name, _), builder)| match object.get(name) {
+                // Only a field the query reads must be there.
+                None if self.options.fail_on_missing_field && !builder.is_unread() => {
                     Err(format!("field '{name}' is missing"))
                 }
                 None | Some(serde_json::Value::Null) => Ok(None),
@@ -524,7 +544,7 @@ impl JsonSource {
         let mut nulled = 0;
         let mut failed = None;
         for (i, value) in values.iter().enumerate() {
-            let Some(text) = value else {
+            let Some(text) = value.filter(|_| !self.builders[i].is_unread()) else {
                 self.builders[i].append_null();
                 continue;
             };
@@ -661,6 +681,47 @@ mod tests {
             out.push(b);
         }
         Ok(out)
+    }
+
+    /// A column the query does not read is neither decoded nor required:
+    /// a value of another type, or none with `json.fail-on-missing-field`,
+    /// reads; its place holds zeros. Read again, the same lines fail.
+    #[test]
+    fn unread_columns_are_not_decoded() -> Result<()> {
+        use arrow::array::{Array, AsArray};
+        let lines =
+            "{\"id\": \"not a number\", \"name\": \"a\", \"ts\": \"2020-01-01 00:00:01\"}\n\
+            {\"name\": \"b\", \"ts\": \"2020-01-01 00:00:02\"}\n\
+            {\"id\": {\"nested\": 1}, \"name\": \"c\\\"d\", \"ts\": \"2020-01-01 00:00:03\"}\n";
+        for batch_size in [1, 2, 8] {
+            let (mut src, path) =
+                source(lines, &[("json.fail-on-missing-field", "true")], batch_size);
+            src.leave_unread(&[true, false, false]);
+            let batches = all(&mut src);
+            let _ = std::fs::remove_file(path);
+            let batches = batches?;
+            let (mut names, mut ids) = (Vec::new(), Vec::new());
+            for b in &batches {
+                let id = b.batch.column(0).as_primitive::<Int32Type>();
+                assert_eq!(id.null_count(), 0);
+                ids.extend(id.values().iter().copied());
+                let name = b.batch.column(1).as_string::<i32>();
+                names.extend(name.iter().map(|n| n.unwrap_or("NULL").to_string()));
+            }
+            assert_eq!(names, ["a", "b", "c\"d"], "batch size {batch_size}");
+            assert_eq!(ids, [0, 0, 0]);
+        }
+        let (mut src, path) = source(lines, &[], 8);
+        src.leave_unread(&[true, false, false]);
+        src.leave_unread(&[]);
+        let read = all(&mut src);
+        let _ = std::fs::remove_file(path);
+        let error = read.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            error.contains("t.json:1") && error.contains("'id'"),
+            "{error}"
+        );
+        Ok(())
     }
 
     /// The fast reading of flat lines takes only lines arrow-json reads,
