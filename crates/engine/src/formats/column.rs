@@ -31,7 +31,8 @@ pub(crate) enum ColumnBuilder {
     Timestamp(TimestampMillisecondBuilder),
     TimestampLtz(TimestampMillisecondBuilder),
     /// A column no step of the query reads: its fields are not decoded
-    /// (nor checked), and the batch holds zeros (empty strings, false) of
+    /// (only checked to be UTF-8), and the batch holds zeros (empty
+    /// strings, false) of
     /// its type in their place, without NULLs, so a NOT NULL column's
     /// schema still holds.
     Unread(UnreadColumn),
@@ -193,7 +194,14 @@ impl ColumnBuilder {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
-            ColumnBuilder::Unread(u) => u.rows += 1,
+            // Not decoded, but text all the same: a byte that is not
+            // UTF-8 is bad input in any column, as the whole line is.
+            ColumnBuilder::Unread(u) => {
+                if std::str::from_utf8(text).is_err() {
+                    return false;
+                }
+                u.rows += 1
+            }
         }
         true
     }
@@ -270,7 +278,7 @@ mod tests {
     #[test]
     fn unread_columns_are_not_decoded() -> Result<()> {
         use arrow::array::Array;
-        let file = TempCsv::new(b"x,1,not a time,2.5\ny,2,,oops\n")?;
+        let file = TempCsv::new(b"x,1,not a time,2.5\ny,2,,oops\nz,3,\xff,1\n")?;
         let columns = cols(&[
             ("s", SqlType::String),
             ("i", Int),
@@ -287,7 +295,14 @@ mod tests {
         let b = source
             .next_batch()?
             .ok_or_else(|| Error::Internal("no batch".into()))?;
-        assert!(source.next_batch()?.is_none());
+        // Line 3's unread field is not UTF-8: still bad input.
+        let error = source.next_batch().err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("t.csv:3: invalid UTF-8 in field 't'")),
+            "{error:?}"
+        );
         let c = b.batch.columns();
         assert_eq!(c[0].as_string::<i32>().value(1), "y");
         assert_eq!(c[1].as_primitive::<Int32Type>().values().to_vec(), [1, 2]);

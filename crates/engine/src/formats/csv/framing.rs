@@ -40,6 +40,17 @@ pub(super) struct Input {
     pub(super) fields: Vec<u8>,
     pub(super) ends: Vec<usize>,
     pub(super) nfields: usize,
+    /// Where each field starts in `fields`: where the one before ends,
+    /// from the parser; past its delimiter (and quote), for a plain line
+    /// copied whole.
+    pub(super) starts: Vec<usize>,
+    /// The last record was split without the parser.
+    pub(super) plain: bool,
+    /// The last record is ASCII through and through (known for a plain
+    /// line only): no field of it needs a UTF-8 check.
+    pub(super) ascii: bool,
+    /// What each byte is to [`Input::plain_record`].
+    pub(super) classes: ByteClasses,
     /// Keep each record's raw text in `raw` (for a bad-records sink).
     pub(super) keep_raw: bool,
     pub(super) raw: Vec<u8>,
@@ -152,6 +163,9 @@ impl Input {
 
     fn set_empty_record(&mut self) {
         self.nfields = 1;
+        self.plain = false;
+        self.ascii = false;
+        self.starts[0] = 0;
         self.ends[0] = 0;
         // Its text is empty, not the previous record's.
         self.raw.clear();
@@ -193,6 +207,11 @@ impl Input {
             break;
         }
         let line = self.line;
+        if self.plain_record() {
+            return Ok(Next::Record { line });
+        }
+        self.plain = false;
+        self.ascii = false;
         self.core.reset();
         let (mut out_len, mut ends_len) = (0, 0);
         loop {
@@ -224,6 +243,12 @@ impl Input {
             }
         }
         self.nfields = ends_len;
+        if self.starts.len() < ends_len {
+            self.starts.resize(self.ends.len(), 0);
+        }
+        for i in 0..ends_len {
+            self.starts[i] = if i == 0 { 0 } else { self.ends[i - 1] };
+        }
         // The parser counts the `\n`s it consumed, quoted ones included.
         self.line += self.core.line() - 1;
         if ends_len == 0 {
@@ -257,8 +282,130 @@ impl Input {
     }
 
     pub(super) fn field(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.fields[start..self.ends[i]]
+        &self.fields[self.starts[i]..self.ends[i]]
+    }
+
+    /// Takes the record at `pos` when it is one whole line in the buffer
+    /// whose fields are plain (no quote, escape or `\r`) or quoted
+    /// whole with none of those, nor a line end, inside — nearly every
+    /// record a program writes —, and splits it without the general
+    /// parser, which gives the same fields for such a line; false leaves
+    /// the record to the parser.
+    fn plain_record(&mut self) -> bool {
+        let classes = &self.classes;
+        let line = &self.buf[self.pos..self.end];
+        let mut n = 0;
+        let mut at = 0;
+        let end = loop {
+            if n + 1 >= self.ends.len() {
+                let grown = self.ends.len() * 2;
+                self.ends.resize(grown, 0);
+                self.starts.resize(grown, 0);
+            }
+            if line.get(at).is_some_and(|b| classes.is_quote(*b)) {
+                let content = &line[at + 1..];
+                let Some(close) = memchr::memchr(line[at], content) else {
+                    return false;
+                };
+                if classes.parser_needed_in_quotes(&content[..close]) {
+                    return false;
+                }
+                self.starts[n] = at + 1;
+                self.ends[n] = at + 1 + close;
+                n += 1;
+                let after = at + close + 2;
+                match line.get(after).map(|b| classes.of(*b)) {
+                    Some(Class::Delimiter) => at = after + 1,
+                    Some(Class::LineEnd) => break after,
+                    _ => return false,
+                }
+            } else {
+                let start = at;
+                let class = loop {
+                    let Some(b) = line.get(at) else { return false };
+                    match classes.of(*b) {
+                        Class::Ordinary => at += 1,
+                        other => break other,
+                    }
+                };
+                self.starts[n] = start;
+                self.ends[n] = at;
+                n += 1;
+                match class {
+                    Class::Delimiter => at += 1,
+                    Class::LineEnd => break at,
+                    _ => return false,
+                }
+            }
+        };
+        if self.fields.len() < end {
+            self.fields.resize(end.next_power_of_two(), 0);
+        }
+        self.fields[..end].copy_from_slice(&line[..end]);
+        self.nfields = n;
+        self.plain = true;
+        self.ascii = line[..end].is_ascii();
+        if self.keep_raw {
+            self.raw.clear();
+            self.raw.extend_from_slice(&line[..end]);
+        }
+        self.pos += end + 1;
+        self.line += 1;
+        true
+    }
+}
+
+/// What a byte is to a plain line's split.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Class {
+    Ordinary,
+    Delimiter,
+    LineEnd,
+    /// The quote character (when quoting is on): it opens a quoted field
+    /// at a field's start, and leaves anything else to the parser.
+    Quote,
+    /// `\r` or the escape character: the parser's to read.
+    Parser,
+}
+
+/// [`Class`] by byte, for one set of CSV options.
+pub(super) struct ByteClasses {
+    classes: [Class; 256],
+    /// The escape character, or `\r` without one.
+    escape: u8,
+}
+
+impl ByteClasses {
+    pub(super) fn new(options: &CsvOptions) -> Self {
+        let mut classes = [Class::Ordinary; 256];
+        classes[b'\r' as usize] = Class::Parser;
+        if let Some(escape) = options.escape_character {
+            classes[escape as usize] = Class::Parser;
+        }
+        if let Some(quote) = options.quote_character {
+            classes[quote as usize] = Class::Quote;
+        }
+        classes[b'\n' as usize] = Class::LineEnd;
+        classes[options.field_delimiter as usize] = Class::Delimiter;
+        ByteClasses {
+            classes,
+            escape: options.escape_character.unwrap_or(b'\r'),
+        }
+    }
+
+    #[inline]
+    fn of(&self, b: u8) -> Class {
+        self.classes[b as usize]
+    }
+
+    fn is_quote(&self, b: u8) -> bool {
+        self.of(b) == Class::Quote
+    }
+
+    /// Whether quoted `text` holds a byte the parser must read: a line
+    /// end, `\r` or the escape character.
+    fn parser_needed_in_quotes(&self, text: &[u8]) -> bool {
+        memchr::memchr3(b'\n', b'\r', self.escape, text).is_some()
     }
 }
 
@@ -301,6 +448,174 @@ mod tests {
     use crate::formats::csv::testing::{opts, read_all, rows, Pairs, Rows};
     use tidemark_common::{Result, SqlType};
     use SqlType::Int;
+
+    /// The fields csv_core alone finds in `data`, record by record.
+    fn parser_records(data: &[u8], options: &CsvOptions) -> Vec<Vec<Vec<u8>>> {
+        let mut core = csv_core::ReaderBuilder::new();
+        core.delimiter(options.field_delimiter)
+            .quote(options.quote_character.unwrap_or(b'"'))
+            .quoting(options.quote_character.is_some())
+            .escape(options.escape_character)
+            .double_quote(true);
+        let mut core = core.build();
+        let (mut out, mut ends) = (vec![0u8; 1 << 16], vec![0usize; 1 << 10]);
+        let (mut at, mut records) = (0, Vec::new());
+        loop {
+            let (result, n_in, _, n_ends) = core.read_record(&data[at..], &mut out, &mut ends);
+            at += n_in;
+            if n_ends > 0 {
+                let mut start = 0;
+                let fields = ends[..n_ends]
+                    .iter()
+                    .map(|&end| {
+                        let field = out[start..end].to_vec();
+                        start = end;
+                        field
+                    })
+                    .collect();
+                records.push(fields);
+            }
+            if matches!(result, csv_core::ReadRecordResult::End) {
+                return records;
+            }
+        }
+    }
+
+    /// Lines without a quote, escape or `\r` are split without the
+    /// parser: among lines that need it, in buffers of every size, they
+    /// give the fields and line numbers the parser alone gives.
+    #[test]
+    fn plain_lines_split_as_the_parser_splits_them() -> std::io::Result<()> {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for (delimiter, quote, escape) in [
+            (b',', Some(b'"'), None),
+            (b';', Some(b'\''), Some(b'\\')),
+            (b'\t', None, None),
+        ] {
+            let options = CsvOptions {
+                field_delimiter: delimiter,
+                quote_character: quote,
+                escape_character: escape,
+                ..CsvOptions::default()
+            };
+            let mut data = Vec::new();
+            let lines = 400;
+            for _ in 0..lines {
+                // Not empty: an empty line is a row of one empty field
+                // here, and nothing to the parser.
+                data.push(b'k');
+                for f in 0..1 + next(6) {
+                    if f > 0 {
+                        data.push(delimiter);
+                    }
+                    match (next(24), quote) {
+                        // A whole quoted field holding a delimiter; one
+                        // with a doubled quote; text after a closing
+                        // quote; a quote inside a plain field; an empty
+                        // quoted field.
+                        (0, Some(q)) => data.extend_from_slice(&[q, b'x', delimiter, b'y', q]),
+                        (2, Some(q)) => data.extend_from_slice(&[q, b'a', q, q, b'b', q]),
+                        (3, Some(q)) => data.extend_from_slice(&[q, b'a', q, b'b']),
+                        (4, Some(q)) => data.extend_from_slice(&[b'a', q, b'b']),
+                        (5, Some(q)) => data.extend_from_slice(&[q, q]),
+                        (1, _) => {
+                            data.extend_from_slice(escape.map_or(&b"e"[..], |_| &b"a\\b"[..]))
+                        }
+                        _ => {
+                            for _ in 0..next(9) {
+                                data.extend_from_slice(
+                                    ["a", "Z", " ", "9", "é", ",", ";"][next(7) as usize]
+                                        .as_bytes(),
+                                );
+                            }
+                        }
+                    }
+                }
+                data.push(b'\n');
+            }
+            let want = parser_records(&data, &options);
+            for chunk in [1, 7, 64, 1 << 20] {
+                let mut input = Input {
+                    file: Box::new(ChunkedReader(std::io::Cursor::new(data.clone()), chunk)),
+                    follow: None,
+                    idle: false,
+                    ended_by_cr: false,
+                    cr_record: Vec::new(),
+                    buf: vec![0; 16],
+                    base: 0,
+                    prefix: None,
+                    hashed: 0,
+                    pos: 0,
+                    rec_start: 0,
+                    end: 0,
+                    eof: false,
+                    line: 1,
+                    core: {
+                        let mut core = csv_core::ReaderBuilder::new();
+                        core.delimiter(delimiter)
+                            .quote(quote.unwrap_or(b'"'))
+                            .quoting(quote.is_some())
+                            .escape(escape)
+                            .double_quote(true);
+                        core.build()
+                    },
+                    fields: vec![0; 4],
+                    ends: vec![0; 2],
+                    nfields: 0,
+                    starts: vec![0; 2],
+                    plain: false,
+                    ascii: false,
+                    classes: ByteClasses::new(&options),
+                    keep_raw: false,
+                    raw: Vec::new(),
+                };
+                let (mut got, mut plain) = (Vec::new(), 0);
+                while let Next::Record { line } = input.next_record(&options)? {
+                    assert_eq!(line, got.len() as u64 + 1, "chunk {chunk}");
+                    plain += usize::from(input.plain);
+                    got.push(
+                        (0..input.nfields)
+                            .map(|i| input.field(i).to_vec())
+                            .collect::<Vec<_>>(),
+                    );
+                }
+                let first = got.iter().zip(&want).position(|(g, w)| g != w);
+                assert!(
+                    first.is_none() && got.len() == want.len(),
+                    "delimiter {delimiter}, chunk {chunk}: record {first:?} of {}/{}: {:?} against {:?}",
+                    got.len(),
+                    want.len(),
+                    first.map(|i| &got[i]),
+                    first.map(|i| &want[i])
+                );
+                assert_eq!(input.line, lines + 1);
+                // Both ways were taken (small reads leave no whole line in
+                // the buffer: the parser takes every record then).
+                let parsed = got.len() - plain;
+                assert!(
+                    parsed > 0 && (plain > lines as usize / 4 || chunk < 64),
+                    "{plain} plain"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands out at most `.1` bytes per read.
+    struct ChunkedReader(std::io::Cursor<Vec<u8>>, usize);
+
+    impl std::io::Read for ChunkedReader {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.1);
+            self.0.read(&mut buf[..n])
+        }
+    }
 
     #[test]
     fn empty_lines_are_rows_of_one_empty_field() -> Result<()> {

@@ -6,7 +6,7 @@
 
 mod errors;
 
-use super::framing::{Input, Next, READ_CHUNK};
+use super::framing::{ByteClasses, Input, Next, READ_CHUNK};
 use super::CsvOptions;
 use crate::formats::column::ColumnBuilder;
 use crate::formats::options::option_error;
@@ -158,6 +158,10 @@ impl CsvSource {
             fields: vec![0; 4096],
             ends: vec![0; columns.len().max(1) + 1],
             nfields: 0,
+            starts: vec![0; columns.len().max(1) + 1],
+            plain: false,
+            ascii: false,
+            classes: ByteClasses::new(&options),
             keep_raw: false,
             raw: Vec::new(),
             follow: None,
@@ -421,6 +425,11 @@ impl CsvSource {
             return Ok(false);
         }
         for i in 0..found {
+            if self.input.ascii && self.builders[i].is_unread() {
+                // Not decoded, and valid UTF-8 as the whole line is.
+                self.builders[i].append_null();
+                continue;
+            }
             let text = self.input.field(i);
             if self.options.null_literal.as_deref().map(str::as_bytes) == Some(text) {
                 self.builders[i].append_null();
