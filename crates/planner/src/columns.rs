@@ -108,7 +108,7 @@ pub(crate) fn needed_by_inputs(plan: &LogicalPlan, needed: &[bool]) -> Vec<Neede
             }
             vec![left_wants, right_wants]
         }
-        LogicalPlan::Union { inputs, .. } => inputs.iter().map(|i| passed(i)).collect(),
+        LogicalPlan::Union { inputs, .. } => inputs.iter().map(passed).collect(),
         LogicalPlan::WindowAggregate {
             input,
             window,

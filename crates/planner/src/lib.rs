@@ -399,7 +399,22 @@ fn build(
     clock: &Clock,
 ) -> Result<PipelineSource> {
     let inputs_need = columns::needed_by_inputs(plan, needed);
-    let input_needs = || inputs_need.first().map_or(&[][..], Vec::as_slice);
+    // The chain of the node's one input, for a node that has one.
+    let build_input = |operators: &mut Vec<Box<dyn Operator>>| -> Result<PipelineSource> {
+        let input = plan
+            .input()
+            .ok_or_else(|| Error::Internal("a plan node without its input".into()))?;
+        let input_needs = inputs_need.first().map_or(&[][..], Vec::as_slice);
+        build(
+            input,
+            input_needs,
+            operators,
+            options,
+            batch_size,
+            eval,
+            clock,
+        )
+    };
     match plan {
         LogicalPlan::Scan { table, .. } => {
             let connector = tidemark_engine::of_table(table).map(|c| c.declaration());
@@ -438,15 +453,7 @@ fn build(
             aggregates,
             schema,
         } => {
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+            let source = build_input(operators)?;
             let in_schema = input.schema();
             operators.push(Box::new(OverAggregate::new(OverSpec {
                 partition: partition.clone(),
@@ -477,15 +484,7 @@ fn build(
             schema,
         } => {
             insert_only_input(input, Span::default(), options, "window Top-N")?;
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+            let source = build_input(operators)?;
             let in_schema = input.schema();
             operators.push(Box::new(WindowRank::new(WindowRankSpec {
                 partition: partition.clone(),
@@ -579,15 +578,7 @@ fn build(
             Ok(PipelineSource::Union(Box::new(UnionSource::new(branches))))
         }
         LogicalPlan::Filter { input, predicate } => {
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+            let source = build_input(operators)?;
             operators.push(Box::new(Filter::new(
                 predicate.clone(),
                 eval,
@@ -595,20 +586,8 @@ fn build(
             )));
             Ok(source)
         }
-        LogicalPlan::Expand {
-            input,
-            nulled,
-            schema,
-        } => {
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+        LogicalPlan::Expand { nulled, schema, .. } => {
+            let source = build_input(operators)?;
             operators.push(Box::new(Expand::new(nulled.clone(), schema.to_arrow())));
             Ok(source)
         }
@@ -617,15 +596,7 @@ fn build(
             exprs,
             schema,
         } => {
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+            let source = build_input(operators)?;
             operators.push(Box::new(Project::new(
                 exprs.clone(),
                 schema.to_arrow(),
@@ -640,15 +611,7 @@ fn build(
             schema,
         } => {
             insert_only_input(input, window.span, options, "window")?;
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+            let source = build_input(operators)?;
             match window.kind {
                 WindowKind::Tumble { .. }
                 | WindowKind::Hop { .. }
@@ -696,15 +659,7 @@ fn build(
             if window.legacy {
                 legacy_emit(window, options)?;
             }
-            let source = build(
-                input,
-                input_needs(),
-                operators,
-                options,
-                batch_size,
-                eval,
-                clock,
-            )?;
+            let source = build_input(operators)?;
             let in_schema = input.schema();
             if in_schema.field(window.time_column).proctime {
                 operators.push(Box::new(ProcTimeWatermarks::new(window.time_column)));

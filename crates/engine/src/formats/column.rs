@@ -69,6 +69,29 @@ impl UnreadColumn {
     }
 }
 
+/// Makes `builders` (one per column of `columns`) stand-ins for the
+/// columns `unread` flags, and decoders (of `capacity` rows) for the
+/// others: what a format reader does when told which columns the query
+/// reads.
+pub(crate) fn leave_unread(
+    builders: &mut [ColumnBuilder],
+    columns: &[(String, SqlType)],
+    unread: &[bool],
+    capacity: usize,
+) {
+    for (i, (builder, (_, ty))) in builders.iter_mut().zip(columns).enumerate() {
+        let skip = unread.get(i).copied().unwrap_or(false);
+        if skip && !builder.is_unread() {
+            *builder = ColumnBuilder::unread(ty);
+        } else if !skip && builder.is_unread() {
+            // A type the format reads: it was checked when opened.
+            if let Some(decoded) = ColumnBuilder::new(ty, capacity) {
+                *builder = decoded;
+            }
+        }
+    }
+}
+
 impl ColumnBuilder {
     pub(crate) fn new(ty: &SqlType, capacity: usize) -> Option<Self> {
         Some(match ty {

@@ -70,7 +70,55 @@ pub(super) enum Next {
 
 pub(super) const READ_CHUNK: usize = 256 * 1024;
 
+/// `csv_core`'s parser for `options`: Flink's quoting (a doubled quote
+/// inside quotes), escape and delimiter.
+fn parser(options: &CsvOptions) -> csv_core::Reader {
+    let mut core = csv_core::ReaderBuilder::new();
+    core.delimiter(options.field_delimiter)
+        .quote(options.quote_character.unwrap_or(b'"'))
+        .quoting(options.quote_character.is_some())
+        .escape(options.escape_character)
+        .double_quote(true);
+    core.build()
+}
+
 impl Input {
+    /// Reading `file`, whose records have about `width` fields, through a
+    /// buffer of `buffer` bytes to start with.
+    pub(super) fn new(
+        file: Box<dyn Read + Send>,
+        options: &CsvOptions,
+        width: usize,
+        buffer: usize,
+    ) -> Self {
+        Input {
+            file,
+            follow: None,
+            idle: false,
+            ended_by_cr: false,
+            cr_record: Vec::new(),
+            buf: vec![0; buffer],
+            base: 0,
+            prefix: None,
+            hashed: 0,
+            pos: 0,
+            rec_start: 0,
+            end: 0,
+            eof: false,
+            line: 1,
+            core: parser(options),
+            fields: vec![0; 4096],
+            ends: vec![0; width.max(1) + 1],
+            nfields: 0,
+            starts: vec![0; width.max(1) + 1],
+            plain: false,
+            ascii: false,
+            classes: ByteClasses::new(options),
+            keep_raw: false,
+            raw: Vec::new(),
+        }
+    }
+
     /// Reads more of the file; false at end of file.
     fn fill(&mut self) -> std::io::Result<bool> {
         if self.eof {
@@ -451,13 +499,7 @@ mod tests {
 
     /// The fields csv_core alone finds in `data`, record by record.
     fn parser_records(data: &[u8], options: &CsvOptions) -> Vec<Vec<Vec<u8>>> {
-        let mut core = csv_core::ReaderBuilder::new();
-        core.delimiter(options.field_delimiter)
-            .quote(options.quote_character.unwrap_or(b'"'))
-            .quoting(options.quote_character.is_some())
-            .escape(options.escape_character)
-            .double_quote(true);
-        let mut core = core.build();
+        let mut core = parser(options);
         let (mut out, mut ends) = (vec![0u8; 1 << 16], vec![0usize; 1 << 10]);
         let (mut at, mut records) = (0, Vec::new());
         loop {
@@ -541,40 +583,8 @@ mod tests {
             }
             let want = parser_records(&data, &options);
             for chunk in [1, 7, 64, 1 << 20] {
-                let mut input = Input {
-                    file: Box::new(ChunkedReader(std::io::Cursor::new(data.clone()), chunk)),
-                    follow: None,
-                    idle: false,
-                    ended_by_cr: false,
-                    cr_record: Vec::new(),
-                    buf: vec![0; 16],
-                    base: 0,
-                    prefix: None,
-                    hashed: 0,
-                    pos: 0,
-                    rec_start: 0,
-                    end: 0,
-                    eof: false,
-                    line: 1,
-                    core: {
-                        let mut core = csv_core::ReaderBuilder::new();
-                        core.delimiter(delimiter)
-                            .quote(quote.unwrap_or(b'"'))
-                            .quoting(quote.is_some())
-                            .escape(escape)
-                            .double_quote(true);
-                        core.build()
-                    },
-                    fields: vec![0; 4],
-                    ends: vec![0; 2],
-                    nfields: 0,
-                    starts: vec![0; 2],
-                    plain: false,
-                    ascii: false,
-                    classes: ByteClasses::new(&options),
-                    keep_raw: false,
-                    raw: Vec::new(),
-                };
+                let file = ChunkedReader(std::io::Cursor::new(data.clone()), chunk);
+                let mut input = Input::new(Box::new(file), &options, 1, 16);
                 let (mut got, mut plain) = (Vec::new(), 0);
                 while let Next::Record { line } = input.next_record(&options)? {
                     assert_eq!(line, got.len() as u64 + 1, "chunk {chunk}");

@@ -6,9 +6,9 @@
 
 mod errors;
 
-use super::framing::{ByteClasses, Input, Next, READ_CHUNK};
+use super::framing::{Input, Next, READ_CHUNK};
 use super::CsvOptions;
-use crate::formats::column::ColumnBuilder;
+use crate::formats::column::{leave_unread, ColumnBuilder};
 use crate::formats::options::option_error;
 use crate::formats::text::Parser;
 use crate::runtime::read::{ReadBatch, ReadPosition, ReadStats};
@@ -67,17 +67,7 @@ impl CsvSource {
     /// of its type in its place. Every other column is decoded. Before
     /// the first batch only.
     pub fn leave_unread(&mut self, unread: &[bool]) {
-        for (i, (builder, (_, ty))) in self.builders.iter_mut().zip(&self.columns).enumerate() {
-            let skip = unread.get(i).copied().unwrap_or(false);
-            if skip && !builder.is_unread() {
-                *builder = ColumnBuilder::unread(ty);
-            } else if !skip && builder.is_unread() {
-                // A type the format reads: it was checked when opened.
-                if let Some(decoded) = ColumnBuilder::new(ty, self.batch_size) {
-                    *builder = decoded;
-                }
-            }
-        }
+        leave_unread(&mut self.builders, &self.columns, unread, self.batch_size);
     }
 
     /// Keep each row's text, and the rows skipped as malformed, so they
@@ -137,38 +127,7 @@ impl CsvSource {
                 .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
                 .collect::<Vec<_>>(),
         ));
-        let mut core = csv_core::ReaderBuilder::new();
-        core.delimiter(options.field_delimiter)
-            .quote(options.quote_character.unwrap_or(b'"'))
-            .quoting(options.quote_character.is_some())
-            .escape(options.escape_character)
-            .double_quote(true);
-        let input = Input {
-            file,
-            buf: vec![0; READ_CHUNK],
-            base: 0,
-            prefix: None,
-            hashed: 0,
-            pos: 0,
-            rec_start: 0,
-            end: 0,
-            eof: false,
-            line: 1,
-            core: core.build(),
-            fields: vec![0; 4096],
-            ends: vec![0; columns.len().max(1) + 1],
-            nfields: 0,
-            starts: vec![0; columns.len().max(1) + 1],
-            plain: false,
-            ascii: false,
-            classes: ByteClasses::new(&options),
-            keep_raw: false,
-            raw: Vec::new(),
-            follow: None,
-            idle: false,
-            ended_by_cr: false,
-            cr_record: Vec::new(),
-        };
+        let input = Input::new(file, &options, columns.len(), READ_CHUNK);
         Ok(CsvSource {
             display_path,
             columns,

@@ -5,7 +5,7 @@
 
 use super::lines::Lines;
 use super::JsonOptions;
-use crate::formats::column::ColumnBuilder;
+use crate::formats::column::{leave_unread, ColumnBuilder};
 use crate::formats::excerpt::shorten;
 use crate::formats::options::option_error;
 use crate::formats::text::{Parser, TextDialect};
@@ -199,17 +199,7 @@ impl JsonSource {
     /// of its type in its place. Every other column is decoded. Before
     /// the first batch only.
     pub fn leave_unread(&mut self, unread: &[bool]) {
-        for (i, (builder, (_, ty))) in self.builders.iter_mut().zip(&self.columns).enumerate() {
-            let skip = unread.get(i).copied().unwrap_or(false);
-            if skip && !builder.is_unread() {
-                *builder = ColumnBuilder::unread(ty);
-            } else if !skip && builder.is_unread() {
-                // A type the format reads: it was checked when opened.
-                if let Some(decoded) = ColumnBuilder::new(ty, self.batch_size) {
-                    *builder = decoded;
-                }
-            }
-        }
+        leave_unread(&mut self.builders, &self.columns, unread, self.batch_size);
     }
 
     /// Keep each row's text and the skipped lines, for a bad-records sink.
