@@ -22,6 +22,3 @@ CREATE TABLE bids_json (item STRING, ts TIMESTAMP(3), price DOUBLE,
   'json.fail-on-missing-field' = 'true');
 
 SELECT item, ts FROM bids_json;
-
--- A filter reads its columns too: price is decoded, and line 2 stops the query.
-SELECT item, ts FROM bids WHERE price > 2;
