@@ -193,16 +193,20 @@ fn details(
     late: &str,
     ttl: Option<i64>,
 ) -> Vec<String> {
-    if let LogicalPlan::WindowRank { input, .. } = node {
+    if let LogicalPlan::WindowRank { input, limit, .. } = node {
         let late = if input.has_window_aggregate() {
             "counted in the run summary"
         } else {
             late
         };
+        let state = match limit {
+            Some((_, n)) => format!("state: the rows of each window not yet ended that may still rank within {n}, and the first of each partition"),
+            None => "state: the rows of each window not yet ended".into(),
+        };
         return vec![
             "emit: a window's rows, ranked, when the watermark passes window_end - 1".into(),
             format!("late rows: a row whose window was already ranked; {late}"),
-            "state: the rows of each window not yet ended".into(),
+            state,
         ];
     }
     if let LogicalPlan::WindowJoin { kind, .. } = node {

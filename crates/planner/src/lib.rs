@@ -481,6 +481,7 @@ fn build(
             window_end,
             funcs,
             latest_first,
+            limit,
             schema,
         } => {
             insert_only_input(input, Span::default(), options, "window Top-N")?;
@@ -505,6 +506,7 @@ fn build(
                 latest_first: *latest_first,
                 window_end: *window_end,
                 funcs: funcs.clone(),
+                limit: *limit,
                 output_schema: schema.to_arrow(),
             })?));
             Ok(source)

@@ -413,6 +413,7 @@ fn finish_window_rank(
         window_end: ranked.window_end,
         funcs: ranked.funcs,
         latest_first: false,
+        limit: None,
         schema: rank_schema,
     };
     project_select_list(select, &input_schema, plan, &columns)
@@ -618,6 +619,55 @@ pub(crate) fn mark_deduplication(plan: &mut LogicalPlan, predicate: &Expr) {
     }
 }
 
+/// A filter that keeps rows whose rank is at most `n` (`rownum <= n`,
+/// `< n + 1` or `= n`, alone or in an AND) over a window ranking, through
+/// projections: tells the ranking so (its `limit`), which then need not
+/// keep rows that can no longer rank that high. The filter stays: the
+/// ranking still ranks what it keeps.
+pub(crate) fn mark_rank_limit(plan: &mut LogicalPlan, predicate: &Expr) {
+    for conjunct in conjuncts(predicate) {
+        if let Some((column, n)) = kept_up_to(conjunct) {
+            limit_ranking(plan, column, n);
+        }
+    }
+}
+
+/// The column a conjunct keeps at most `n` of, and `n` (at least 1).
+fn kept_up_to(e: &Expr) -> Option<(usize, i64)> {
+    let (column, op, literal) = comparison(e)?;
+    let n = match op {
+        BinaryOp::Eq | BinaryOp::LtEq => literal,
+        BinaryOp::Lt => literal.checked_sub(1)?,
+        _ => return None,
+    };
+    (n >= 1).then_some((column, n))
+}
+
+/// Follows `column` down through projections to a ranking's rank column.
+fn limit_ranking(plan: &mut LogicalPlan, column: usize, n: i64) {
+    match plan {
+        LogicalPlan::Project { input, exprs, .. } => {
+            if let Some(c) = exprs.get(column).and_then(Expr::as_column) {
+                limit_ranking(input, c, n);
+            }
+        }
+        LogicalPlan::WindowRank {
+            input,
+            funcs,
+            limit,
+            ..
+        } => {
+            let Some(k) = column.checked_sub(input.schema().len()) else {
+                return;
+            };
+            if k < funcs.len() && limit.is_none_or(|(_, kept)| n < kept) {
+                *limit = Some((k, n));
+            }
+        }
+        _ => {}
+    }
+}
+
 fn conjuncts(e: &Expr) -> Vec<&Expr> {
     match e {
         Expr::Binary {
@@ -637,6 +687,15 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
 /// The column a conjunct keeps at 1: `c = 1`, `c <= 1`, `c < 2` or the
 /// same the other way round.
 fn kept_at_one(e: &Expr) -> Option<usize> {
+    match comparison(e)? {
+        (column, BinaryOp::Eq | BinaryOp::LtEq, 1) | (column, BinaryOp::Lt, 2) => Some(column),
+        _ => None,
+    }
+}
+
+/// A comparison of a column with an integer literal, as `column op
+/// literal` (turned round when written the other way).
+fn comparison(e: &Expr) -> Option<(usize, BinaryOp, i64)> {
     let Expr::Binary {
         op, left, right, ..
     } = e
@@ -658,10 +717,7 @@ fn kept_at_one(e: &Expr) -> Option<usize> {
         ),
         _ => return None,
     };
-    match (op, literal) {
-        (BinaryOp::Eq | BinaryOp::LtEq, 1) | (BinaryOp::Lt, 2) => Some(column),
-        _ => None,
-    }
+    Some((column, op, literal))
 }
 
 fn uncast(e: &Expr) -> &Expr {

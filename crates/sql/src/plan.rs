@@ -82,6 +82,11 @@ pub enum LogicalPlan {
         window_end: usize,
         /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
         funcs: Vec<tidemark_common::expr::AggregateFunction>,
+        /// `(k, n)`: a filter above keeps only rows whose rank by
+        /// `funcs[k]` is at most `n` (`WHERE rownum <= n`, through
+        /// projections), so the ranking may forget the others as they fall
+        /// out of reach, as Flink's rank range lets it.
+        limit: Option<(usize, i64)>,
         schema: Schema,
     },
     /// A window join of two window TVFs over the same windows, on equal
@@ -390,6 +395,7 @@ impl LogicalPlan {
                 order,
                 funcs,
                 latest_first,
+                limit,
                 ..
             } => {
                 let in_schema = input.schema();
@@ -412,8 +418,12 @@ impl LogicalPlan {
                     true => ", equal rowtimes: latest arrival first (deduplication)",
                     false => "",
                 };
+                let kept = match limit {
+                    Some((k, n)) => format!(", keeps {} <= {n}", funcs[*k]),
+                    None => String::new(),
+                };
                 format!(
-                    "WindowRank: {} PARTITION BY [{}] ORDER BY [{}]{ties}",
+                    "WindowRank: {} PARTITION BY [{}] ORDER BY [{}]{ties}{kept}",
                     funcs.join(", "),
                     keys.join(", "),
                     order.join(", ")

@@ -6,7 +6,10 @@
 //! then the window's rows are sorted in one go — partitions in the order
 //! of their first row, then by the ORDER BY columns, then by arrival — and
 //! go out with their rank. A row whose window has already been ranked is
-//! late. An outer `WHERE rownum <= N` keeps the top N.
+//! late. An outer `WHERE rownum <= N` keeps the top N; told of it (the
+//! spec's `limit`), a window forgets rows that can no longer rank within
+//! N as it goes (a row's rank only grows as rows arrive), keeping the
+//! first row of each partition, which orders the partitions.
 
 use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
 use crate::ops::operator::StateSize;
@@ -36,6 +39,9 @@ pub struct WindowRankSpec {
     pub window_end: usize,
     /// One output column each: ROW_NUMBER, RANK or DENSE_RANK.
     pub funcs: Vec<AggregateFunction>,
+    /// `(k, n)`: only rows whose rank by `funcs[k]` is at most `n` are
+    /// used after this (a filter above drops the others).
+    pub limit: Option<(usize, i64)>,
     /// Output: every input column, then the ranks (BIGINT).
     pub output_schema: SchemaRef,
 }
@@ -51,7 +57,17 @@ pub struct RankState {
     order_rows: RowConverter,
     /// Rows waiting for their window to end, by window end.
     windows: BTreeMap<i64, Vec<RecordBatch>>,
+    /// With a limit: by window end, the rows it held after it last
+    /// forgot some; it forgets again when it holds twice as many.
+    kept: HashMap<i64, usize>,
 }
+
+/// With a limit, a window forgets rows once it holds at least this many
+/// (a few in unit tests, so that they forget often).
+#[cfg(not(test))]
+const FORGET_FROM: usize = 4096;
+#[cfg(test)]
+const FORGET_FROM: usize = 3;
 
 impl WindowRank {
     pub fn new(spec: WindowRankSpec) -> Result<Self> {
@@ -80,6 +96,7 @@ impl WindowRank {
             partition_rows,
             order_rows,
             windows: BTreeMap::new(),
+            kept: HashMap::new(),
         }))
     }
 }
@@ -134,9 +151,46 @@ impl WindowedState for RankState {
 impl RankState {
     /// The window's rows, ranked.
     fn rank(&self, rows: &RecordBatch) -> Result<RecordBatch> {
+        let ranked = self.ranks(rows)?;
+        let ordered = take_record_batch(rows, &ranked.sorted)?;
+        let mut columns = ordered.columns().to_vec();
+        for out in ranked.ranks {
+            columns.push(Arc::new(Int64Array::from(out)));
+        }
+        Ok(RecordBatch::try_new(
+            self.spec.output_schema.clone(),
+            columns,
+        )?)
+    }
+
+    /// The rows of `rows` (a window's, in arrival order) that may still
+    /// rank within the limit `(k, n)`, in arrival order: those whose rank
+    /// by `funcs[k]` is at most `n` now — a row's rank only grows as rows
+    /// arrive, and one ranked within `n` at the end has every row ranked
+    /// before it among these — and the first row of each partition, which
+    /// places its partition in the output.
+    fn forget(&self, rows: &RecordBatch, (k, n): (usize, i64)) -> Result<RecordBatch> {
+        let ranked = self.ranks(rows)?;
+        let mut keep: Vec<u32> = ranked
+            .sorted
+            .values()
+            .iter()
+            .zip(&ranked.ranks[k])
+            .filter(|(row, rank)| **rank <= n || ranked.first_of_partition[**row as usize])
+            .map(|(row, _)| *row)
+            .collect();
+        keep.sort_unstable();
+        Ok(take_record_batch(rows, &UInt32Array::from(keep))?)
+    }
+
+    /// How the window's rows rank: their order — partitions in the order
+    /// of their first row, then by the ORDER BY columns, then by arrival —
+    /// and each function's rank in it.
+    fn ranks(&self, rows: &RecordBatch) -> Result<Ranked> {
         let n = rows.num_rows();
         // Each row's partition, numbered by first arrival.
         let mut partition_of: Vec<u32> = Vec::with_capacity(n);
+        let mut first_of_partition = vec![false; n];
         match &self.partition_rows {
             Some(conv) => {
                 let cols: Vec<ArrayRef> = self
@@ -147,12 +201,19 @@ impl RankState {
                     .collect();
                 let keys = conv.convert_columns(&cols)?;
                 let mut first: HashMap<&[u8], u32> = HashMap::new();
-                for i in 0..n {
+                for (i, is_first) in first_of_partition.iter_mut().enumerate() {
                     let next = first.len() as u32;
-                    partition_of.push(*first.entry(keys.row(i).data()).or_insert(next));
+                    let number = *first.entry(keys.row(i).data()).or_insert(next);
+                    *is_first = number == next;
+                    partition_of.push(number);
                 }
             }
-            None => partition_of.resize(n, 0),
+            None => {
+                partition_of.resize(n, 0);
+                if let Some(first) = first_of_partition.first_mut() {
+                    *first = true;
+                }
+            }
         }
         let partition_of = UInt32Array::from(partition_of);
         let arrival = UInt32Array::from_iter_values(0..n as u32);
@@ -174,13 +235,12 @@ impl RankState {
             }),
         });
         let sorted = lexsort_to_indices(&sort, None)?;
-        let ordered = take_record_batch(rows, &sorted)?;
         let order_cols: Vec<ArrayRef> = self
             .spec
             .order
             .iter()
-            .map(|(c, _, _)| ordered.column(*c).clone())
-            .collect();
+            .map(|(c, _, _)| arrow::compute::take(rows.column(*c), &sorted, None))
+            .collect::<std::result::Result<_, _>>()?;
         let order_keys = self.order_rows.convert_columns(&order_cols)?;
         let partitions = arrow::compute::take(&partition_of, &sorted, None)?;
         let partitions = partitions.as_primitive::<arrow::datatypes::UInt32Type>();
@@ -205,15 +265,46 @@ impl RankState {
                 });
             }
         }
-        let mut columns = ordered.columns().to_vec();
-        for out in ranks {
-            columns.push(Arc::new(Int64Array::from(out)));
-        }
-        Ok(RecordBatch::try_new(
-            self.spec.output_schema.clone(),
-            columns,
-        )?)
+        Ok(Ranked {
+            sorted,
+            ranks,
+            first_of_partition,
+        })
     }
+}
+
+impl RankState {
+    /// Window `end` forgets the rows out of reach of `limit` once it
+    /// holds twice what it kept last time (and at least [`FORGET_FROM`]),
+    /// so each row is ranked a bounded number of times on average.
+    fn forget_in(&mut self, end: i64, limit: (usize, i64)) -> Result<()> {
+        let Some(parts) = self.windows.get(&end) else {
+            return Ok(());
+        };
+        let held: usize = parts.iter().map(RecordBatch::num_rows).sum();
+        let kept = self.kept.get(&end).copied().unwrap_or(0);
+        if held < FORGET_FROM.max(2 * kept) {
+            return Ok(());
+        }
+        let Some(first) = parts.first() else {
+            return Ok(());
+        };
+        let rows = arrow::compute::concat_batches(&first.schema(), parts)?;
+        let left = self.forget(&rows, limit)?;
+        self.kept.insert(end, left.num_rows());
+        self.windows.insert(end, vec![left]);
+        Ok(())
+    }
+}
+
+/// A window's rows ranked ([`RankState::ranks`]).
+struct Ranked {
+    /// Row indices (arrival order) in ranking order.
+    sorted: UInt32Array,
+    /// Per function, each row's rank, in ranking order.
+    ranks: Vec<Vec<i64>>,
+    /// By arrival: whether the row is the first of its partition.
+    first_of_partition: Vec<bool>,
 }
 
 impl TimerHandler for RankState {
@@ -235,6 +326,9 @@ impl TimerHandler for RankState {
         }
         for (end, rows) in run.windows {
             self.windows.entry(end).or_default().push(rows);
+            if let Some(limit) = self.spec.limit {
+                self.forget_in(end, limit)?;
+            }
         }
         Ok(run.consumed)
     }
@@ -246,6 +340,7 @@ impl TimerHandler for RankState {
         end: i64,
         out: &mut Emitter,
     ) -> Result<()> {
+        self.kept.remove(&end);
         let Some(parts) = self.windows.remove(&end) else {
             return Ok(());
         };
@@ -275,6 +370,12 @@ mod tests {
     use tidemark_common::window::WindowKind;
 
     fn top_n() -> Result<WindowRank> {
+        top_n_within(None, false)
+    }
+
+    /// [`top_n`] told that only ranks within `limit` are used, ties
+    /// ranked latest first when `latest_first`.
+    fn top_n_within(limit: Option<(usize, i64)>, latest_first: bool) -> Result<WindowRank> {
         let mut fields: Vec<Field> = windowed_schema()
             .fields()
             .iter()
@@ -297,13 +398,14 @@ mod tests {
                 },
                 SqlType::BigInt,
             )],
-            latest_first: false,
+            latest_first,
             window_end: 4,
             funcs: vec![
                 AggregateFunction::RowNumber,
                 AggregateFunction::Rank,
                 AggregateFunction::DenseRank,
             ],
+            limit,
             output_schema: Arc::new(Schema::new(fields)),
         })
     }
@@ -371,6 +473,91 @@ mod tests {
         // a@2 met watermark 5 s; its window's window_time is 4.999 s.
         assert_eq!((m.late_rows, m.lateness.max()), (1, Some(1)));
         assert_eq!((m.windows_fired, m.windows_fired_before_end), (2, 1));
+        Ok(())
+    }
+
+    /// Many rows per window over few keys, values with many ties, a
+    /// little disorder, one late row.
+    fn crowded() -> Result<Chunk> {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let keys = ["a", "b", "c"];
+        let mut rows: Vec<(&str, i64, i64)> = (0..400)
+            .map(|i| {
+                let t = i * 40 + next(1500) as i64;
+                (keys[next(3) as usize], t, next(6) as i64)
+            })
+            .collect();
+        rows.push(("a", 100, 9));
+        windowed(
+            WindowKind::Tumble {
+                size: s(5),
+                offset: 0,
+            },
+            events(&rows, s(1)),
+        )
+    }
+
+    /// Rows whose rank by function `k` (the `k`-th of the three rank
+    /// columns that end each line) is at most `n`, other lines as they
+    /// are: what `WHERE rank <= n` above the ranking lets through.
+    fn within(lines: Vec<String>, k: usize, n: i64) -> Vec<String> {
+        lines
+            .into_iter()
+            .filter(|line| {
+                let Some(row) = line.strip_prefix("+I[") else {
+                    return true;
+                };
+                let ranks: Vec<i64> = row
+                    .trim_end_matches(']')
+                    .rsplit(", ")
+                    .take(3)
+                    .map(|r| r.parse().unwrap_or(i64::MAX))
+                    .collect();
+                ranks[2 - k] <= n
+            })
+            .collect()
+    }
+
+    #[test]
+    fn told_its_limit_a_ranking_forgets_rows_and_gives_the_same_top_rows() -> Result<()> {
+        let chunk = crowded()?;
+        for latest_first in [false, true] {
+            for (k, n) in [(0, 1), (0, 3), (1, 1), (1, 2), (2, 1), (2, 2)] {
+                let all = run(
+                    &mut top_n_within(None, latest_first)?,
+                    vec![StreamItem::Chunk(chunk.clone())],
+                )?;
+                let want = within(rows_only(all), k, n);
+                assert!(want.iter().filter(|l| l.starts_with("+I")).count() > 6);
+                for batch in [1, 7, chunk.num_rows()] {
+                    let mut limited = top_n_within(Some((k, n)), latest_first)?;
+                    let got = within(
+                        rows_only(run(&mut limited, in_chunks(&chunk, batch))?),
+                        k,
+                        n,
+                    );
+                    assert_eq!(
+                        got, want,
+                        "rank {k} <= {n}, latest first {latest_first}, batch {batch}"
+                    );
+                }
+                // Before the end, the open windows hold fewer rows told the
+                // limit (ties within it are all kept).
+                let mut held = Vec::new();
+                for limit in [None, Some((k, n))] {
+                    let mut op = top_n_within(limit, latest_first)?;
+                    op.process(StreamItem::Chunk(chunk.clone()), &mut Vec::new())?;
+                    held.push(op.state().entries);
+                }
+                assert!(held[1] < held[0], "{held:?}");
+            }
+        }
         Ok(())
     }
 

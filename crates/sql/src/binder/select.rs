@@ -38,6 +38,7 @@ impl QueryBinder<'_> {
 
 pub(crate) fn filter(mut plan: LogicalPlan, predicate: Expr, span: Span) -> Result<LogicalPlan> {
     crate::over::mark_deduplication(&mut plan, &predicate);
+    crate::over::mark_rank_limit(&mut plan, &predicate);
     match predicate.ty() {
         SqlType::Boolean => Ok(LogicalPlan::Filter {
             input: Box::new(plan),
