@@ -57,9 +57,10 @@ pub struct RankState {
     order_rows: RowConverter,
     /// Rows waiting for their window to end, by window end.
     windows: BTreeMap<i64, Vec<RecordBatch>>,
-    /// With a limit: by window end, the rows it held after it last
-    /// forgot some; it forgets again when it holds twice as many.
-    kept: HashMap<i64, usize>,
+    /// With a limit: by window end, the rows it held after it last forgot
+    /// some, and the rows it holds; it forgets again when it holds twice
+    /// as many as it kept.
+    kept: HashMap<i64, (usize, usize)>,
 }
 
 /// With a limit, a window forgets rows once it holds at least this many
@@ -142,6 +143,8 @@ impl WindowedState for RankState {
             } else {
                 Vec::new()
             };
+            let held = rows.iter().map(RecordBatch::num_rows).sum();
+            self.kept.insert(end, (0, held));
             self.windows.insert(end, rows);
         }
         Ok(())
@@ -274,24 +277,25 @@ impl RankState {
 }
 
 impl RankState {
-    /// Window `end` forgets the rows out of reach of `limit` once it
-    /// holds twice what it kept last time (and at least [`FORGET_FROM`]),
-    /// so each row is ranked a bounded number of times on average.
-    fn forget_in(&mut self, end: i64, limit: (usize, i64)) -> Result<()> {
+    /// Window `end`, given `added` rows, forgets the rows out of reach of
+    /// `limit` once it holds twice what it kept last time (and at least
+    /// [`FORGET_FROM`]), so each row is ranked a bounded number of times
+    /// on average.
+    fn forget_in(&mut self, end: i64, added: usize, limit: (usize, i64)) -> Result<()> {
+        let counts = self.kept.entry(end).or_insert((0, 0));
+        counts.1 += added;
+        if counts.1 < FORGET_FROM.max(2 * counts.0) {
+            return Ok(());
+        }
         let Some(parts) = self.windows.get(&end) else {
             return Ok(());
         };
-        let held: usize = parts.iter().map(RecordBatch::num_rows).sum();
-        let kept = self.kept.get(&end).copied().unwrap_or(0);
-        if held < FORGET_FROM.max(2 * kept) {
-            return Ok(());
-        }
         let Some(first) = parts.first() else {
             return Ok(());
         };
         let rows = arrow::compute::concat_batches(&first.schema(), parts)?;
         let left = self.forget(&rows, limit)?;
-        self.kept.insert(end, left.num_rows());
+        self.kept.insert(end, (left.num_rows(), left.num_rows()));
         self.windows.insert(end, vec![left]);
         Ok(())
     }
@@ -325,9 +329,10 @@ impl TimerHandler for RankState {
             drop_late(chunk, (row, end), out)?;
         }
         for (end, rows) in run.windows {
+            let added = rows.num_rows();
             self.windows.entry(end).or_default().push(rows);
             if let Some(limit) = self.spec.limit {
-                self.forget_in(end, limit)?;
+                self.forget_in(end, added, limit)?;
             }
         }
         Ok(run.consumed)
@@ -547,6 +552,20 @@ mod tests {
                         "rank {k} <= {n}, latest first {latest_first}, batch {batch}"
                     );
                 }
+                // Across a checkpoint taken with rows forgotten and held.
+                let half = chunk.num_rows() / 2;
+                let mut op = top_n_within(Some((k, n)), latest_first)?;
+                let mut first = Vec::new();
+                op.process(StreamItem::Chunk(chunk.slice(0, half)), &mut first)?;
+                let mut back = resumed(&op, top_n_within(Some((k, n)), latest_first)?)?;
+                let rest = chunk.slice(half, chunk.num_rows() - half);
+                let mut all = lines(first);
+                all.extend(run(&mut back, vec![StreamItem::Chunk(rest)])?);
+                assert_eq!(
+                    within(rows_only(all), k, n),
+                    want,
+                    "resumed, rank {k} <= {n}"
+                );
                 // Before the end, the open windows hold fewer rows told the
                 // limit (ties within it are all kept).
                 let mut held = Vec::new();
