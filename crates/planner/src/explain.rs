@@ -16,11 +16,12 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     let lateness = options.allow_lateness()?;
     let early = options.early_fire()?;
     let ttl = options.state_ttl()?;
-    let late = late_rows_destination(plan, options)?;
+    let late_places = late_rows_places(plan, options)?;
+    let late = late_places.join(", ");
     let threads = options.parallelism()?;
-    // Late rows routed as whole rows of their table need every column
-    // decoded (`TableSource::keep_origin`).
-    let whole_rows = late != "counted in the run summary";
+    // Late rows routed anywhere besides the summary go out as whole rows
+    // of their table: every column is decoded (`TableSource::keep_origin`).
+    let whole_rows = late_places.len() > 1;
     // Each node with its depth, whether it runs as one input of a union
     // or a window join (`crate::branch_options`), and which of its
     // columns the steps above read.
@@ -54,8 +55,9 @@ pub fn explain(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
     Ok(out)
 }
 
-/// Where the late rows of `plan` go besides the run summary.
-fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result<String> {
+/// Where the late rows of `plan` go: the run summary first, then any other
+/// place.
+fn late_rows_places(plan: &LogicalPlan, options: &SessionOptions) -> Result<Vec<String>> {
     let mut places = vec!["counted in the run summary".to_string()];
     for source in plan.scans() {
         let per_source = format!("table.exec.late-records.sink.{}", source.name);
@@ -69,7 +71,7 @@ fn late_rows_destination(plan: &LogicalPlan, options: &SessionOptions) -> Result
     if options.flag("tidemark.display.late-records")? {
         places.push("shown inline as LATE[...]".into());
     }
-    Ok(places.join(", "))
+    Ok(places)
 }
 
 /// Where a scan's reading starts and ends, and how it is read at

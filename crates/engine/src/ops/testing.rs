@@ -4,7 +4,9 @@
 //! row, so that a test states the whole output it expects.
 //!
 //! Built for the engine's own tests, and for the tests of crates that build
-//! operators on it (OVER) through the `testing` feature.
+//! operators on it (OVER) through the `testing` feature; with them, the
+//! small deterministic random generator the engine's tests make awkward
+//! input with ([`Rng`]).
 
 use crate::ops::operator::Operator;
 use crate::ops::stateless::WindowLabels;
@@ -205,5 +207,27 @@ pub fn windowed(kind: WindowKind, chunk: Chunk) -> Result<Chunk> {
         _ => Err(tidemark_common::Error::Internal(
             "a window TVF gave no single chunk".into(),
         )),
+    }
+}
+
+/// A small deterministic generator (xorshift): the same seed, the same
+/// input, on every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
     }
 }

@@ -484,13 +484,8 @@ mod tests {
     /// Many rows per window over few keys, values with many ties, a
     /// little disorder, one late row.
     fn crowded() -> Result<Chunk> {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::ops::testing::Rng(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u64| rng.below(n);
         let keys = ["a", "b", "c"];
         let mut rows: Vec<(&str, i64, i64)> = (0..400)
             .map(|i| {

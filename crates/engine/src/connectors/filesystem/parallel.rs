@@ -530,21 +530,7 @@ mod tests {
     use super::*;
     use arrow::util::display::{ArrayFormatter, FormatOptions};
 
-    /// A small deterministic generator of awkward input.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[(self.next() % items.len() as u64) as usize]
-        }
-    }
+    use crate::ops::testing::Rng;
 
     /// Everything a reader hands out, as text: rows and skipped rows in
     /// line order (how they fall into batches does not matter), raw text,

@@ -364,11 +364,6 @@ impl TableSource {
         }
     }
 
-    /// The physical columns left undecoded (empty: none).
-    pub fn unread_columns(&self) -> &[bool] {
-        &self.unread
-    }
-
     /// Chunks will say which source rows they hold, so that late rows
     /// can be routed as rows of this table: every column is decoded, as
     /// a late row goes out whole.

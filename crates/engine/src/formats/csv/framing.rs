@@ -528,13 +528,8 @@ mod tests {
     /// give the fields and line numbers the parser alone gives.
     #[test]
     fn plain_lines_split_as_the_parser_splits_them() -> std::io::Result<()> {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::ops::testing::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: u64| rng.below(n);
         for (delimiter, quote, escape) in [
             (b',', Some(b'"'), None),
             (b';', Some(b'\''), Some(b'\\')),
