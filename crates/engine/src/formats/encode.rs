@@ -17,10 +17,15 @@
 use crate::formats::csv::CsvOptions;
 use crate::formats::json::JsonOptions;
 use crate::formats::print::{
-    format_value, write_decimal, write_time, write_timestamp, TimeFraction,
+    format_value, push_integer, write_decimal, write_java_double, write_time, write_timestamp,
+    TimeFraction,
 };
-use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{Decimal128Type, Time32MillisecondType, TimestampMillisecondType};
+use arrow::array::{Array, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{
+    Decimal128Type, Float64Type, Int32Type, Int64Type, Time32MillisecondType,
+    TimestampMillisecondType,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use tidemark_common::{Error, Result, SqlType};
@@ -46,6 +51,38 @@ impl LineFormat {
             Some("raw") => LineFormat::Raw,
             _ => LineFormat::Csv(CsvLayout::of(&CsvOptions::from_options(options)?)),
         })
+    }
+
+    /// How a value of `ty` is put in a line, the text of its NULL, and
+    /// the style of the values whose form an option chooses.
+    fn placement(&self, ty: &SqlType) -> (Wrap<'_>, &str, Style) {
+        match self {
+            LineFormat::Raw => (Wrap::Bare, "", Style::CSV),
+            LineFormat::Csv(layout) => {
+                let wrap = match is_quotable(ty) {
+                    true => Wrap::Csv(layout),
+                    false => Wrap::Bare,
+                };
+                (wrap, layout.null_literal.as_str(), Style::CSV)
+            }
+            LineFormat::Json(layout) => {
+                let wrap = match ty {
+                    SqlType::TinyInt
+                    | SqlType::SmallInt
+                    | SqlType::Int
+                    | SqlType::BigInt
+                    | SqlType::Decimal(..)
+                    | SqlType::Boolean => Wrap::Bare,
+                    SqlType::Double | SqlType::Float => Wrap::JsonFloat,
+                    _ => Wrap::JsonString,
+                };
+                let style = Style {
+                    iso_timestamps: layout.iso_timestamps,
+                    plain_decimals: layout.plain_decimals,
+                };
+                (wrap, "null", style)
+            }
+        }
     }
 
     pub fn extension(&self) -> &'static str {
@@ -171,24 +208,85 @@ impl JsonLayout {
     }
 }
 
-/// Encodes chosen columns of a row as one line, without its line break.
+/// Encodes chosen columns of a batch's rows, a line per row (without its
+/// line break). A batch is encoded column by column ([`LineEncoder::encode`]:
+/// each column's type is looked at once, not once per row), and each row's
+/// line is then put together from its columns' texts ([`LineEncoder::line`]).
 pub struct LineEncoder {
     format: LineFormat,
     /// The columns encoded, in order (positions in the batch).
     columns: Vec<usize>,
+    /// Per encoded column, its values' text in the batch last encoded.
+    texts: Vec<ColumnText>,
     /// One value's text, reused.
     value: String,
-    /// Per encoded column, its last timestamp and that timestamp's text:
-    /// a column often repeats its value row after row (a window's
-    /// bounds), and the text is copied rather than written again.
-    timestamps: Vec<Option<(i64, String)>>,
+}
+
+/// One encoded column's values, for each row of the batch last encoded,
+/// as the line format writes them (quoted or escaped as it asks), back to
+/// back.
+#[derive(Default)]
+struct ColumnText {
+    text: String,
+    /// Where each row's text ends in `text`; it starts where the row
+    /// before's ends.
+    ends: Vec<usize>,
+    /// The rows that are NULL; None when none is.
+    nulls: Option<NullBuffer>,
+    /// The text of the last timestamp written, copied for a row that
+    /// repeats it (a window's bounds repeat row after row).
+    last: Option<(i64, String)>,
+}
+
+impl ColumnText {
+    fn value(&self, row: usize) -> &str {
+        let start = if row == 0 { 0 } else { self.ends[row - 1] };
+        &self.text[start..self.ends[row]]
+    }
+
+    fn is_null(&self, row: usize) -> bool {
+        self.nulls.as_ref().is_some_and(|nulls| nulls.is_null(row))
+    }
+}
+
+/// How a value's text is put in a line, by format and type.
+#[derive(Clone, Copy)]
+enum Wrap<'a> {
+    /// As it is: numbers, booleans, and every value of the raw format.
+    Bare,
+    /// A CSV field that is quoted when Flink's writer would quote it.
+    Csv(&'a CsvLayout),
+    /// A JSON string.
+    JsonString,
+    /// A JSON number, but NaN and the infinities, which are not JSON
+    /// numbers, as strings, as Flink writes them.
+    JsonFloat,
+}
+
+impl Wrap<'_> {
+    fn push(self, out: &mut String, text: &str) {
+        match self {
+            Wrap::Bare => out.push_str(text),
+            Wrap::Csv(layout) => layout.push_string(out, text),
+            Wrap::JsonString => push_json_string(out, text),
+            Wrap::JsonFloat if text.ends_with("NaN") || text.ends_with("Infinity") => {
+                push_json_string(out, text)
+            }
+            Wrap::JsonFloat => out.push_str(text),
+        }
+    }
+
+    /// Whether a value's text goes into the line as it is written.
+    fn is_bare(self) -> bool {
+        matches!(self, Wrap::Bare)
+    }
 }
 
 impl LineEncoder {
     pub fn new(format: LineFormat, columns: Vec<usize>) -> Self {
         LineEncoder {
             format,
-            timestamps: vec![None; columns.len()],
+            texts: columns.iter().map(|_| ColumnText::default()).collect(),
             columns,
             value: String::new(),
         }
@@ -214,62 +312,51 @@ impl LineEncoder {
         Some(line)
     }
 
-    /// Appends row `row` of `batch` (column types `types`, the batch's
-    /// whole width) to `out`; false when there is nothing to write (a
-    /// raw column's NULL), which a record writes as no bytes at all.
-    pub fn encode(
-        &mut self,
-        batch: &RecordBatch,
-        types: &[SqlType],
-        row: usize,
-        out: &mut String,
-    ) -> Result<bool> {
-        let value = &mut self.value;
+    /// Encodes the chosen columns of `batch` (column types `types`, the
+    /// batch's whole width), for [`LineEncoder::line`] to put together.
+    pub fn encode(&mut self, batch: &RecordBatch, types: &[SqlType]) -> Result<()> {
+        for (c, text) in self.columns.iter().zip(&mut self.texts) {
+            let column = batch.column(*c);
+            let ty = &types[*c];
+            let (wrap, null, style) = self.format.placement(ty);
+            encode_column(
+                column.as_ref(),
+                ty,
+                wrap,
+                null,
+                style,
+                &mut self.value,
+                text,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Appends the line of row `row` of the batch last encoded to `out`;
+    /// false when there is nothing to write (a raw column's NULL), which a
+    /// record writes as no bytes at all.
+    pub fn line(&self, row: usize, out: &mut String) -> bool {
         match &self.format {
             LineFormat::Raw => {
-                let c = self.columns[0];
-                let column = batch.column(c);
-                if is_null(column.as_ref(), &types[c], row) {
-                    return Ok(false);
+                let text = &self.texts[0];
+                if text.is_null(row) {
+                    return false;
                 }
-                write_text(column.as_ref(), &types[c], row, Style::CSV, out)?;
+                out.push_str(text.value(row));
             }
             LineFormat::Csv(layout) => {
-                for (i, c) in self.columns.iter().enumerate() {
+                for (i, text) in self.texts.iter().enumerate() {
                     if i > 0 {
                         out.push(layout.delimiter);
                     }
-                    let column = batch.column(*c);
-                    let ty = &types[*c];
-                    if is_null(column.as_ref(), ty, row) {
-                        out.push_str(&layout.null_literal);
-                        continue;
-                    }
-                    if is_quotable(ty) {
-                        let last = &mut self.timestamps[i];
-                        write_repeating(column.as_ref(), ty, row, last, out, |out| {
-                            value.clear();
-                            write_text(column.as_ref(), ty, row, Style::CSV, value)?;
-                            layout.push_string(out, value);
-                            Ok(())
-                        })?;
-                    } else {
-                        write_text(column.as_ref(), ty, row, Style::CSV, out)?;
-                    }
+                    out.push_str(text.value(row));
                 }
             }
             LineFormat::Json(layout) => {
-                let style = Style {
-                    iso_timestamps: layout.iso_timestamps,
-                    plain_decimals: layout.plain_decimals,
-                };
                 out.push('{');
                 let mut first = true;
-                for (i, (c, member)) in self.columns.iter().zip(&layout.members).enumerate() {
-                    let column = batch.column(*c);
-                    let ty = &types[*c];
-                    let null = is_null(column.as_ref(), ty, row);
-                    if null && layout.omit_nulls {
+                for (text, member) in self.texts.iter().zip(&layout.members) {
+                    if layout.omit_nulls && text.is_null(row) {
                         continue;
                     }
                     if !first {
@@ -277,82 +364,160 @@ impl LineEncoder {
                     }
                     first = false;
                     out.push_str(member);
-                    if null {
-                        out.push_str("null");
-                        continue;
-                    }
-                    let last = &mut self.timestamps[i];
-                    write_repeating(column.as_ref(), ty, row, last, out, |out| {
-                        value.clear();
-                        write_text(column.as_ref(), ty, row, style, value)?;
-                        match ty {
-                            SqlType::TinyInt
-                            | SqlType::SmallInt
-                            | SqlType::Int
-                            | SqlType::BigInt
-                            | SqlType::Decimal(..)
-                            | SqlType::Boolean => out.push_str(value),
-                            // NaN and the infinities are not JSON numbers:
-                            // they are written as strings, as Flink does.
-                            SqlType::Double | SqlType::Float
-                                if !value.ends_with("NaN") && !value.ends_with("Infinity") =>
-                            {
-                                out.push_str(value)
-                            }
-                            _ => push_json_string(out, value),
-                        }
-                        Ok(())
-                    })?;
+                    out.push_str(text.value(row));
                 }
                 out.push('}');
             }
         }
-        Ok(true)
+        true
     }
 }
 
-/// Writes a value with `write`; but a timestamp equal to the column's
-/// last one (`last`) is written by copying the text written for that
-/// one, quotes and all, and a new one's text is kept there.
-fn write_repeating(
+/// Writes the text of every row of a column (`null` for its NULLs) into
+/// `into`, each value put in the line as `wrap` says. The common types are
+/// looked at once for the column; the others go through [`write_text`]
+/// row by row.
+fn encode_column(
     array: &dyn Array,
     ty: &SqlType,
-    row: usize,
-    last: &mut Option<(i64, String)>,
-    out: &mut String,
-    write: impl FnOnce(&mut String) -> Result<()>,
+    wrap: Wrap<'_>,
+    null: &str,
+    style: Style,
+    value: &mut String,
+    into: &mut ColumnText,
 ) -> Result<()> {
-    let timestamp = matches!(ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_))
-        .then(|| array.as_primitive_opt::<TimestampMillisecondType>())
-        .flatten()
-        .map(|values| values.value(row));
-    let Some(timestamp) = timestamp else {
-        return write(out);
+    into.text.clear();
+    into.ends.clear();
+    into.nulls = match ty {
+        // A NullArray has no validity buffer to say its rows are NULL.
+        SqlType::Null => Some(NullBuffer::new_null(array.len())),
+        _ => array
+            .nulls()
+            .filter(|nulls| nulls.null_count() > 0)
+            .cloned(),
     };
-    if let Some((value, text)) = last {
-        if *value == timestamp {
-            out.push_str(text);
-            return Ok(());
+    let mismatch = || {
+        Error::Internal(format!(
+            "writing a {ty} value from an Arrow column of type {}",
+            array.data_type()
+        ))
+    };
+    match ty {
+        SqlType::Int => {
+            let values = array.as_primitive_opt::<Int32Type>().ok_or_else(mismatch)?;
+            fill(into, array.len(), null, wrap, value, |row, out| {
+                push_integer(out, values.value(row));
+                Ok(())
+            })
         }
+        SqlType::BigInt => {
+            let values = array.as_primitive_opt::<Int64Type>().ok_or_else(mismatch)?;
+            fill(into, array.len(), null, wrap, value, |row, out| {
+                push_integer(out, values.value(row));
+                Ok(())
+            })
+        }
+        SqlType::Double => {
+            let values = array
+                .as_primitive_opt::<Float64Type>()
+                .ok_or_else(mismatch)?;
+            fill(into, array.len(), null, wrap, value, |row, out| {
+                write_java_double(values.value(row), out);
+                Ok(())
+            })
+        }
+        SqlType::String if array.as_string_opt::<i32>().is_some() => {
+            let values = array.as_string::<i32>();
+            fill(into, array.len(), null, wrap, value, |row, out| {
+                out.push_str(values.value(row));
+                Ok(())
+            })
+        }
+        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
+            let values = array
+                .as_primitive_opt::<TimestampMillisecondType>()
+                .ok_or_else(mismatch)?;
+            let zoned = matches!(ty, SqlType::TimestampLtz(_));
+            fill_timestamps(into, values, null, wrap, value, |ms, out| {
+                write_text_timestamp(ms, style.iso_timestamps, out)?;
+                if zoned {
+                    out.push('Z');
+                }
+                Ok(())
+            })
+        }
+        _ => fill(into, array.len(), null, wrap, value, |row, out| {
+            write_text(array, ty, row, style, out)
+        }),
     }
-    let from = out.len();
-    write(out)?;
-    let text = &out[from..];
-    match last {
-        Some((value, kept)) => {
-            *value = timestamp;
-            kept.clear();
-            kept.push_str(text);
+}
+
+/// Writes the text of each of `rows` rows through `write` (or `null` for
+/// a NULL), put in the line as `wrap` says: straight into the column's
+/// text when it goes as it is, else through `value` first.
+fn fill(
+    into: &mut ColumnText,
+    rows: usize,
+    null: &str,
+    wrap: Wrap<'_>,
+    value: &mut String,
+    mut write: impl FnMut(usize, &mut String) -> Result<()>,
+) -> Result<()> {
+    let ColumnText {
+        text, ends, nulls, ..
+    } = into;
+    for row in 0..rows {
+        if nulls.as_ref().is_some_and(|nulls| nulls.is_null(row)) {
+            text.push_str(null);
+        } else if wrap.is_bare() {
+            write(row, text)?;
+        } else {
+            value.clear();
+            write(row, value)?;
+            wrap.push(text, value);
         }
-        None => *last = Some((timestamp, text.to_string())),
+        ends.push(text.len());
     }
     Ok(())
 }
 
-/// Whether row `row` of a column is NULL: always for the NULL type, whose
-/// Arrow column has no validity buffer to say so.
-fn is_null(array: &dyn Array, ty: &SqlType, row: usize) -> bool {
-    matches!(ty, SqlType::Null) || array.is_null(row)
+/// [`fill`] for a timestamp column: a row repeating the last timestamp
+/// written copies its text, quotes and all.
+fn fill_timestamps(
+    into: &mut ColumnText,
+    values: &TimestampMillisecondArray,
+    null: &str,
+    wrap: Wrap<'_>,
+    value: &mut String,
+    write: impl Fn(i64, &mut String) -> Result<()>,
+) -> Result<()> {
+    let ColumnText {
+        text,
+        ends,
+        nulls,
+        last,
+    } = into;
+    for (row, &ms) in values.values().iter().enumerate() {
+        if nulls.as_ref().is_some_and(|nulls| nulls.is_null(row)) {
+            text.push_str(null);
+        } else {
+            match last {
+                Some((repeated, kept)) if *repeated == ms => text.push_str(kept),
+                _ => {
+                    value.clear();
+                    write(ms, value)?;
+                    let from = text.len();
+                    wrap.push(text, value);
+                    let kept = last.get_or_insert_with(|| (ms, String::new()));
+                    kept.0 = ms;
+                    kept.1.clear();
+                    kept.1.push_str(&text[from..]);
+                }
+            }
+        }
+        ends.push(text.len());
+    }
+    Ok(())
 }
 
 /// Whether a value of `ty` is written as a string (and so may be quoted)
@@ -518,7 +683,7 @@ fn push_json_string(out: &mut String, value: &str) {
 mod tests {
     use super::*;
     use arrow::array::{
-        ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, StringArray,
+        ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, Int64Array, StringArray,
         TimestampMillisecondArray,
     };
     use std::sync::Arc;
@@ -715,12 +880,11 @@ mod tests {
             .to_vec();
         let format = LineFormat::of(&options(pairs), names).expect("valid options");
         let mut encoder = LineEncoder::new(format, (0..types.len()).collect());
+        encoder.encode(&batch, &types).expect("encoded");
         (0..batch.num_rows())
             .map(|row| {
                 let mut line = String::new();
-                encoder
-                    .encode(&batch, &types, row, &mut line)
-                    .expect("encoded");
+                encoder.line(row, &mut line);
                 line
             })
             .collect()
@@ -756,16 +920,149 @@ mod tests {
                 let names = vec!["ts".to_string(), "lt".to_string()];
                 LineFormat::of(&options(&pairs), names).expect("valid options")
             };
+            // The whole batch, then each row in a batch of its own.
             let mut in_turn = LineEncoder::new(format(), vec![0, 1]);
+            in_turn.encode(&batch, &types).expect("encoded");
             for row in 0..batch.num_rows() {
                 let (mut line, mut alone) = (String::new(), String::new());
-                in_turn
-                    .encode(&batch, &types, row, &mut line)
+                in_turn.line(row, &mut line);
+                let mut single = LineEncoder::new(format(), vec![0, 1]);
+                single
+                    .encode(&batch.slice(row, 1), &types)
                     .expect("encoded");
-                LineEncoder::new(format(), vec![0, 1])
-                    .encode(&batch, &types, row, &mut alone)
-                    .expect("encoded");
+                single.line(0, &mut alone);
                 assert_eq!(line, alone, "{pairs:?} row {row}");
+            }
+        }
+    }
+
+    /// The types encoded column-wise (INT, BIGINT, DOUBLE, STRING and the
+    /// timestamps) give each value the text the general path, row by row
+    /// through `write_text`, gives it, in every format.
+    #[test]
+    fn columns_encoded_whole_read_as_values_written_one_by_one() {
+        let mut rng = crate::ops::testing::Rng(23);
+        let rows = 300;
+        let doubles = [
+            0.0,
+            -0.0,
+            1.5,
+            1.0e7,
+            0.001,
+            1.0e-4,
+            123_456.789,
+            -42.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            9_007_199_254_740_993.0,
+            1.0e300,
+        ];
+        let long = "x".repeat(30);
+        let strings = [
+            "",
+            "plain",
+            "a,b",
+            "say \"hi\"",
+            " lead",
+            "tab\there",
+            "é ü",
+            &long,
+            "line\nbreak",
+            "back\\slash",
+            "semi;colon",
+        ];
+        let stamps = [NEW_YEAR_2020, NEW_YEAR_2020 + 500, -1, 253_402_300_799_999];
+        // A value index per row, or None for a NULL (one row in six).
+        let mut picks = |n: usize| -> Vec<Option<usize>> {
+            (0..rows)
+                .map(|_| (rng.below(6) > 0).then(|| rng.below(n as u64) as usize))
+                .collect()
+        };
+        let (ints, longs, reals, texts, ts, lts) = (
+            picks(1000),
+            picks(1 << 20),
+            picks(doubles.len()),
+            picks(strings.len()),
+            picks(stamps.len()),
+            picks(stamps.len()),
+        );
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from_iter(
+                ints.iter().map(|i| i.map(|i| i as i32 - 500)),
+            )),
+            Arc::new(Int64Array::from_iter(
+                longs
+                    .iter()
+                    .map(|i| i.map(|i| (i as i64 - (1 << 19)) << 30)),
+            )),
+            Arc::new(Float64Array::from_iter(
+                reals.iter().map(|i| i.map(|i| doubles[i])),
+            )),
+            Arc::new(StringArray::from_iter(
+                texts.iter().map(|i| i.map(|i| strings[i])),
+            )),
+            // Runs of one timestamp, as windows' bounds come.
+            Arc::new(TimestampMillisecondArray::from_iter(
+                (0..rows).map(|r| ts[r].and(ts[r / 7]).map(|i| stamps[i])),
+            )),
+            Arc::new(
+                TimestampMillisecondArray::from_iter(lts.iter().map(|i| i.map(|i| stamps[i])))
+                    .with_timezone("UTC"),
+            ),
+        ];
+        let types = [
+            SqlType::Int,
+            SqlType::BigInt,
+            SqlType::Double,
+            SqlType::String,
+            SqlType::Timestamp(3),
+            SqlType::TimestampLtz(3),
+        ];
+        for pairs in [
+            vec![("format", "csv")],
+            vec![
+                ("format", "csv"),
+                ("csv.field-delimiter", ";"),
+                ("csv.quote-character", "'"),
+                ("csv.null-literal", "N"),
+            ],
+            vec![("format", "csv"), ("csv.disable-quote-character", "true")],
+            vec![("format", "json")],
+            vec![
+                ("format", "json"),
+                ("json.timestamp-format.standard", "ISO-8601"),
+            ],
+            vec![("format", "raw")],
+        ] {
+            let format = LineFormat::of(&options(&pairs), vec![String::new(); 6]).expect("valid");
+            for (array, ty) in columns.iter().zip(&types) {
+                let (wrap, null, style) = format.placement(ty);
+                let (mut whole, mut one_by_one) = (ColumnText::default(), ColumnText::default());
+                let mut value = String::new();
+                encode_column(
+                    array.as_ref(),
+                    ty,
+                    wrap,
+                    null,
+                    style,
+                    &mut value,
+                    &mut whole,
+                )
+                .expect("encoded");
+                one_by_one.nulls = array.nulls().cloned();
+                fill(&mut one_by_one, rows, null, wrap, &mut value, |row, out| {
+                    write_text(array.as_ref(), ty, row, style, out)
+                })
+                .expect("encoded");
+                for row in 0..rows {
+                    assert_eq!(
+                        whole.value(row),
+                        one_by_one.value(row),
+                        "{pairs:?} {ty} row {row}"
+                    );
+                    assert_eq!(whole.is_null(row), array.is_null(row));
+                }
             }
         }
     }
@@ -868,13 +1165,10 @@ mod tests {
         )])
         .expect("valid");
         let mut raw = LineEncoder::new(LineFormat::Raw, vec![0]);
+        raw.encode(&batch, &[SqlType::String]).expect("valid");
         let mut out = String::new();
-        assert!(raw
-            .encode(&batch, &[SqlType::String], 0, &mut out)
-            .expect("valid"));
-        assert!(!raw
-            .encode(&batch, &[SqlType::String], 1, &mut out)
-            .expect("valid"));
+        assert!(raw.line(0, &mut out));
+        assert!(!raw.line(1, &mut out));
         assert_eq!(out, "x y");
     }
 }

@@ -588,7 +588,7 @@ fn push_display(out: &mut String, v: impl std::fmt::Display) {
 }
 
 /// An integer's decimal digits (without the formatting machinery).
-fn push_integer(out: &mut String, v: impl itoa::Integer) {
+pub(crate) fn push_integer(out: &mut String, v: impl itoa::Integer) {
     out.push_str(itoa::Buffer::new().format(v));
 }
 

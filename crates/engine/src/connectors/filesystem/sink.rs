@@ -389,53 +389,52 @@ impl CsvFileSink {
         let Some(file) = self.file.as_mut() else {
             return Err(Error::Internal("writing a finished sink".into()));
         };
-        let mut value = String::new();
-        for row in 0..batch.num_rows() {
-            let kind = kinds.get(row).copied().unwrap_or(RowKind::Insert);
-            if self.upsert.is_none() && kind != RowKind::Insert {
+        self.encoder.encode(batch, types)?;
+        let Some(upsert) = &mut self.upsert else {
+            if kinds.iter().any(|kind| *kind != RowKind::Insert) {
                 return Err(Error::Internal(
                     "an update written to an append-only file".into(),
                 ));
             }
+            // The batch's lines are written in one go.
             self.line.clear();
-            self.encoder.encode(batch, types, row, &mut self.line)?;
+            for row in 0..batch.num_rows() {
+                self.encoder.line(row, &mut self.line);
+                self.line.push('\n');
+            }
+            return file
+                .write_all(self.line.as_bytes())
+                .map_err(|e| io_error(&self.hidden, e));
+        };
+        let mut value = String::new();
+        for row in 0..batch.num_rows() {
+            let kind = kinds.get(row).copied().unwrap_or(RowKind::Insert);
+            self.line.clear();
+            self.encoder.line(row, &mut self.line);
             self.line.push('\n');
-            match &mut self.upsert {
-                None => file
-                    .write_all(self.line.as_bytes())
-                    .map_err(|e| io_error(&self.hidden, e))?,
-                Some(upsert) => {
-                    let mut key = String::new();
-                    for c in &upsert.key {
-                        value.clear();
-                        if batch.column(*c).is_valid(row) {
-                            format_value(
-                                batch.column(*c).as_ref(),
-                                &types[*c],
-                                row,
-                                tz,
-                                &mut value,
-                            )?;
-                        }
-                        key.push_str(&value);
-                        key.push('\u{1}');
-                    }
-                    match kind {
-                        RowKind::UpdateBefore => {}
-                        RowKind::Delete => {
-                            if let Some(i) = upsert.index.remove(&key) {
-                                upsert.rows[i] = None;
-                            }
-                        }
-                        RowKind::Insert | RowKind::UpdateAfter => match upsert.index.get(&key) {
-                            Some(i) => upsert.rows[*i] = Some(self.line.clone()),
-                            None => {
-                                upsert.index.insert(key, upsert.rows.len());
-                                upsert.rows.push(Some(self.line.clone()));
-                            }
-                        },
+            let mut key = String::new();
+            for c in &upsert.key {
+                value.clear();
+                if batch.column(*c).is_valid(row) {
+                    format_value(batch.column(*c).as_ref(), &types[*c], row, tz, &mut value)?;
+                }
+                key.push_str(&value);
+                key.push('\u{1}');
+            }
+            match kind {
+                RowKind::UpdateBefore => {}
+                RowKind::Delete => {
+                    if let Some(i) = upsert.index.remove(&key) {
+                        upsert.rows[i] = None;
                     }
                 }
+                RowKind::Insert | RowKind::UpdateAfter => match upsert.index.get(&key) {
+                    Some(i) => upsert.rows[*i] = Some(self.line.clone()),
+                    None => {
+                        upsert.index.insert(key, upsert.rows.len());
+                        upsert.rows.push(Some(self.line.clone()));
+                    }
+                },
             }
         }
         Ok(())

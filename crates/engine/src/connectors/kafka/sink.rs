@@ -431,6 +431,10 @@ impl SinkWriter for KafkaSink {
                 wall,
             )
         });
+        if let Some(key) = self.key.as_mut() {
+            key.encode(batch, types)?;
+        }
+        self.value.encode(batch, types)?;
         for row in 0..batch.num_rows() {
             let kind = kinds.get(row).copied().unwrap_or(RowKind::Insert);
             let tombstone = match kind {
@@ -447,15 +451,14 @@ impl SinkWriter for KafkaSink {
                 RowKind::Delete => true,
             };
             self.key_text.clear();
-            let keyed = match self.key.as_mut() {
-                Some(key) => key.encode(batch, types, row, &mut self.key_text)?,
+            let keyed = match &self.key {
+                Some(key) => key.line(row, &mut self.key_text),
                 None => false,
             };
             self.value_text.clear();
             // A raw value's NULL is written as no value, as Flink writes
             // it (a tombstone to a reader of upsert-kafka).
-            let valued =
-                !tombstone && self.value.encode(batch, types, row, &mut self.value_text)?;
+            let valued = !tombstone && self.value.line(row, &mut self.value_text);
             let timestamp = match &stamps {
                 Some((column, wall)) if column.is_valid(row) => {
                     let ms = column.value(row);
