@@ -46,7 +46,7 @@ pub(crate) struct Parser {
     pub(super) dialect: TextDialect,
     /// The last date parsed and its day number: timestamp columns mostly
     /// repeat the date of the row before.
-    last_date: Option<((i32, u32, u32), i64)>,
+    last_date: Option<([u8; 10], i64)>,
 }
 
 /// Epoch milliseconds of a timestamp written as the CSV format reads it
@@ -114,16 +114,19 @@ impl Parser {
         {
             return None;
         }
-        let year = digits(&t[0..4])? as i32;
-        let month = digits(&t[5..7])?;
-        let day = digits(&t[8..10])?;
-        let mut hour = digits(&t[11..13])?;
-        let minute = digits(&t[14..16])?;
-        let second = digits(&t[17..19])?;
+        let mut hour = two_digits(t[11], t[12])?;
+        let minute = two_digits(t[14], t[15])?;
+        let second = two_digits(t[17], t[18])?;
         let mut millis = 0;
         let mut fraction_is_zero = true;
         match &t[19..] {
             [] => {}
+            // Milliseconds, as most timestamps are written.
+            [b'.', a, b, c] => {
+                let (a, b, c) = (digit(*a)?, digit(*b)?, digit(*c)?);
+                millis = a * 100 + b * 10 + c;
+                fraction_is_zero = millis == 0;
+            }
             [b'.', frac @ ..] if frac.len() <= 9 => {
                 for (i, &d) in frac.iter().enumerate() {
                     if !d.is_ascii_digit() {
@@ -137,10 +140,10 @@ impl Parser {
             }
             _ => return None,
         }
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || minute > 59 || second > 59 {
+        if minute > 59 || second > 59 {
             return None;
         }
-        let mut days = self.days_from_epoch(year, month, day)?;
+        let mut days = self.days_from_epoch(&t[..10])?;
         // As Java's resolver does: 24:00:00 is the midnight that ends the day.
         if hour == 24 && minute == 0 && second == 0 && fraction_is_zero {
             hour = 0;
@@ -157,20 +160,28 @@ impl Parser {
         local_to_instant(wall, self.tz)
     }
 
-    fn days_from_epoch(&mut self, year: i32, month: u32, day: u32) -> Option<i64> {
-        if let Some((ymd, days)) = self.last_date {
-            if ymd == (year, month, day) {
-                return Some(days);
+    /// The day number of a `yyyy-MM-dd` date; the last one is kept, as
+    /// timestamp columns mostly repeat the date of the row before.
+    fn days_from_epoch(&mut self, date: &[u8]) -> Option<i64> {
+        if let Some((text, days)) = &self.last_date {
+            if text[..] == *date {
+                return Some(*days);
             }
+        }
+        let year = digits(&date[0..4])? as i32;
+        let month = digits(&date[5..7])?;
+        let day = digits(&date[8..10])?;
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
         }
         // As Java's default resolver does, a day past the end of its month
         // is the month's last day (2019-02-29 is 2019-02-28).
-        let date = (28..=day)
+        let resolved = (28..=day)
             .rev()
             .find_map(|d| NaiveDate::from_ymd_opt(year, month, d))
             .or_else(|| NaiveDate::from_ymd_opt(year, month, day))?;
-        let days = date.signed_duration_since(UNIX_EPOCH_DATE).num_days();
-        self.last_date = Some(((year, month, day), days));
+        let days = resolved.signed_duration_since(UNIX_EPOCH_DATE).num_days();
+        self.last_date = Some((date.try_into().ok()?, days));
         Some(days)
     }
 }
@@ -179,6 +190,17 @@ const UNIX_EPOCH_DATE: NaiveDate = match NaiveDate::from_ymd_opt(1970, 1, 1) {
     Some(d) => d,
     None => NaiveDate::MIN,
 };
+
+/// One decimal digit's value.
+fn digit(b: u8) -> Option<u32> {
+    let d = b.wrapping_sub(b'0');
+    (d < 10).then_some(u32::from(d))
+}
+
+/// Two decimal digits' value.
+fn two_digits(tens: u8, ones: u8) -> Option<u32> {
+    Some(digit(tens)? * 10 + digit(ones)?)
+}
 
 /// Digits only, as a number.
 fn digits(text: &[u8]) -> Option<u32> {
@@ -268,6 +290,12 @@ fn java_float_text(text: &[u8]) -> Option<(bool, JavaFloat<'_>)> {
 /// `1e3`, `1d`, `NaN`, `-Infinity`; out-of-range exponents give ±Infinity
 /// or ±0. Hexadecimal floats are not read.
 pub(crate) fn parse_java_double(text: &[u8]) -> Option<f64> {
+    // Most fields are digits and a point alone, which read the same with
+    // or without the trimming and the checks for a sign, NaN, Infinity or
+    // a suffix.
+    if let Some(v) = short_decimal(text) {
+        return Some(v);
+    }
     let (negative, value) = java_float_text(text)?;
     let magnitude = match value {
         JavaFloat::NaN => f64::NAN,
@@ -437,30 +465,28 @@ fn short_decimal(t: &[u8]) -> Option<f64> {
     const POW10: [f64; 16] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ];
-    let (mut mantissa, mut digits, mut fraction) = (0u64, 0usize, None::<usize>);
-    for &b in t {
-        match b {
-            b'0'..=b'9' => {
-                digits += 1;
-                // More digits than an f64 holds exactly: the general
-                // parser reads them. Stopping here also keeps the u64
-                // mantissa from overflowing on a long run of digits.
-                if digits > 15 {
-                    return None;
-                }
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                if let Some(f) = fraction.as_mut() {
-                    *f += 1;
-                }
-            }
-            b'.' if fraction.is_none() => fraction = Some(0),
-            _ => return None,
-        }
-    }
-    if digits == 0 {
+    // More digits than an f64 holds exactly go to the general parser;
+    // sixteen bytes at most also keep the u64 mantissa from overflowing.
+    if t.len() > 16 {
         return None;
     }
-    Some(mantissa as f64 / POW10[fraction.unwrap_or(0)])
+    let (mut mantissa, mut point) = (0u64, None::<usize>);
+    for (i, &b) in t.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d < 10 {
+            mantissa = mantissa * 10 + u64::from(d);
+        } else if b == b'.' && point.is_none() {
+            point = Some(i);
+        } else {
+            return None;
+        }
+    }
+    let digits = t.len() - usize::from(point.is_some());
+    if digits == 0 || digits > 15 {
+        return None;
+    }
+    let fraction = point.map_or(0, |p| t.len() - 1 - p);
+    Some(mantissa as f64 / POW10[fraction])
 }
 
 /// `digits [. digits] [e [sign] digits]` with a digit before or after the
@@ -620,6 +646,32 @@ mod tests {
         let text = "1.000000059604644775390625000000000000000000000000001";
         assert_eq!(parse_java_float(text.as_bytes()), Some(1.0 + f32::EPSILON));
         assert_eq!(parse_java_float(b"0x1p3"), None);
+    }
+
+    /// The date of the row before is remembered by its text: a row with
+    /// the same date text reads as it would alone, and a different one is
+    /// read afresh.
+    #[test]
+    fn timestamps_that_repeat_a_date_read_as_if_read_alone() {
+        let texts = [
+            "2020-02-30 00:00:00",
+            "2020-02-30 24:00:00.000",
+            "2020-02-30 23:59:59.999",
+            "2020-02-3x 00:00:00",
+            "2020-02-30 00:00:00.5",
+            "2020-02-31 00:00:00.5",
+            "2020-02-30 24:00:00.001",
+            "2021-01-01 12:00:00.250",
+        ];
+        let mut in_turn = Parser::new(chrono_tz::UTC);
+        for text in texts {
+            let alone = Parser::new(chrono_tz::UTC).timestamp(text.as_bytes(), false);
+            assert_eq!(in_turn.timestamp(text.as_bytes(), false), alone, "{text}");
+        }
+        assert_eq!(
+            Parser::new(chrono_tz::UTC).timestamp(b"2020-02-30 24:00:00.000", false),
+            Some(1_583_020_800_000)
+        );
     }
 
     #[test]
@@ -854,6 +906,9 @@ mod tests {
             (Timestamp(3), "+2020-01-01 00:00:00", None),
             (Timestamp(3), "2020-01-01 00:00:00Z", None),
             (Timestamp(3), "2020-01-01 00:00:00.12a", None),
+            (Timestamp(3), "2020-01-01 00:00:00.1a3", None),
+            (Timestamp(3), "2020-01-01 00:00:00.a23", None),
+            (Timestamp(3), "2020-01-01 0a:00:00.123", None),
             (Timestamp(3), "", None),
             (
                 Timestamp(3),
