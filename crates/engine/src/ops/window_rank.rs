@@ -18,7 +18,9 @@ use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
 use crate::time::service::{EventTime, TimerHandler};
 use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
-use arrow::compute::{lexsort_to_indices, take_record_batch, SortColumn, SortOptions};
+use arrow::compute::{
+    lexsort_to_indices, take_record_batch, LexicographicalComparator, SortColumn, SortOptions,
+};
 use arrow::datatypes::SchemaRef;
 use arrow::row::{RowConverter, SortField};
 use std::collections::{BTreeMap, HashMap};
@@ -173,17 +175,123 @@ impl RankState {
     /// before it among these — and the first row of each partition, which
     /// places its partition in the output.
     fn forget(&self, rows: &RecordBatch, (k, n): (usize, i64)) -> Result<RecordBatch> {
-        let ranked = self.ranks(rows)?;
-        let mut keep: Vec<u32> = ranked
-            .sorted
-            .values()
+        let func = &self.spec.funcs[k];
+        if matches!(func, AggregateFunction::DenseRank) {
+            // Ranks count distinct values: the whole ranking decides.
+            let ranked = self.ranks(rows)?;
+            let mut keep: Vec<u32> = ranked
+                .sorted
+                .values()
+                .iter()
+                .zip(&ranked.ranks[k])
+                .filter(|(row, rank)| **rank <= n || ranked.first_of_partition[**row as usize])
+                .map(|(row, _)| *row)
+                .collect();
+            keep.sort_unstable();
+            return Ok(take_record_batch(rows, &UInt32Array::from(keep))?);
+        }
+        // ROW_NUMBER and RANK: the n-th row of each partition in ranking
+        // order is found without sorting the partition. ROW_NUMBER keeps
+        // the rows up to it; RANK keeps every row whose ORDER BY values are
+        // not after its (fewer than n rows rank strictly before such a
+        // row, and at least n before any other).
+        let partition_of = self.partitions(rows)?;
+        let order_columns: Vec<SortColumn> = self
+            .spec
+            .order
             .iter()
-            .zip(&ranked.ranks[k])
-            .filter(|(row, rank)| **rank <= n || ranked.first_of_partition[**row as usize])
-            .map(|(row, _)| *row)
+            .map(|(c, options, _)| SortColumn {
+                values: rows.column(*c).clone(),
+                options: Some(*options),
+            })
             .collect();
+        let mut ranking_columns = order_columns.clone();
+        ranking_columns.push(self.arrival_column(rows.num_rows()));
+        let ranking = LexicographicalComparator::try_new(&ranking_columns)?;
+        let peers = match order_columns.is_empty() {
+            true => None,
+            false => Some(LexicographicalComparator::try_new(&order_columns)?),
+        };
+        let mut by_partition: Vec<Vec<u32>> = Vec::new();
+        for (row, p) in partition_of.iter().enumerate() {
+            let p = *p as usize;
+            if p == by_partition.len() {
+                by_partition.push(Vec::new());
+            }
+            by_partition[p].push(row as u32);
+        }
+        let mut keep: Vec<u32> = Vec::new();
+        for mut members in by_partition {
+            let first = members[0];
+            let from = keep.len();
+            let within = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
+            if members.len() <= within {
+                keep.extend_from_slice(&members);
+                continue;
+            }
+            if within == 0 {
+                keep.push(first);
+                continue;
+            }
+            let (before, nth, _) = members.select_nth_unstable_by(within - 1, |a, b| {
+                ranking.compare(*a as usize, *b as usize)
+            });
+            let nth = *nth;
+            match (func, &peers) {
+                (AggregateFunction::Rank, Some(peers)) => {
+                    keep.extend(members.iter().copied().filter(|row| {
+                        peers.compare(*row as usize, nth as usize) != std::cmp::Ordering::Greater
+                    }));
+                }
+                // Without ORDER BY columns every row ranks first.
+                (AggregateFunction::Rank, None) => keep.extend_from_slice(&members),
+                _ => {
+                    keep.extend_from_slice(before);
+                    keep.push(nth);
+                }
+            }
+            if !keep[from..].contains(&first) {
+                keep.push(first);
+            }
+        }
         keep.sort_unstable();
         Ok(take_record_batch(rows, &UInt32Array::from(keep))?)
+    }
+
+    /// Each row's partition, numbered by first arrival.
+    fn partitions(&self, rows: &RecordBatch) -> Result<Vec<u32>> {
+        let n = rows.num_rows();
+        let Some(conv) = &self.partition_rows else {
+            return Ok(vec![0; n]);
+        };
+        let cols: Vec<ArrayRef> = self
+            .spec
+            .partition
+            .iter()
+            .map(|c| rows.column(*c).clone())
+            .collect();
+        let keys = conv.convert_columns(&cols)?;
+        let mut first: HashMap<&[u8], u32, _> =
+            HashMap::with_hasher(foldhash::fast::FixedState::with_seed(0x7261_6e6b));
+        Ok((0..n)
+            .map(|i| {
+                let next = first.len() as u32;
+                *first.entry(keys.row(i).data()).or_insert(next)
+            })
+            .collect())
+    }
+
+    /// Arrival order (the last tie-break), as a sort column: earliest
+    /// first, or latest first for a window deduplication keeping the last
+    /// row.
+    fn arrival_column(&self, rows: usize) -> SortColumn {
+        SortColumn {
+            values: Arc::new(UInt32Array::from_iter_values(0..rows as u32)),
+            options: Some(SortOptions {
+                descending: self.spec.latest_first,
+                nulls_first: false,
+            }),
+        }
     }
 
     /// How the window's rows rank: their order — partitions in the order
@@ -191,35 +299,14 @@ impl RankState {
     /// and each function's rank in it.
     fn ranks(&self, rows: &RecordBatch) -> Result<Ranked> {
         let n = rows.num_rows();
-        // Each row's partition, numbered by first arrival.
-        let mut partition_of: Vec<u32> = Vec::with_capacity(n);
+        let partition_of = self.partitions(rows)?;
         let mut first_of_partition = vec![false; n];
-        match &self.partition_rows {
-            Some(conv) => {
-                let cols: Vec<ArrayRef> = self
-                    .spec
-                    .partition
-                    .iter()
-                    .map(|c| rows.column(*c).clone())
-                    .collect();
-                let keys = conv.convert_columns(&cols)?;
-                let mut first: HashMap<&[u8], u32> = HashMap::new();
-                for (i, is_first) in first_of_partition.iter_mut().enumerate() {
-                    let next = first.len() as u32;
-                    let number = *first.entry(keys.row(i).data()).or_insert(next);
-                    *is_first = number == next;
-                    partition_of.push(number);
-                }
-            }
-            None => {
-                partition_of.resize(n, 0);
-                if let Some(first) = first_of_partition.first_mut() {
-                    *first = true;
-                }
-            }
+        let mut partitions_seen = 0;
+        for (is_first, p) in first_of_partition.iter_mut().zip(&partition_of) {
+            *is_first = *p == partitions_seen;
+            partitions_seen += u32::from(*is_first);
         }
         let partition_of = UInt32Array::from(partition_of);
-        let arrival = UInt32Array::from_iter_values(0..n as u32);
         let mut sort = vec![SortColumn {
             values: Arc::new(partition_of.clone()),
             options: None,
@@ -230,13 +317,7 @@ impl RankState {
                 options: Some(*options),
             });
         }
-        sort.push(SortColumn {
-            values: Arc::new(arrival),
-            options: Some(SortOptions {
-                descending: self.spec.latest_first,
-                nulls_first: false,
-            }),
-        });
+        sort.push(self.arrival_column(n));
         let sorted = lexsort_to_indices(&sort, None)?;
         let order_cols: Vec<ArrayRef> = self
             .spec
