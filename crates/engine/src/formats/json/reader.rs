@@ -608,12 +608,19 @@ fn integral_text<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borr
         SqlType::BigInt => (i64::MIN as f64, i64::MAX as f64),
         _ => return text,
     };
+    // Plain digits (nearly every value) are read as they are.
+    if !text.contains(['.', 'e', 'E']) {
+        return text;
+    }
     let t = text.trim();
-    let numeric = t.contains(['.', 'e', 'E'])
-        && t.bytes()
-            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    let numeric = t
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    if !numeric {
+        return text;
+    }
     match t.parse::<f64>() {
-        Ok(v) if numeric && v.is_finite() => {
+        Ok(v) if v.is_finite() => {
             let cut = v.trunc().clamp(min, max);
             match ty {
                 SqlType::Int => (cut as i32).to_string().into(),
