@@ -180,10 +180,6 @@ type ReadResult = (u64, std::result::Result<ReadPiece, Error>);
 /// The threads at work.
 struct Running {
     read: Receiver<ReadResult>,
-    /// Pieces' buffers handed back to the splitter once their batches are
-    /// out, so it reads into memory already mapped rather than fresh
-    /// pages at every piece.
-    spent: SyncSender<Vec<u8>>,
     /// Pieces read ahead of the one the query waits for.
     ahead: BTreeMap<u64, std::result::Result<ReadPiece, Error>>,
     next_seq: u64,
@@ -293,9 +289,8 @@ impl ParallelFile {
         let threads = self.split.threads;
         let (cut_send, cut_recv) = sync_channel::<Cut>(threads);
         let (read_send, read) = sync_channel(threads);
-        let (spent, reuse) = sync_channel::<Vec<u8>>(2 * threads + 2);
         let piece_bytes = self.split.piece_bytes;
-        std::thread::spawn(move || split(file, piece_bytes, cut_send, reuse));
+        std::thread::spawn(move || split(file, piece_bytes, cut_send));
         let cuts = Arc::new(Mutex::new(cut_recv));
         for _ in 0..threads {
             let (cuts, read_send, spec) = (Arc::clone(&cuts), read_send.clone(), self.spec.clone());
@@ -303,7 +298,6 @@ impl ParallelFile {
         }
         Ok(Running {
             read,
-            spent,
             ahead: BTreeMap::new(),
             next_seq: 0,
         })
@@ -380,16 +374,7 @@ impl ParallelFile {
         }
         self.lines_before += piece.lines;
         add_stats(&mut self.stats, &piece.stats);
-        self.hand_back(piece.piece.bytes);
         Ok(())
-    }
-
-    /// Gives a piece's buffer back to the splitter, when nothing else
-    /// holds it and the splitter has room for it.
-    fn hand_back(&self, bytes: Arc<Vec<u8>>) {
-        if let (Some(running), Ok(bytes)) = (&self.running, Arc::try_unwrap(bytes)) {
-            let _ = running.spent.try_send(bytes);
-        }
     }
 }
 
@@ -401,26 +386,14 @@ fn add_stats(into: &mut ReadStats, from: &ReadStats) {
 }
 
 /// Reads the file in blocks and sends pieces that end at a line end (the
-/// last piece: at the end of the file). A block is read into a spent
-/// piece's buffer when one has come back (`reuse`).
-fn split(
-    mut file: std::fs::File,
-    piece_bytes: usize,
-    cuts: SyncSender<Cut>,
-    reuse: Receiver<Vec<u8>>,
-) {
+/// last piece: at the end of the file).
+fn split(mut file: std::fs::File, piece_bytes: usize, cuts: SyncSender<Cut>) {
     let mut carry: Vec<u8> = Vec::new();
     let mut seq = 0;
     loop {
-        // The carried bytes first, then the file's; a buffer's bytes past
-        // its length are zeroed only where it never had any.
-        let mut block = reuse.try_recv().unwrap_or_default();
-        let start = carry.len();
-        if block.len() < start + piece_bytes {
-            block.resize(start + piece_bytes, 0);
-        }
-        block[..start].copy_from_slice(&carry);
-        carry.clear();
+        let mut block = std::mem::take(&mut carry);
+        let start = block.len();
+        block.resize(start + piece_bytes, 0);
         let mut filled = start;
         let mut eof = false;
         while filled < block.len() {
@@ -442,10 +415,7 @@ fn split(
             // Cut after the last line end; the rest goes with the next
             // piece. A block without one grows until it has one.
             match memchr::memrchr(b'\n', &block) {
-                Some(at) => {
-                    carry.extend_from_slice(&block[at + 1..]);
-                    block.truncate(at + 1);
-                }
+                Some(at) => carry = block.split_off(at + 1),
                 None => {
                     carry = block;
                     continue;
