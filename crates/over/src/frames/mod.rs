@@ -24,6 +24,7 @@
 //! through unbounded frames and holds the ranking functions.
 
 mod bounded;
+mod paged;
 mod queues;
 mod unbounded;
 

@@ -10,6 +10,7 @@
 //! own, where it stays until the key starts over: a MIN/MAX queue swings
 //! between empty and a few entries, and must not move at every swing.
 
+use super::paged::Paged;
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{Persist, StateReader, StateWriter};
@@ -31,13 +32,13 @@ pub(super) struct KeyQueues<T> {
     cap: usize,
     /// Whether a queue can outgrow its ring.
     open: bool,
-    heads: Vec<u8>,
+    heads: Paged<u8>,
     /// Entries in the key's ring, or [`SPILLED`].
-    lens: Vec<u8>,
-    slots: Vec<T>,
+    lens: Paged<u8>,
+    slots: Paged<T>,
     /// By key: the entries of a queue that outgrew its ring (empty for the
     /// others).
-    spilled: Vec<VecDeque<T>>,
+    spilled: Paged<VecDeque<T>>,
 }
 
 impl<T: Copy + Default> KeyQueues<T> {
@@ -50,10 +51,10 @@ impl<T: Copy + Default> KeyQueues<T> {
         KeyQueues {
             cap,
             open,
-            heads: Vec::new(),
-            lens: Vec::new(),
-            slots: Vec::new(),
-            spilled: Vec::new(),
+            heads: Paged::new(),
+            lens: Paged::new(),
+            slots: Paged::new(),
+            spilled: Paged::new(),
         }
     }
 
@@ -67,11 +68,11 @@ impl<T: Copy + Default> KeyQueues<T> {
         if key < self.keys() {
             return;
         }
-        self.heads.resize(key + 1, 0);
-        self.lens.resize(key + 1, 0);
-        self.slots.resize((key + 1) * self.cap, T::default());
+        self.heads.grow(key + 1, 0);
+        self.lens.grow(key + 1, 0);
+        self.slots.grow((key + 1) * self.cap, T::default());
         if self.open {
-            self.spilled.resize_with(key + 1, VecDeque::new);
+            self.spilled.grow_with(key + 1, VecDeque::new);
         }
     }
 

@@ -1,0 +1,128 @@
+//! A vector grown by pages: per-key state of OVER windows over millions
+//! of keys grows without ever copying what it holds.
+//!
+//! A `Vec` that doubles copies every entry at each step and holds both
+//! copies while it does; at two million keys that is hundreds of MiB
+//! moved and held twice, unless the allocator can move the pages instead
+//! (the system allocator remaps large blocks; mimalloc copies them).
+//! Here entries live in pages of [`PAGE`] entries: growing adds a page,
+//! and only the last page grows as a `Vec` does, within its bound.
+
+use std::ops::{Index, IndexMut};
+
+/// Entries per page (a power of two).
+const PAGE_BITS: u32 = 12;
+const PAGE: usize = 1 << PAGE_BITS;
+
+pub(super) struct Paged<T> {
+    pages: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Paged<T> {
+    pub(super) fn new() -> Self {
+        Paged {
+            pages: Vec::new(),
+            len: 0,
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Entries the pages have room for.
+    pub(super) fn capacity(&self) -> usize {
+        self.pages.iter().map(Vec::capacity).sum()
+    }
+
+    /// Grows to `len` entries, each new one made by `fill`; never shrinks.
+    pub(super) fn grow_with(&mut self, len: usize, mut fill: impl FnMut() -> T) {
+        while self.len < len {
+            let page = match self.pages.last_mut() {
+                Some(page) if page.len() < PAGE => page,
+                _ => {
+                    self.pages.push(Vec::new());
+                    self.pages.last_mut().expect("a page was just pushed")
+                }
+            };
+            let room = (PAGE - page.len()).min(len - self.len);
+            page.extend(std::iter::repeat_with(&mut fill).take(room));
+            self.len += room;
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> Option<&T> {
+        self.pages.get(i >> PAGE_BITS)?.get(i & (PAGE - 1))
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.pages.iter().flatten()
+    }
+}
+
+impl<T: Clone> Paged<T> {
+    /// Grows to `len` entries, each new one `value`; never shrinks.
+    pub(super) fn grow(&mut self, len: usize, value: T) {
+        self.grow_with(len, || value.clone());
+    }
+}
+
+impl<T> Index<usize> for Paged<T> {
+    type Output = T;
+
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        &self.pages[i >> PAGE_BITS][i & (PAGE - 1)]
+    }
+}
+
+impl<T> IndexMut<usize> for Paged<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.pages[i >> PAGE_BITS][i & (PAGE - 1)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_keep_their_places_across_pages() {
+        let mut paged = Paged::new();
+        let mut plain = Vec::new();
+        for (step, len) in [
+            0,
+            1,
+            5,
+            PAGE - 1,
+            PAGE,
+            PAGE + 1,
+            3 * PAGE + 7,
+            3 * PAGE + 7,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut next = 0;
+            paged.grow_with(len, || {
+                next += 1;
+                step * 1_000_000 + next
+            });
+            let mut next = 0;
+            while plain.len() < len {
+                next += 1;
+                plain.push(step * 1_000_000 + next);
+            }
+            assert_eq!(paged.len(), plain.len());
+            assert!(paged.iter().eq(plain.iter()));
+            assert!(paged.capacity() >= len);
+        }
+        paged[PAGE + 1] = 7;
+        plain[PAGE + 1] = 7;
+        assert!((0..plain.len()).all(|i| paged[i] == plain[i] && paged.get(i) == Some(&plain[i])));
+        assert_eq!(paged.get(plain.len()), None);
+    }
+}
