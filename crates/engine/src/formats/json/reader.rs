@@ -388,19 +388,30 @@ impl JsonSource {
             if self.streaming && !spans.is_empty() && self.input.buffer().is_empty() {
                 break;
             }
-            // A whole line already in the input's buffer is taken from
-            // there, without a copy on the way.
+            // The whole lines already in the input's buffer are taken from
+            // there, copied in one go.
             if self.partial.is_empty() {
                 let buffer = self.input.buffer();
-                if let Some(end) = memchr::memchr(b'\n', buffer) {
-                    let line = &buffer[..=end];
-                    if let Some(prefix) = self.prefix.as_mut() {
-                        prefix.update(line);
-                    }
+                let base = bytes.len();
+                let mut taken = 0;
+                for end in memchr::memchr_iter(b'\n', buffer) {
                     self.line += 1;
-                    self.bytes_read += line.len() as u64;
-                    push_line(&mut bytes, &mut spans, self.line, line);
-                    self.input.consume(end + 1);
+                    if let Some(span) = line_text(&buffer[taken..=end]) {
+                        spans.push((self.line, base + taken..base + taken + span.end));
+                    }
+                    taken = end + 1;
+                    if spans.len() == self.batch_size {
+                        break;
+                    }
+                }
+                if taken > 0 {
+                    let lines = &buffer[..taken];
+                    if let Some(prefix) = self.prefix.as_mut() {
+                        prefix.update(lines);
+                    }
+                    self.bytes_read += taken as u64;
+                    bytes.extend_from_slice(lines);
+                    self.input.consume(taken);
                     continue;
                 }
             }
@@ -587,16 +598,21 @@ impl JsonSource {
 /// kept too: it is judged in its place among the lines, so the rows
 /// before it go out first at every batch size.
 fn push_line(bytes: &mut Vec<u8>, spans: &mut Vec<(u64, Range<usize>)>, number: u64, line: &[u8]) {
+    if let Some(text) = line_text(line) {
+        let from = bytes.len();
+        bytes.extend_from_slice(&line[text]);
+        spans.push((number, from..bytes.len()));
+    }
+}
+
+/// Where a line's text is in `line` (its line end left off), or None
+/// when it is blank.
+fn line_text(line: &[u8]) -> Option<Range<usize>> {
     let mut end = line.len();
     while end > 0 && matches!(line[end - 1], b'\n' | b'\r') {
         end -= 1;
     }
-    let text = &line[..end];
-    if !text.iter().all(u8::is_ascii_whitespace) {
-        let from = bytes.len();
-        bytes.extend_from_slice(text);
-        spans.push((number, from..bytes.len()));
-    }
+    (!line[..end].iter().all(u8::is_ascii_whitespace)).then_some(0..end)
 }
 
 /// The text an INT or BIGINT column reads: a number with a fraction or
