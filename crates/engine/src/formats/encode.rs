@@ -396,12 +396,7 @@ fn encode_column(
             .filter(|nulls| nulls.null_count() > 0)
             .cloned(),
     };
-    let mismatch = || {
-        Error::Internal(format!(
-            "writing a {ty} value from an Arrow column of type {}",
-            array.data_type()
-        ))
-    };
+    let mismatch = || type_mismatch(ty, array);
     match ty {
         SqlType::Int => {
             let values = array.as_primitive_opt::<Int32Type>().ok_or_else(mismatch)?;
@@ -450,6 +445,14 @@ fn encode_column(
             write_text(array, ty, row, style, out)
         }),
     }
+}
+
+/// The error of a column whose Arrow type is not its SQL type's.
+fn type_mismatch(ty: &SqlType, array: &dyn Array) -> Error {
+    Error::Internal(format!(
+        "writing a {ty} value from an Arrow column of type {}",
+        array.data_type()
+    ))
 }
 
 /// Writes the text of each of `rows` rows through `write` (or `null` for
@@ -555,12 +558,7 @@ fn write_text(
     style: Style,
     out: &mut String,
 ) -> Result<()> {
-    let mismatch = || {
-        Error::Internal(format!(
-            "writing a {ty} value from an Arrow column of type {}",
-            array.data_type()
-        ))
-    };
+    let mismatch = || type_mismatch(ty, array);
     match ty {
         SqlType::Boolean => {
             let a = array.as_boolean_opt().ok_or_else(mismatch)?;
