@@ -421,10 +421,14 @@ fn encode_column(
                 Ok(())
             })
         }
+        // A string is placed in the line straight from the array.
         SqlType::String if array.as_string_opt::<i32>().is_some() => {
             let values = array.as_string::<i32>();
-            fill(into, array.len(), null, wrap, value, |row, out| {
-                out.push_str(values.value(row));
+            let ColumnText {
+                text, ends, nulls, ..
+            } = into;
+            fill_rows(text, ends, nulls, array.len(), null, |row, text| {
+                wrap.push(text, values.value(row));
                 Ok(())
             })
         }
@@ -432,13 +436,8 @@ fn encode_column(
             let values = array
                 .as_primitive_opt::<TimestampMillisecondType>()
                 .ok_or_else(mismatch)?;
-            let zoned = matches!(ty, SqlType::TimestampLtz(_));
             fill_timestamps(into, values, null, wrap, value, |ms, out| {
-                write_text_timestamp(ms, style.iso_timestamps, out)?;
-                if zoned {
-                    out.push('Z');
-                }
-                Ok(())
+                write_text_instant(ms, ty, style, out)
             })
         }
         _ => fill(into, array.len(), null, wrap, value, |row, out| {
@@ -455,9 +454,30 @@ fn type_mismatch(ty: &SqlType, array: &dyn Array) -> Error {
     ))
 }
 
-/// Writes the text of each of `rows` rows through `write` (or `null` for
-/// a NULL), put in the line as `wrap` says: straight into the column's
-/// text when it goes as it is, else through `value` first.
+/// Writes each of `rows` rows into a column's `text` through `write`
+/// (`null` for a NULL), marking in `ends` where each row's text ends.
+fn fill_rows(
+    text: &mut String,
+    ends: &mut Vec<usize>,
+    nulls: &Option<NullBuffer>,
+    rows: usize,
+    null: &str,
+    mut write: impl FnMut(usize, &mut String) -> Result<()>,
+) -> Result<()> {
+    for row in 0..rows {
+        if nulls.as_ref().is_some_and(|nulls| nulls.is_null(row)) {
+            text.push_str(null);
+        } else {
+            write(row, text)?;
+        }
+        ends.push(text.len());
+    }
+    Ok(())
+}
+
+/// [`fill_rows`] with each value written by `write` and put in the line
+/// as `wrap` says: straight into the column's text when it goes as it is,
+/// else through `value` first.
 fn fill(
     into: &mut ColumnText,
     rows: usize,
@@ -469,19 +489,15 @@ fn fill(
     let ColumnText {
         text, ends, nulls, ..
     } = into;
-    for row in 0..rows {
-        if nulls.as_ref().is_some_and(|nulls| nulls.is_null(row)) {
-            text.push_str(null);
-        } else if wrap.is_bare() {
-            write(row, text)?;
-        } else {
-            value.clear();
-            write(row, value)?;
-            wrap.push(text, value);
+    fill_rows(text, ends, nulls, rows, null, |row, text| {
+        if wrap.is_bare() {
+            return write(row, text);
         }
-        ends.push(text.len());
-    }
-    Ok(())
+        value.clear();
+        write(row, value)?;
+        wrap.push(text, value);
+        Ok(())
+    })
 }
 
 /// [`fill`] for a timestamp column: a row repeating the last timestamp
@@ -500,27 +516,24 @@ fn fill_timestamps(
         nulls,
         last,
     } = into;
-    for (row, &ms) in values.values().iter().enumerate() {
-        if nulls.as_ref().is_some_and(|nulls| nulls.is_null(row)) {
-            text.push_str(null);
-        } else {
-            match last {
-                Some((repeated, kept)) if *repeated == ms => text.push_str(kept),
-                _ => {
-                    value.clear();
-                    write(ms, value)?;
-                    let from = text.len();
-                    wrap.push(text, value);
-                    let kept = last.get_or_insert_with(|| (ms, String::new()));
-                    kept.0 = ms;
-                    kept.1.clear();
-                    kept.1.push_str(&text[from..]);
-                }
+    fill_rows(text, ends, nulls, values.len(), null, |row, text| {
+        let ms = values.value(row);
+        if let Some((repeated, kept)) = last.as_ref() {
+            if *repeated == ms {
+                text.push_str(kept);
+                return Ok(());
             }
         }
-        ends.push(text.len());
-    }
-    Ok(())
+        value.clear();
+        write(ms, value)?;
+        let from = text.len();
+        wrap.push(text, value);
+        let kept = last.get_or_insert_with(|| (ms, String::new()));
+        kept.0 = ms;
+        kept.1.clear();
+        kept.1.push_str(&text[from..]);
+        Ok(())
+    })
 }
 
 /// Whether a value of `ty` is written as a string (and so may be quoted)
@@ -578,10 +591,7 @@ fn write_text(
             let a = array
                 .as_primitive_opt::<TimestampMillisecondType>()
                 .ok_or_else(mismatch)?;
-            write_text_timestamp(a.value(row), style.iso_timestamps, out)?;
-            if matches!(ty, SqlType::TimestampLtz(_)) {
-                out.push('Z');
-            }
+            write_text_instant(a.value(row), ty, style, out)?;
         }
         // As Java's ISO_LOCAL_TIME: no fraction when it is zero.
         SqlType::Time(p) => {
@@ -625,6 +635,16 @@ pub fn write_shortest_decimal(unscaled: i128, scale: i8, out: &mut String) {
         out.push_str(&digits[1..]);
     }
     let _ = write!(out, "E{}{adjusted}", if adjusted > 0 { "+" } else { "" });
+}
+
+/// A TIMESTAMP (or a TIMESTAMP_LTZ, in UTC with a `Z`) as the text
+/// formats write it.
+fn write_text_instant(ms: i64, ty: &SqlType, style: Style, out: &mut String) -> Result<()> {
+    write_text_timestamp(ms, style.iso_timestamps, out)?;
+    if matches!(ty, SqlType::TimestampLtz(_)) {
+        out.push('Z');
+    }
+    Ok(())
 }
 
 /// A timestamp as Flink's text formats write it: the date, a space (or a
