@@ -203,6 +203,15 @@ impl KeyIds {
         self.find_hashed(key, key_hash(key))
     }
 
+    /// The number of each of `keys`, in order, into `ids` (`None` for a
+    /// key without one). One pass over a run's keys: the table lookups,
+    /// independent of each other, overlap in the processor instead of
+    /// waiting each behind the work of a row.
+    pub fn find_each<'k>(&self, keys: impl Iterator<Item = &'k [u8]>, ids: &mut Vec<Option<u32>>) {
+        ids.clear();
+        ids.extend(keys.map(|key| self.find(key)));
+    }
+
     fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
         let (keys, hashes) = (&self.keys, &self.hashes);
         self.table

@@ -312,6 +312,8 @@ pub struct SessionState {
     /// their results are built.
     emptied: Vec<u32>,
     rows_seen: u64,
+    /// The key numbers of the current run's rows, as found before it.
+    known_ids: Vec<Option<u32>>,
 }
 
 /// Why a session aggregation drops a row (the `late_reason` of late-row
@@ -352,6 +354,7 @@ impl SessionAggregate {
             fired: Vec::new(),
             emptied: Vec::new(),
             rows_seen: 0,
+            known_ids: Vec::new(),
         }))
     }
 }
@@ -569,6 +572,12 @@ impl TimerHandler for SessionState {
             .map(|call| call.arg.map(|c| batch.column(c).clone()))
             .collect();
 
+        // Keys keep their numbers while rows are added (they are given
+        // back only after timers fire), so a run's keys are looked up at
+        // once.
+        self.keys
+            .ids
+            .find_each((0..len).map(|i| run.key(i)), &mut self.known_ids);
         // Rows one at a time: each may merge sessions and move timers.
         // The run ends before the first row whose watermark reaches a timer
         // an earlier row of the run registered.
@@ -584,7 +593,11 @@ impl TimerHandler for SessionState {
             let row_start = ts.value(i);
             let row_end = row_start.saturating_add(self.gap);
             let key: &[u8] = run.key(i);
-            let known = self.keys.find(key);
+            // Numbered before the run, or by an earlier row of it.
+            let known = match self.known_ids[i] {
+                Some(id) => Some(id),
+                None => self.keys.find(key),
+            };
             let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 if self.trace.is_on() {
@@ -667,35 +680,41 @@ impl SessionState {
         out: &mut Emitter,
     ) -> Result<()> {
         let Merge { start, end, joined } = merge;
-        if let [only] = joined[..] {
-            if let Some(session) = sessions
-                .get_mut(only)
-                .filter(|s| only == start && s.end == end)
-            {
-                self.groups.update(values, row, session.group)?;
+        if joined.len() == 1 {
+            let (only, session) = sessions
+                .at_mut(joined.start)
+                .ok_or_else(|| Error::Internal("session vanished".into()))?;
+            if only == start && session.end == end {
                 session.rows += 1;
-                if let Some(old) = session.emitted.take() {
-                    let new = self.result(key, start, session)?;
-                    if self.trace.is_on() {
-                        let line =
-                            self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
-                        out.side(line.rows(session.rows).watermark(watermark))?;
-                    }
-                    if old != new {
-                        out.rows(old, RowKind::UpdateBefore)?;
-                        out.rows(new.clone(), RowKind::UpdateAfter)?;
-                    }
-                    session.emitted = Some(new);
-                    out.accept_late(chunk, chunk_row)?;
+                let Some(old) = session.emitted.take() else {
+                    // Inside an open session that has not fired: nothing
+                    // moves, and its update waits with the others.
+                    self.groups.defer(row, session.group);
+                    return Ok(());
+                };
+                self.groups.update(values, row, session.group)?;
+                let new = self.result(key, start, session)?;
+                if self.trace.is_on() {
+                    let line =
+                        self.trace_line(TraceEvent::Refire, self.keys.key(key), start, end)?;
+                    out.side(line.rows(session.rows).watermark(watermark))?;
                 }
+                if old != new {
+                    out.rows(old, RowKind::UpdateBefore)?;
+                    out.rows(new.clone(), RowKind::UpdateAfter)?;
+                }
+                session.emitted = Some(new);
+                out.accept_late(chunk, chunk_row)?;
                 return Ok(());
             }
             // The common case in order: the row extends the end of the
             // key's open session. It stays where it is, and so does its
             // timer, which moves to the new end when it fires.
-            if let Some(session) = sessions.get_mut(only).filter(|s| {
-                only == start && s.emitted.is_none() && end > s.end && last_instant(end) > watermark
-            }) {
+            if only == start
+                && session.emitted.is_none()
+                && end > session.end
+                && last_instant(end) > watermark
+            {
                 self.groups.defer(row, session.group);
                 session.end = end;
                 session.rows += 1;
@@ -705,24 +724,21 @@ impl SessionState {
         // Sessions merge or start here: the rows deferred so far go first.
         self.groups.flush(values)?;
         let mut merged: Option<Session> = None;
-        let joined_sessions: Vec<&Session> =
-            joined.iter().filter_map(|s| sessions.get(*s)).collect();
-        let retracted = joined_sessions.iter().any(|s| s.emitted.is_some());
+        let retracted = sessions
+            .run(joined.clone())
+            .any(|(_, s)| s.emitted.is_some());
         // Growing one open session is not worth a line; joining several,
         // or changing the bounds of one that fired, is.
-        if self.trace.is_on() && (joined_sessions.len() > 1 || retracted) {
-            let rows: u64 = joined_sessions.iter().map(|s| s.rows).sum::<u64>() + 1;
+        if self.trace.is_on() && (joined.len() > 1 || retracted) {
+            let rows: u64 = sessions.run(joined.clone()).map(|(_, s)| s.rows).sum::<u64>() + 1;
             let line = self.trace_line(TraceEvent::Merge, self.keys.key(key), start, end)?;
             out.side(
-                line.field("sessions", joined_sessions.len())
+                line.field("sessions", joined.len())
                     .rows(rows)
                     .watermark(watermark),
             )?;
         }
-        for s in joined {
-            let Some(old) = sessions.remove(s) else {
-                continue;
-            };
+        for (_, old) in sessions.take_run(joined) {
             let (at, timer) = match &old.emitted {
                 Some(emitted) => {
                     out.rows(emitted.clone(), RowKind::Delete)?;

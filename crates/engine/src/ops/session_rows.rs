@@ -219,11 +219,9 @@ impl TimerHandler for RowsState {
             }
             let sessions = self.sessions.entry(key.to_vec()).or_default();
             let mut rows = Vec::new();
-            for s in joined {
-                if let Some(old) = sessions.remove(s) {
-                    time.delete(last_instant(old.end), &(old.end, key.to_vec()));
-                    rows.extend(old.rows);
-                }
+            for (_, old) in sessions.take_run(joined) {
+                time.delete(last_instant(old.end), &(old.end, key.to_vec()));
+                rows.extend(old.rows);
             }
             rows.push(batch.slice(i, 1));
             time.register(last_instant(end), (end, key.to_vec()));

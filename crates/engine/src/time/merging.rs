@@ -6,6 +6,8 @@
 //! session. Intervals are half-open; touching (`end == start`) counts as
 //! joining, as in Flink.
 
+use std::ops::Range;
+
 /// Something stored per interval: it must know where it ends.
 pub trait Interval {
     fn end(&self) -> i64;
@@ -40,10 +42,6 @@ impl<T> Intervals<T> {
         self.by_start.binary_search_by_key(&start, |(s, _)| *s)
     }
 
-    pub fn get(&self, start: i64) -> Option<&T> {
-        self.position(start).ok().map(|i| &self.by_start[i].1)
-    }
-
     pub fn get_mut(&mut self, start: i64) -> Option<&mut T> {
         self.position(start).ok().map(|i| &mut self.by_start[i].1)
     }
@@ -58,6 +56,22 @@ impl<T> Intervals<T> {
             Ok(i) => self.by_start[i].1 = value,
             Err(i) => self.by_start.insert(i, (start, value)),
         }
+    }
+
+    /// The interval at position `at` (by start, earliest first) and its
+    /// start.
+    pub fn at_mut(&mut self, at: usize) -> Option<(i64, &mut T)> {
+        self.by_start.get_mut(at).map(|(s, v)| (*s, v))
+    }
+
+    /// The intervals at positions `run`, by start.
+    pub fn run(&self, run: Range<usize>) -> impl Iterator<Item = (i64, &T)> {
+        self.by_start[run].iter().map(|(s, v)| (*s, v))
+    }
+
+    /// Takes out the intervals at positions `run`, earliest first.
+    pub fn take_run(&mut self, run: Range<usize>) -> impl Iterator<Item = (i64, T)> + '_ {
+        self.by_start.drain(run)
     }
 
     /// The intervals by start, earliest first.
@@ -76,31 +90,31 @@ pub struct Merge {
     /// The union of the new interval and the ones it joins.
     pub start: i64,
     pub end: i64,
-    /// Starts of the intervals it joins, earliest first.
-    pub joined: Vec<i64>,
+    /// Positions of the intervals it joins among the key's (by start): a
+    /// run, as they are disjoint. Valid until the intervals change.
+    pub joined: Range<usize>,
 }
 
 /// How `[start, end)` merges into `open` (disjoint intervals by start).
 /// Nothing changes: the caller removes `joined` and stores the union.
 pub fn merge_into<T: Interval>(open: Option<&Intervals<T>>, start: i64, end: i64) -> Merge {
-    let mut merged = Merge {
-        start,
-        end,
-        joined: Vec::new(),
-    };
     let Some(open) = open else {
-        return merged;
+        return Merge {
+            start,
+            end,
+            joined: 0..0,
+        };
     };
     // Disjoint and sorted by start, so also by end: the joined ones are a
     // run that ends at the last start not after `end`.
     let last = open.by_start.partition_point(|(s, _)| *s <= end);
     let first = open.by_start[..last].partition_point(|(_, v)| v.end() < start);
-    for (s, v) in &open.by_start[first..last] {
-        merged.joined.push(*s);
-        merged.start = merged.start.min(*s);
-        merged.end = merged.end.max(v.end());
+    let joined = &open.by_start[first..last];
+    Merge {
+        start: joined.first().map_or(start, |(s, _)| start.min(*s)),
+        end: joined.last().map_or(end, |(_, v)| end.max(v.end())),
+        joined: first..last,
     }
-    merged
 }
 
 #[cfg(test)]
@@ -126,7 +140,7 @@ mod tests {
                 Merge {
                     start: 1,
                     end: 9,
-                    joined: vec![1, 6],
+                    joined: 0..2,
                 },
             ),
             (
@@ -134,7 +148,7 @@ mod tests {
                 Merge {
                     start: 6,
                     end: 15,
-                    joined: vec![6, 12],
+                    joined: 1..3,
                 },
             ),
             (
@@ -142,7 +156,7 @@ mod tests {
                 Merge {
                     start: 10,
                     end: 11,
-                    joined: vec![],
+                    joined: 2..2,
                 },
             ),
             (
@@ -150,7 +164,7 @@ mod tests {
                 Merge {
                     start: 0,
                     end: 20,
-                    joined: vec![1, 6, 12],
+                    joined: 0..3,
                 },
             ),
             (
@@ -158,7 +172,7 @@ mod tests {
                 Merge {
                     start: -5,
                     end: 0,
-                    joined: vec![],
+                    joined: 0..0,
                 },
             ),
             (
@@ -166,7 +180,7 @@ mod tests {
                 Merge {
                     start: -5,
                     end: 4,
-                    joined: vec![1],
+                    joined: 0..1,
                 },
             ),
         ];
@@ -177,6 +191,6 @@ mod tests {
                 "[{start}, {end})"
             );
         }
-        assert_eq!(merge_into::<i64>(None, 3, 5).joined, Vec::<i64>::new());
+        assert_eq!(merge_into::<i64>(None, 3, 5).joined, 0..0);
     }
 }
