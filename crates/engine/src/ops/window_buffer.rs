@@ -9,7 +9,6 @@ use crate::time::last_instant;
 use crate::time::service::EventTime;
 use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
 use arrow::datatypes::TimestampMillisecondType;
-use std::collections::BTreeMap;
 use std::ops::Range;
 use tidemark_common::Result;
 
@@ -37,49 +36,63 @@ pub(crate) fn by_window(
     known: impl Fn(i64) -> bool,
 ) -> Result<ByWindow> {
     let (start, len) = (range.start, range.len());
-    let batch = chunk.batch.slice(start, len);
     let watermarks = &chunk.watermarks[range];
-    let ends = batch
+    let ends = chunk
+        .batch
         .column(window_end)
         .as_primitive::<TimestampMillisecondType>();
     let mut consumed = len;
-    let mut rows: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+    // Rows by window, in the order windows first appear; a run mostly
+    // holds one or two, so they are looked for among the few, the last
+    // one used first.
+    let mut rows: Vec<(i64, Vec<u32>)> = Vec::new();
+    let mut last = 0;
     let mut late = Vec::new();
     for (i, watermark) in watermarks.iter().enumerate() {
         if !time.admit(*watermark) {
             consumed = i;
             break;
         }
-        if ends.is_null(i) {
+        let row = start + i;
+        if ends.is_null(row) {
             continue;
         }
-        let end = ends.value(i);
+        let end = ends.value(row);
         let fire = last_instant(end);
         if fire <= *watermark {
-            late.push((start + i, end));
+            late.push((row, end));
             continue;
         }
-        if !known(end) && !rows.contains_key(&end) {
-            time.register(fire, end);
+        if rows.get(last).is_none_or(|(e, _)| *e != end) {
+            match rows.iter().position(|(e, _)| *e == end) {
+                Some(at) => last = at,
+                None => {
+                    if !known(end) {
+                        time.register(fire, end);
+                    }
+                    // The run's first window gets room for the rest of the
+                    // run at once: most runs are of one window, and growing
+                    // row by row copied the list again and again. Later
+                    // windows grow as they go, so a run spanning many
+                    // windows does not reserve the run for each.
+                    let room = if rows.is_empty() { len - i } else { 0 };
+                    rows.push((end, Vec::with_capacity(room)));
+                    last = rows.len() - 1;
+                }
+            }
         }
-        // The run's first window gets room for the rest of the run at once:
-        // most runs are of one window, and growing row by row copied the
-        // list again and again. Later windows grow as they go, so a run
-        // spanning many windows does not reserve the run for each.
-        let room = if rows.is_empty() { len - i } else { 0 };
-        rows.entry(end)
-            .or_insert_with(|| Vec::with_capacity(room))
-            .push(i as u32);
+        rows[last].1.push(row as u32);
     }
+    rows.sort_unstable_by_key(|(end, _)| *end);
     let mut windows = Vec::with_capacity(rows.len());
     for (end, rows) in rows {
         // A run of rows of one window (the common case) is kept as a
         // slice, without copying.
         let contiguous = rows.len() == 1 + (rows[rows.len() - 1] - rows[0]) as usize;
         let picked = if contiguous {
-            batch.slice(rows[0] as usize, rows.len())
+            chunk.batch.slice(rows[0] as usize, rows.len())
         } else {
-            arrow::compute::take_record_batch(&batch, &UInt32Array::from(rows))?
+            arrow::compute::take_record_batch(&chunk.batch, &UInt32Array::from(rows))?
         };
         windows.push((end, picked));
     }
