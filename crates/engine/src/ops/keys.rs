@@ -203,17 +203,24 @@ impl KeyIds {
         self.find_hashed(key, key_hash(key))
     }
 
-    /// The number of each of `keys`, in order, into `ids` (`None` for a
-    /// key without one). One pass over a run's keys: the table lookups,
-    /// independent of each other, overlap in the processor instead of
-    /// waiting each behind the work of a row.
-    pub fn find_each<'k>(&self, keys: impl Iterator<Item = &'k [u8]>, ids: &mut Vec<Option<u32>>) {
-        ids.clear();
-        ids.extend(keys.map(|key| self.find(key)));
+    /// The number of each of `keys`, in order, into `found`: `Ok` with
+    /// it, or `Err` with the key's hash when it has none. One pass over a
+    /// run's keys: the table lookups, independent of each other, overlap
+    /// in the processor instead of waiting each behind the work of a row.
+    pub fn find_each<'k>(
+        &self,
+        keys: impl Iterator<Item = &'k [u8]>,
+        found: &mut Vec<std::result::Result<u32, u64>>,
+    ) {
+        found.clear();
+        found.extend(keys.map(|key| {
+            let hash = key_hash(key);
+            self.find_hashed(key, hash).ok_or(hash)
+        }));
     }
 
-    fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
-        let (keys, hashes) = (&self.keys, &self.hashes);
+    /// [`KeyIds::find`] of a key whose hash is known.
+    pub fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {        let (keys, hashes) = (&self.keys, &self.hashes);
         self.table
             .find(hash, |&id| {
                 hashes[id as usize] == hash && *keys[id as usize] == *key
@@ -224,9 +231,15 @@ impl KeyIds {
     /// The number of `key`, giving it one if it has none.
     pub fn id(&mut self, key: &[u8]) -> u32 {
         let hash = key_hash(key);
-        if let Some(id) = self.find_hashed(key, hash) {
-            return id;
+        match self.find_hashed(key, hash) {
+            Some(id) => id,
+            None => self.number(key, hash),
         }
+    }
+
+    /// Gives `key` (hashed `hash`), which has no number, the next one.
+    pub fn number(&mut self, key: &[u8], hash: u64) -> u32 {
+        debug_assert!(self.find_hashed(key, hash).is_none(), "a key numbered twice");
         let id = match self.free.pop() {
             Some(id) => {
                 let slot = &mut self.keys[id as usize];

@@ -75,13 +75,9 @@ struct KeyTable {
 }
 
 impl KeyTable {
-    fn find(&self, key: &[u8]) -> Option<u32> {
-        self.ids.find(key)
-    }
-
-    /// The key's number, giving it one if it has none.
-    fn id(&mut self, key: &[u8]) -> u32 {
-        let id = self.ids.id(key);
+    /// Gives `key` (hashed `hash`), which has no number, one.
+    fn number(&mut self, key: &[u8], hash: u64) -> u32 {
+        let id = self.ids.number(key, hash);
         if id as usize == self.sessions.len() {
             self.sessions.push(KeySessions::default());
         }
@@ -312,8 +308,9 @@ pub struct SessionState {
     /// their results are built.
     emptied: Vec<u32>,
     rows_seen: u64,
-    /// The key numbers of the current run's rows, as found before it.
-    known_ids: Vec<Option<u32>>,
+    /// The key numbers of the current run's rows as found before it (or
+    /// the hashes of keys without one).
+    known_ids: Vec<std::result::Result<u32, u64>>,
 }
 
 /// Why a session aggregation drops a row (the `late_reason` of late-row
@@ -575,6 +572,7 @@ impl TimerHandler for SessionState {
         // Keys keep their numbers while rows are added (they are given
         // back only after timers fire), so a run's keys are looked up at
         // once.
+        debug_assert!(self.emptied.is_empty(), "keys left to give back in a run");
         self.keys
             .ids
             .find_each((0..len).map(|i| run.key(i)), &mut self.known_ids);
@@ -595,10 +593,14 @@ impl TimerHandler for SessionState {
             let key: &[u8] = run.key(i);
             // Numbered before the run, or by an earlier row of it.
             let known = match self.known_ids[i] {
-                Some(id) => Some(id),
-                None => self.keys.find(key),
+                Ok(id) => Ok(id),
+                Err(hash) => self.keys.ids.find_hashed(key, hash).ok_or(hash),
             };
-            let merge = merge_into(known.map(|id| self.keys.sessions(id)), row_start, row_end);
+            let merge = merge_into(
+                known.ok().map(|id| self.keys.sessions(id)),
+                row_start,
+                row_end,
+            );
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 if self.trace.is_on() {
                     let line = self
@@ -610,7 +612,10 @@ impl TimerHandler for SessionState {
                 continue;
             }
             let seq = self.rows_seen + i as u64;
-            let id = known.unwrap_or_else(|| self.keys.id(key));
+            let id = match known {
+                Ok(id) => id,
+                Err(hash) => self.keys.number(key, hash),
+            };
             let mut sessions = self.keys.take(id);
             let added = self.add_row(
                 time,
