@@ -220,7 +220,8 @@ impl KeyIds {
     }
 
     /// [`KeyIds::find`] of a key whose hash is known.
-    pub fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {        let (keys, hashes) = (&self.keys, &self.hashes);
+    pub fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
+        let (keys, hashes) = (&self.keys, &self.hashes);
         self.table
             .find(hash, |&id| {
                 hashes[id as usize] == hash && *keys[id as usize] == *key
@@ -239,7 +240,10 @@ impl KeyIds {
 
     /// Gives `key` (hashed `hash`), which has no number, the next one.
     pub fn number(&mut self, key: &[u8], hash: u64) -> u32 {
-        debug_assert!(self.find_hashed(key, hash).is_none(), "a key numbered twice");
+        debug_assert!(
+            self.find_hashed(key, hash).is_none(),
+            "a key numbered twice"
+        );
         let id = match self.free.pop() {
             Some(id) => {
                 let slot = &mut self.keys[id as usize];

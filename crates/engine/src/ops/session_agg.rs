@@ -735,7 +735,11 @@ impl SessionState {
         // Growing one open session is not worth a line; joining several,
         // or changing the bounds of one that fired, is.
         if self.trace.is_on() && (joined.len() > 1 || retracted) {
-            let rows: u64 = sessions.run(joined.clone()).map(|(_, s)| s.rows).sum::<u64>() + 1;
+            let rows: u64 = sessions
+                .run(joined.clone())
+                .map(|(_, s)| s.rows)
+                .sum::<u64>()
+                + 1;
             let line = self.trace_line(TraceEvent::Merge, self.keys.key(key), start, end)?;
             out.side(
                 line.field("sessions", joined.len())

@@ -353,7 +353,8 @@ impl WindowLabels {
             .batch
             .column(self.time_column)
             .as_primitive::<TimestampMillisecondType>();
-        if let (Slicing::Tumble { size, .. }, None, 0) = (self.slicing, self.zone, ts.null_count()) {
+        if let (Slicing::Tumble { size, .. }, None, 0) = (self.slicing, self.zone, ts.null_count())
+        {
             return self.label_tumbling(chunk, ts, size);
         }
         let mut rows: Vec<u32> = Vec::with_capacity(chunk.num_rows());
@@ -415,7 +416,12 @@ impl WindowLabels {
     /// [`WindowLabels::label`] for TUMBLE on UTC rowtimes, none NULL (the
     /// common case): each row in its one window, worked out for the whole
     /// array at once, and the input's columns shared, not copied.
-    fn label_tumbling(&self, chunk: &Chunk, ts: &TimestampMillisecondArray, size: i64) -> Result<Chunk> {
+    fn label_tumbling(
+        &self,
+        chunk: &Chunk,
+        ts: &TimestampMillisecondArray,
+        size: i64,
+    ) -> Result<Chunk> {
         let ends: Vec<i64> = ts
             .values()
             .iter()
