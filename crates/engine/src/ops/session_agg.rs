@@ -1085,6 +1085,37 @@ mod tests {
         Ok(())
     }
 
+    #[test]
+    fn rows_inside_an_open_session_count_in_arrival_order() -> Result<()> {
+        // a@2 and a@4 fall inside a's open session (grown in order by a@3
+        // and a@5) and wait with the rows that extend it; b@2 between them
+        // is another key's. Every row counts, whole or row by row.
+        let rows = [
+            ("a", s(1), 1),
+            ("a", s(3), 2),
+            ("a", s(2), 4),
+            ("b", s(2), 8),
+            ("a", s(5), 16),
+            ("a", s(4), 32),
+            ("c", s(20), 64),
+        ];
+        let chunk = events(&rows, s(2));
+        let expected = [
+            "+I[b, 2000, 5000, 4999, 1, 8, 8]",
+            "+I[a, 1000, 8000, 7999, 5, 55, 32]",
+            "+I[c, 20000, 23000, 22999, 1, 64, 64]",
+            "END",
+        ];
+        let whole = run(
+            &mut count_sum_max()?,
+            vec![StreamItem::Chunk(chunk.clone())],
+        )?;
+        assert_eq!(rows_only(whole), expected);
+        let one_by_one = rows_only(run(&mut count_sum_max()?, in_chunks(&chunk, 1))?);
+        assert_eq!(one_by_one, expected);
+        Ok(())
+    }
+
     /// Two keys, watermark `ts - 2 s`, no lateness; `v` is the arrival
     /// number. Watermarks met: -inf, -1, -1, 3, 3, 3, 10, 10, 10 s.
     fn two_keys() -> Vec<(&'static str, i64, i64)> {
