@@ -1065,11 +1065,7 @@ mod tests {
             "+I[c, 20000, 23000, 22999, 1, 16, 16]",
             "END",
         ];
-        let whole = rows_only(run(
-            &mut count_sum_max()?,
-            vec![StreamItem::Chunk(chunk.clone())],
-        )?);
-        assert_eq!(whole, expected);
+        whole_and_row_by_row(&chunk, &expected)?;
         let mut first = count_sum_max()?;
         let mut out = Vec::new();
         first.process(StreamItem::Chunk(chunk.slice(0, 2)), &mut out)?;
@@ -1080,8 +1076,19 @@ mod tests {
             vec![StreamItem::Chunk(chunk.slice(2, 3))],
         )?);
         assert_eq!(rows_only(got), expected);
-        let one_by_one = rows_only(run(&mut count_sum_max()?, in_chunks(&chunk, 1))?);
-        assert_eq!(one_by_one, expected);
+        Ok(())
+    }
+
+    /// `chunk` through [`count_sum_max`] whole and a row at a time: both
+    /// give `expected`.
+    fn whole_and_row_by_row(chunk: &Chunk, expected: &[&str]) -> Result<()> {
+        let whole = rows_only(run(
+            &mut count_sum_max()?,
+            vec![StreamItem::Chunk(chunk.clone())],
+        )?);
+        assert_eq!(whole, expected);
+        let one_by_one = rows_only(run(&mut count_sum_max()?, in_chunks(chunk, 1))?);
+        assert_eq!(one_by_one, expected, "row by row");
         Ok(())
     }
 
@@ -1106,14 +1113,7 @@ mod tests {
             "+I[c, 20000, 23000, 22999, 1, 64, 64]",
             "END",
         ];
-        let whole = run(
-            &mut count_sum_max()?,
-            vec![StreamItem::Chunk(chunk.clone())],
-        )?;
-        assert_eq!(rows_only(whole), expected);
-        let one_by_one = rows_only(run(&mut count_sum_max()?, in_chunks(&chunk, 1))?);
-        assert_eq!(one_by_one, expected);
-        Ok(())
+        whole_and_row_by_row(&chunk, &expected)
     }
 
     /// Two keys, watermark `ts - 2 s`, no lateness; `v` is the arrival
