@@ -196,15 +196,7 @@ impl RankState {
         // not after its (fewer than n rows rank strictly before such a
         // row, and at least n before any other).
         let partition_of = self.partitions(rows)?;
-        let order_columns: Vec<SortColumn> = self
-            .spec
-            .order
-            .iter()
-            .map(|(c, options, _)| SortColumn {
-                values: rows.column(*c).clone(),
-                options: Some(*options),
-            })
-            .collect();
+        let order_columns = self.order_columns(rows);
         let mut ranking_columns = order_columns.clone();
         ranking_columns.push(self.arrival_column(rows.num_rows()));
         let ranking = LexicographicalComparator::try_new(&ranking_columns)?;
@@ -220,11 +212,11 @@ impl RankState {
             }
             by_partition[p].push(row as u32);
         }
+        let within = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
         let mut keep: Vec<u32> = Vec::new();
         for mut members in by_partition {
             let first = members[0];
             let from = keep.len();
-            let within = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
             if members.len() <= within {
                 keep.extend_from_slice(&members);
                 continue;
@@ -281,6 +273,18 @@ impl RankState {
             .collect())
     }
 
+    /// The ORDER BY columns of `rows`, as sort columns.
+    fn order_columns(&self, rows: &RecordBatch) -> Vec<SortColumn> {
+        self.spec
+            .order
+            .iter()
+            .map(|(c, options, _)| SortColumn {
+                values: rows.column(*c).clone(),
+                options: Some(*options),
+            })
+            .collect()
+    }
+
     /// Arrival order (the last tie-break), as a sort column: earliest
     /// first, or latest first for a window deduplication keeping the last
     /// row.
@@ -311,12 +315,7 @@ impl RankState {
             values: Arc::new(partition_of.clone()),
             options: None,
         }];
-        for (c, options, _) in &self.spec.order {
-            sort.push(SortColumn {
-                values: rows.column(*c).clone(),
-                options: Some(*options),
-            });
-        }
+        sort.extend(self.order_columns(rows));
         sort.push(self.arrival_column(n));
         let sorted = lexsort_to_indices(&sort, None)?;
         let order_cols: Vec<ArrayRef> = self

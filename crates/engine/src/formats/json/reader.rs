@@ -396,8 +396,8 @@ impl JsonSource {
                 let mut taken = 0;
                 for end in memchr::memchr_iter(b'\n', buffer) {
                     self.line += 1;
-                    if let Some(span) = line_text(&buffer[taken..=end]) {
-                        spans.push((self.line, base + taken..base + taken + span.end));
+                    if let Some(text_end) = text_end(&buffer[taken..=end]) {
+                        spans.push((self.line, base + taken..base + taken + text_end));
                     }
                     taken = end + 1;
                     if spans.len() == self.batch_size {
@@ -598,21 +598,21 @@ impl JsonSource {
 /// kept too: it is judged in its place among the lines, so the rows
 /// before it go out first at every batch size.
 fn push_line(bytes: &mut Vec<u8>, spans: &mut Vec<(u64, Range<usize>)>, number: u64, line: &[u8]) {
-    if let Some(text) = line_text(line) {
+    if let Some(end) = text_end(line) {
         let from = bytes.len();
-        bytes.extend_from_slice(&line[text]);
+        bytes.extend_from_slice(&line[..end]);
         spans.push((number, from..bytes.len()));
     }
 }
 
-/// Where a line's text is in `line` (its line end left off), or None
+/// Where a line's text ends in `line` (its line end left off), or None
 /// when it is blank.
-fn line_text(line: &[u8]) -> Option<Range<usize>> {
+fn text_end(line: &[u8]) -> Option<usize> {
     let mut end = line.len();
     while end > 0 && matches!(line[end - 1], b'\n' | b'\r') {
         end -= 1;
     }
-    (!line[..end].iter().all(u8::is_ascii_whitespace)).then_some(0..end)
+    (!line[..end].iter().all(u8::is_ascii_whitespace)).then_some(end)
 }
 
 /// The text an INT or BIGINT column reads: a number with a fraction or
