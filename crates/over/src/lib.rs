@@ -26,6 +26,7 @@
 //! aggregations use, one group per output row.
 
 mod frames;
+mod pending;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -34,8 +35,7 @@ use arrow::array::Array;
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
 use frames::{Frames, Out};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use pending::Pending;
 use std::ops::Range;
 use store::{RowRef, Store};
 use tidemark_common::expr::AggregateCall;
@@ -124,7 +124,7 @@ struct OverState {
     key_ids: KeyIds,
     keys: Vec<KeyState>,
     /// Rows waiting for the watermark, earliest (rowtime, arrival) first.
-    pending: BinaryHeap<Reverse<Waiting>>,
+    pending: Pending,
     /// The one timer set: at the earliest rowtime waiting. When it fires,
     /// every row the watermark has passed goes out, and the next is set.
     timer: Option<i64>,
@@ -142,52 +142,6 @@ struct OverState {
     expired: LateBook,
     /// Output and side items, in the order they happened.
     out: Vec<StreamItem>,
-}
-
-/// A row waiting for the watermark: its key, where it is stored, and
-/// its place in the output order — rowtime, then arrival — packed into
-/// one number, so the heap compares once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Waiting {
-    /// The rowtime with its sign bit flipped (so unsigned order is time
-    /// order) above the arrival number.
-    order: u128,
-    key: u32,
-    row: RowRef,
-}
-
-impl Waiting {
-    const SIGN: u64 = 1 << 63;
-
-    fn new(rowtime: i64, seq: u64, key: u32, row: RowRef) -> Self {
-        let time = (rowtime as u64) ^ Self::SIGN;
-        Waiting {
-            order: (u128::from(time) << 64) | u128::from(seq),
-            key,
-            row,
-        }
-    }
-
-    fn rowtime(&self) -> i64 {
-        (((self.order >> 64) as u64) ^ Self::SIGN) as i64
-    }
-
-    fn parts(&self) -> (i64, u64, u32, RowRef) {
-        (self.rowtime(), self.order as u64, self.key, self.row)
-    }
-}
-
-/// Rowtime and arrival decide; no two waiting rows share an arrival.
-impl Ord for Waiting {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.order.cmp(&other.order)
-    }
-}
-
-impl PartialOrd for Waiting {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -237,7 +191,7 @@ impl OverAggregate {
                 due: Vec::new(),
                 group: Vec::new(),
                 keys: Vec::new(),
-                pending: BinaryHeap::new(),
+                pending: Pending::default(),
                 timer: None,
                 store: Store::default(),
                 frames,
@@ -312,7 +266,7 @@ impl Operator for OverAggregate {
             bytes: s.store.state_bytes()
                 + s.frames.state_bytes()
                 + s.key_ids.state_bytes()
-                + (s.pending.len() * std::mem::size_of::<Waiting>()) as u64,
+                + (s.pending.len() * std::mem::size_of::<pending::Waiting>()) as u64,
             entries: s.keys.len() as u64 + s.pending.len() as u64,
             // An OVER aggregation keeps no windows.
             windows: 0,
@@ -338,9 +292,7 @@ impl Operator for OverAggregate {
             w.put(&key.expiry_timer);
         }
         // The heap in its (rowtime, arrival) order: equal state, equal bytes.
-        let mut pending: Vec<(i64, u64, u32, RowRef)> =
-            s.pending.iter().map(|p| p.0.parts()).collect();
-        pending.sort();
+        let pending = s.pending.sorted();
         w.u64(pending.len() as u64);
         for (rowtime, seq, key, row) in pending {
             w.put(&(rowtime, seq, key));
@@ -367,13 +319,13 @@ impl Operator for OverAggregate {
                 expiry_timer: r.get()?,
             });
         }
-        let pending = r.count()?;
-        for _ in 0..pending {
+        let mut pending = Vec::new();
+        for _ in 0..r.count()? {
             let (rowtime, seq, key): (i64, u64, u32) = r.get()?;
             let row: RowRef = r.get()?;
-            s.pending
-                .push(Reverse(Waiting::new(rowtime, seq, key, row)));
+            pending.push((rowtime, seq, key, row));
         }
+        s.pending = Pending::from_sorted(pending);
         s.timer = r.get()?;
         s.frames.load(r)?;
         s.seen = r.get()?;
@@ -474,15 +426,15 @@ impl OverState {
         if !self.store.bloated(live) {
             return Ok(());
         }
-        let mut pending = std::mem::take(&mut self.pending).into_vec();
-        let mut refs: Vec<RowRef> = pending.iter().map(|Reverse(p)| p.row).collect();
+        let mut pending = self.pending.sorted();
+        let mut refs: Vec<RowRef> = pending.iter().map(|p| p.3).collect();
         refs.extend(self.frames.history_refs());
         let moved = self.store.compact(&refs)?;
-        for (Reverse(p), r) in pending.iter_mut().zip(&moved) {
-            p.row = *r;
+        for (p, r) in pending.iter_mut().zip(&moved) {
+            p.3 = *r;
         }
         self.frames.set_history_refs(&moved[pending.len()..])?;
-        self.pending = BinaryHeap::from(pending);
+        self.pending = Pending::from_sorted(pending);
         Ok(())
     }
 
@@ -570,8 +522,7 @@ impl TimerHandler for OverState {
             let at = self.store.row_ref(chunk, range.start + i)?;
             self.store.retain(at);
             let seq = self.seen + i as u64;
-            self.pending
-                .push(Reverse(Waiting::new(rowtime, seq, id, at)));
+            self.pending.push(rowtime, seq, id, at);
             if self.timer.is_none_or(|t| rowtime < t) {
                 if let Some(t) = self.timer {
                     time.delete(t, &OverTimer::Emit);
@@ -614,12 +565,9 @@ impl TimerHandler for OverState {
             return Ok(());
         }
         self.timer = None;
-        while let Some(Reverse(waiting)) = self.pending.peek() {
-            let at = waiting.rowtime();
-            if at > time.watermark() {
-                break;
-            }
-            self.emit_rowtime(time, at)?;
+        let mut due = std::mem::take(&mut self.due);
+        while let Some(at) = self.pending.take_due(time.watermark(), &mut due) {
+            self.emit_rowtime(time, at, &mut due)?;
             if self.spec.ttl.is_some() {
                 // With state that expires, one instant per timer: a key
                 // whose state expires between two of its rows' instants
@@ -627,29 +575,25 @@ impl TimerHandler for OverState {
                 break;
             }
         }
-        if let Some(Reverse(next)) = self.pending.peek() {
-            time.register(next.rowtime(), OverTimer::Emit);
-            self.timer = Some(next.rowtime());
+        self.due = due;
+        if let Some(next) = self.pending.earliest() {
+            time.register(next, OverTimer::Emit);
+            self.timer = Some(next);
         }
         Ok(())
     }
 }
 
 impl OverState {
-    /// The rows waiting at rowtime `at` go out.
-    fn emit_rowtime(&mut self, time: &mut EventTime<OverTimer>, at: i64) -> Result<()> {
+    /// The rows waiting at rowtime `at`, `due` (key and row, in arrival
+    /// order), go out.
+    fn emit_rowtime(
+        &mut self,
+        time: &mut EventTime<OverTimer>,
+        at: i64,
+        due: &mut [(u32, RowRef)],
+    ) -> Result<()> {
         let watermark = time.watermark_before_advance();
-        let mut due = std::mem::take(&mut self.due);
-        due.clear();
-        while self
-            .pending
-            .peek()
-            .is_some_and(|Reverse(p)| p.rowtime() == at)
-        {
-            if let Some(Reverse(p)) = self.pending.pop() {
-                due.push((p.key, p.row));
-            }
-        }
         let mut group = std::mem::take(&mut self.group);
         for i in 0..due.len() {
             let (id, row) = due[i];
@@ -694,7 +638,6 @@ impl OverState {
                 }
             }
         }
-        self.due = due;
         self.group = group;
         Ok(())
     }

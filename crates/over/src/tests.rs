@@ -318,34 +318,3 @@ fn a_key_that_keeps_emitting_keeps_its_state_past_its_first_expiry() -> Result<(
     assert_eq!(rows_only(one_by_one), expected);
     Ok(())
 }
-
-#[test]
-fn waiting_rows_order_by_rowtime_then_arrival_as_the_tuples_would() {
-    let times = [i64::MIN, -5_000, -1, 0, 1, 1_700_000_000_000, i64::MAX];
-    let seqs = [0, 1, 7, u64::MAX];
-    let mut all = Vec::new();
-    for (i, t) in times.iter().enumerate() {
-        for s in seqs {
-            let row = store::RowRef::default();
-            all.push(((*t, s), Waiting::new(*t, s, i as u32, row)));
-        }
-    }
-    for (i, (made_of, waiting)) in all.iter().enumerate() {
-        assert_eq!(
-            waiting.parts(),
-            (
-                made_of.0,
-                made_of.1,
-                (i / seqs.len()) as u32,
-                store::RowRef::default()
-            )
-        );
-        for (other_made_of, other) in &all {
-            assert_eq!(
-                waiting.cmp(other),
-                made_of.cmp(other_made_of),
-                "{made_of:?} vs {other_made_of:?}"
-            );
-        }
-    }
-}
