@@ -5,8 +5,12 @@
 //! copies while it does; at two million keys that is hundreds of MiB
 //! moved and held twice, unless the allocator can move the pages instead
 //! (the system allocator remaps large blocks; mimalloc copies them).
-//! Here entries live in pages of [`PAGE`] entries: growing adds a page,
-//! and only the last page grows as a `Vec` does, within its bound.
+//! Here entries live in pages of [`PAGE`] entries: growing adds a page
+//! with room for all of them, so nothing is ever copied. (A page that grew
+//! by doubling as a `Vec` does copied each entry once more and touched its
+//! memory twice: at two million keys of an OVER aggregation those copies
+//! and their page faults were a tenth of the run. Room not yet used is
+//! not touched, so it costs no memory until it is.)
 
 use std::ops::{Index, IndexMut};
 
@@ -42,7 +46,7 @@ impl<T> Paged<T> {
             let page = match self.pages.last_mut() {
                 Some(page) if page.len() < PAGE => page,
                 _ => {
-                    self.pages.push(Vec::new());
+                    self.pages.push(Vec::with_capacity(PAGE));
                     self.pages.last_mut().expect("a page was just pushed")
                 }
             };
