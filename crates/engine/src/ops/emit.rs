@@ -24,6 +24,13 @@ use tidemark_common::{RowKind, SqlType};
 /// been told, and the operator's numbers.
 pub struct Emitter {
     pending: Vec<Pending>,
+    /// Results queued from here on carry no watermark yet: the one in
+    /// force when they go out, or the one before the advance they were
+    /// fired in.
+    untagged: usize,
+    /// Results fired by successive advances within one input chunk go out
+    /// together (see [`WindowedState::COALESCE_ADVANCES`]).
+    coalesce: bool,
     late: LateBook,
     forwarded: i64,
     out: Vec<StreamItem>,
@@ -31,15 +38,20 @@ pub struct Emitter {
 }
 
 enum Pending {
-    Rows(RecordBatch, RowKind),
-    Changelog(RecordBatch, Vec<RowKind>),
+    /// Results, with the watermark their rows carry once it is known.
+    Rows(RecordBatch, RowKind, Option<i64>),
+    Changelog(RecordBatch, Vec<RowKind>, Option<i64>),
     Side(SideItem),
+    /// An advance of the watermark that fired the results before it.
+    Advanced(i64),
 }
 
 impl Emitter {
     pub(crate) fn new(operator: &'static str, late_reason: &'static str) -> Self {
         Emitter {
             pending: Vec::new(),
+            untagged: 0,
+            coalesce: false,
             late: LateBook::new(operator, late_reason),
             forwarded: NO_WATERMARK,
             out: Vec::new(),
@@ -51,7 +63,7 @@ impl Emitter {
     pub(crate) fn rows(&mut self, batch: RecordBatch, kind: RowKind) -> Result<()> {
         if batch.num_rows() > 0 {
             self.close_late()?;
-            self.pending.push(Pending::Rows(batch, kind));
+            self.pending.push(Pending::Rows(batch, kind, None));
         }
         Ok(())
     }
@@ -60,7 +72,7 @@ impl Emitter {
     pub(crate) fn changelog(&mut self, batch: RecordBatch, kinds: Vec<RowKind>) -> Result<()> {
         if batch.num_rows() > 0 {
             self.close_late()?;
-            self.pending.push(Pending::Changelog(batch, kinds));
+            self.pending.push(Pending::Changelog(batch, kinds, None));
         }
         Ok(())
     }
@@ -111,33 +123,52 @@ impl Emitter {
         Ok(())
     }
 
-    /// Sends what is pending: the rows carry `watermark`, the one in force
-    /// when they were emitted, as they would one by one. Results queued one
-    /// after the other go out as one chunk of up to [`COALESCE_ROWS`] rows:
-    /// keys or sessions that fire alone make results of one row each, and
-    /// every operator downstream pays per chunk.
+    /// Sends what is pending: each row carries the watermark in force
+    /// when it was emitted (`watermark` for the rows not yet given one), as
+    /// it would one by one. Results queued one after the other go out as
+    /// one chunk of up to [`COALESCE_ROWS`] rows: keys or sessions that
+    /// fire alone make results of one row each, and every operator
+    /// downstream pays per chunk.
+    ///
+    /// An advance queued between results (coalescing) goes out only before
+    /// a side item or at the end: rows after it carry its watermark, and
+    /// an operator downstream moves to it before such a row just as it
+    /// would on the watermark itself, so only the chunks' shape changes.
     fn flush_pending(&mut self, watermark: i64) -> Result<()> {
         self.close_late()?;
+        self.untagged = 0;
         let mut run = ResultRun::default();
+        let mut advanced = None;
         for item in std::mem::take(&mut self.pending) {
-            let (batch, kinds) = match item {
-                Pending::Rows(batch, kind) => {
+            let (batch, kinds, tag) = match item {
+                Pending::Rows(batch, kind, tag) => {
                     let n = batch.num_rows();
-                    (batch, Kinds::Same(kind, n))
+                    (batch, Kinds::Same(kind, n), tag)
                 }
-                Pending::Changelog(batch, kinds) => (batch, Kinds::Each(kinds)),
+                Pending::Changelog(batch, kinds, tag) => (batch, Kinds::Each(kinds), tag),
                 Pending::Side(side) => {
-                    run.send(watermark, &mut self.out)?;
+                    run.send(&mut self.out)?;
+                    if let Some(w) = advanced.take() {
+                        self.forward(w);
+                    }
                     self.out.push(StreamItem::Side(side));
+                    continue;
+                }
+                Pending::Advanced(w) => {
+                    advanced = Some(w);
                     continue;
                 }
             };
             if run.rows + batch.num_rows() > COALESCE_ROWS {
-                run.send(watermark, &mut self.out)?;
+                run.send(&mut self.out)?;
             }
-            run.push(batch, kinds);
+            run.push(batch, kinds, tag.unwrap_or(watermark));
         }
-        run.send(watermark, &mut self.out)
+        run.send(&mut self.out)?;
+        if let Some(w) = advanced {
+            self.forward(w);
+        }
+        Ok(())
     }
 
     /// Sends pending results — emitted as the watermark rose from
@@ -145,6 +176,23 @@ impl Emitter {
     fn flush(&mut self, before: i64, watermark: i64) -> Result<()> {
         self.flush_pending(before)?;
         self.forward(watermark);
+        Ok(())
+    }
+
+    /// The watermark rose from `before` to `watermark` within an input
+    /// chunk and fired the results queued since the last advance: they go
+    /// out now, or, coalescing, with the chunk's later results.
+    fn advanced(&mut self, before: i64, watermark: i64) -> Result<()> {
+        if !self.coalesce {
+            return self.flush(before, watermark);
+        }
+        for item in &mut self.pending[self.untagged..] {
+            if let Pending::Rows(_, _, tag) | Pending::Changelog(_, _, tag) = item {
+                tag.get_or_insert(before);
+            }
+        }
+        self.pending.push(Pending::Advanced(watermark));
+        self.untagged = self.pending.len();
         Ok(())
     }
 
@@ -172,25 +220,30 @@ enum Kinds {
 struct ResultRun {
     batches: Vec<RecordBatch>,
     kinds: Vec<Kinds>,
+    /// The watermark each row carries.
+    watermarks: Vec<i64>,
     rows: usize,
 }
 
 impl ResultRun {
-    fn push(&mut self, batch: RecordBatch, kinds: Kinds) {
+    fn push(&mut self, batch: RecordBatch, kinds: Kinds, watermark: i64) {
         self.rows += batch.num_rows();
+        self.watermarks
+            .extend(std::iter::repeat_n(watermark, batch.num_rows()));
         self.batches.push(batch);
         self.kinds.push(kinds);
     }
 
-    /// Puts the run in `out` as one chunk whose rows carry `watermark`.
-    fn send(&mut self, watermark: i64, out: &mut Vec<StreamItem>) -> Result<()> {
+    /// Puts the run in `out` as one chunk.
+    fn send(&mut self, out: &mut Vec<StreamItem>) -> Result<()> {
         let batch = match self.batches.as_slice() {
             [] => return Ok(()),
             [only] => only.clone(),
             // Batches of one operator's results share its output schema.
             [first, ..] => arrow::compute::concat_batches(&first.schema(), &self.batches)?,
         };
-        let mut chunk = Chunk::new(batch, vec![watermark; self.rows]);
+        let watermarks = std::mem::take(&mut self.watermarks);
+        let mut chunk = Chunk::new(batch, watermarks);
         chunk.kinds = self.take_kinds();
         out.push(StreamItem::Chunk(chunk));
         self.batches.clear();
@@ -228,6 +281,13 @@ pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
     /// The state held, timers aside.
     fn state(&self) -> StateSize;
 
+    /// Whether the results fired by successive advances of the watermark
+    /// within one input chunk may go out as one chunk, each row carrying
+    /// its own watermark, rather than a chunk and a watermark per advance.
+    /// Not for a state whose output a merge of key-split workers reads
+    /// (window aggregation): the merge sorts each watermark's results.
+    const COALESCE_ADVANCES: bool = false;
+
     /// The end of the window a timer is for, when the timer keeps a window
     /// open (it fires it, or frees it): open windows are counted by them.
     fn window_of(_timer: &Self::Key) -> Option<i64> {
@@ -256,10 +316,12 @@ pub struct Windowed<S: WindowedState> {
 
 impl<S: WindowedState> Windowed<S> {
     pub(crate) fn from_state(state: S) -> Self {
+        let mut emitter = Emitter::new(S::NAME, S::LATE_REASON);
+        emitter.coalesce = S::COALESCE_ADVANCES;
         Windowed {
             time: EventTime::new(),
             state,
-            emitter: Emitter::new(S::NAME, S::LATE_REASON),
+            emitter,
         }
     }
 
@@ -412,7 +474,7 @@ fn process_item<H: TimerHandler<Output = Emitter>>(
         StreamItem::Chunk(chunk) => {
             rows_in = chunk.num_rows() as u64;
             time.process_chunk(&chunk, handler, emitter, |e, before, after| {
-                e.flush(before, after)
+                e.advanced(before, after)
             })?;
             // What rows themselves emitted (re-fires, late rows) goes out
             // now, before anything later, and then the watermark they
