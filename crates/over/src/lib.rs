@@ -291,7 +291,8 @@ impl Operator for OverAggregate {
             w.put(&key.expires_at);
             w.put(&key.expiry_timer);
         }
-        // The heap in its (rowtime, arrival) order: equal state, equal bytes.
+        // The waiting rows in (rowtime, arrival) order: equal state, equal
+        // bytes.
         let pending = s.pending.sorted();
         w.u64(pending.len() as u64);
         for (rowtime, seq, key, row) in pending {

@@ -4,27 +4,27 @@
 //! A row arrives at most the watermark delay ahead of the rows going out,
 //! and the watermark moves a little at nearly every row, so thousands of
 //! rows wait and one or two go out at a time. A binary heap sifted through
-//! a dozen levels for every row (14 % of OVER ROWS 10 in the benchmark).
+//! a dozen levels for every row (13.5 % of OVER 10 rows in the benchmark).
 //! Here a radix heap keyed by rowtime, sixteen ways at each hex digit,
 //! holds them: a row goes into the bucket named by the highest hex digit
-//! in which its rowtime differs from the last rowtime taken out and its
-//! own value of that digit (bucket 0: the same rowtime). Buckets in that
-//! order hold ever later rows, so taking the earliest rowtime empties the
-//! lowest bucket in use into lower buckets, measured from its earliest
-//! rowtime: a row moves down at most once per digit (three times for the
-//! benchmark's 2-second delay) and is never compared with the rows of
-//! other buckets. Buckets keep the order rows came in, and a bucket is
-//! only ever emptied into empty buckets, so the rows of one rowtime stay
-//! in arrival order.
+//! in which its rowtime differs from `last` (the last rowtime taken out,
+//! or the earliest waiting once looked for) and its own value of that
+//! digit (bucket 0: the same rowtime). Buckets in that order hold ever
+//! later rows, so taking the earliest rowtime empties the lowest bucket in
+//! use into lower buckets, measured from its earliest rowtime: a row moves
+//! down at most once per digit (three times for the benchmark's 2-second
+//! delay) and is never compared with the rows of other buckets. Buckets
+//! keep the order rows came in, and a bucket is only ever emptied into
+//! empty buckets, so the rows of one rowtime stay in arrival order.
 //!
 //! (The `radix-heap` crate was measured first: it has no way to look at
 //! the earliest row without taking it and scans every bucket to find the
 //! lowest in use, and cost as much as the binary heap.)
 //!
-//! A radix heap takes only rows at or after the last rowtime taken out. A
-//! row accepted behind it (behind the watermark, after its key's last
-//! emitted row) waits in a small binary heap beside it; every row there
-//! goes out before any row of the radix heap.
+//! A radix heap takes only rows at or after `last`. A row accepted behind
+//! it (behind the watermark, after its key's last emitted row) waits in a
+//! small binary heap beside it; every row there goes out before any row
+//! of the radix heap.
 
 use crate::store::RowRef;
 use std::cmp::Reverse;
@@ -50,8 +50,9 @@ fn rowtime(order: u64) -> i64 {
 }
 
 pub(crate) struct Pending {
-    /// The last rowtime taken out (as [`order`]); every row in the buckets
-    /// is at or after it.
+    /// The last rowtime taken out, or the earliest waiting once
+    /// [`Pending::earliest`] looked for it (as [`order`]); every row in
+    /// the buckets is at or after it.
     last: u64,
     buckets: Vec<Vec<Entry>>,
     /// Bit `b % 64` of word `b / 64` set: bucket `b` holds rows.
