@@ -44,8 +44,11 @@ pub(super) struct Input {
     /// from the parser; past its delimiter (and quote), for a plain line
     /// copied whole.
     pub(super) starts: Vec<usize>,
-    /// The last record was split without the parser.
+    /// The last record was split without the parser: its fields are read
+    /// where they are, in `buf` from `plain_at` (which stays put until the
+    /// next record is read), not copied into `fields`.
     pub(super) plain: bool,
+    pub(super) plain_at: usize,
     /// The last record is ASCII through and through (known for a plain
     /// line only): no field of it needs a UTF-8 check.
     pub(super) ascii: bool,
@@ -112,6 +115,7 @@ impl Input {
             nfields: 0,
             starts: vec![0; width.max(1) + 1],
             plain: false,
+            plain_at: 0,
             ascii: false,
             classes: ByteClasses::new(options),
             keep_raw: false,
@@ -329,7 +333,11 @@ impl Input {
         Ok(Next::Record { line })
     }
 
+    #[inline(always)]
     pub(super) fn field(&self, i: usize) -> &[u8] {
+        if self.plain {
+            return &self.buf[self.plain_at + self.starts[i]..self.plain_at + self.ends[i]];
+        }
         &self.fields[self.starts[i]..self.ends[i]]
     }
 
@@ -386,10 +394,7 @@ impl Input {
                 }
             }
         };
-        if self.fields.len() < end {
-            self.fields.resize(end.next_power_of_two(), 0);
-        }
-        self.fields[..end].copy_from_slice(&line[..end]);
+        self.plain_at = self.pos;
         self.nfields = n;
         self.plain = true;
         self.ascii = line[..end].is_ascii();
