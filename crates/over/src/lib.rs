@@ -130,9 +130,11 @@ struct OverState {
     timer: Option<i64>,
     store: Store,
     frames: Frames,
-    /// Scratch for a timer: the rows due, and one key's share of them.
+    /// Scratch for a timer: the rows due, and the same rows by key (one
+    /// key's, or all of them sorted out).
     due: Vec<(u32, RowRef)>,
     group: Vec<RowRef>,
+    by_key: ByKey,
     /// Rows seen so far: each row's arrival number.
     seen: u64,
     metrics: OperatorMetrics,
@@ -190,6 +192,7 @@ impl OverAggregate {
                 key_ids: KeyIds::default(),
                 due: Vec::new(),
                 group: Vec::new(),
+                by_key: ByKey::default(),
                 keys: Vec::new(),
                 pending: Pending::default(),
                 timer: None,
@@ -587,21 +590,25 @@ impl TimerHandler for OverState {
 
 impl OverState {
     /// The rows waiting at rowtime `at`, `due` (key and row, in arrival
-    /// order), go out.
+    /// order), go out: each key's together, keys in the order of their
+    /// first row at `at`, a key's rows in arrival order.
     fn emit_rowtime(
         &mut self,
         time: &mut EventTime<OverTimer>,
         at: i64,
         due: &mut [(u32, RowRef)],
     ) -> Result<()> {
-        let watermark = time.watermark_before_advance();
+        if due.len() > ByKey::FEW {
+            return self.emit_many(time, at, due);
+        }
+        // Mostly a row or two a rowtime: each row against the later ones
+        // costs less than sorting.
         let mut group = std::mem::take(&mut self.group);
         for i in 0..due.len() {
             let (id, row) = due[i];
             if id == u32::MAX {
                 continue;
             }
-            // This key's rows at `at`, in arrival order.
             group.clear();
             group.push(row);
             for later in due.iter_mut().skip(i + 1) {
@@ -610,36 +617,131 @@ impl OverState {
                     later.0 = u32::MAX;
                 }
             }
-            if self.spec.trace {
-                let line = self
-                    .trace_line(TraceEvent::Fire, id)?
-                    .rowtime(at)
-                    .rows(group.len() as u64)
-                    .watermark(time.watermark());
-                self.side(line)?;
-            }
-            let out = Out {
-                key: id,
-                rowtime: at,
-                watermark,
-            };
-            self.frames.emit(&mut self.store, out, &group)?;
-            for row in &group {
-                self.store.release(*row);
-            }
-            let key = &mut self.keys[id as usize];
-            key.last_emitted = at;
-            key.waiting -= group.len() as u32;
-            if let Some(ttl) = self.spec.ttl {
-                let expires_at = at.saturating_add(ttl);
-                key.expires_at = Some(expires_at);
-                if key.expiry_timer.is_none() {
-                    key.expiry_timer = Some(expires_at);
-                    time.register(expires_at, OverTimer::Expire(id));
-                }
-            }
+            self.emit_key(time, at, id, &group)?;
         }
         self.group = group;
         Ok(())
+    }
+
+    /// [`OverState::emit_rowtime`] for many rows: sorted out by key first.
+    #[cold]
+    #[inline(never)]
+    fn emit_many(
+        &mut self,
+        time: &mut EventTime<OverTimer>,
+        at: i64,
+        due: &[(u32, RowRef)],
+    ) -> Result<()> {
+        let mut by_key = std::mem::take(&mut self.by_key);
+        by_key.sort(due, self.keys.len());
+        for (id, group) in by_key.groups() {
+            self.emit_key(time, at, id, group)?;
+        }
+        self.by_key = by_key;
+        Ok(())
+    }
+
+    /// Key `id`'s rows at rowtime `at`, `group` in arrival order, go out.
+    #[inline(always)]
+    fn emit_key(
+        &mut self,
+        time: &mut EventTime<OverTimer>,
+        at: i64,
+        id: u32,
+        group: &[RowRef],
+    ) -> Result<()> {
+        if self.spec.trace {
+            let line = self
+                .trace_line(TraceEvent::Fire, id)?
+                .rowtime(at)
+                .rows(group.len() as u64)
+                .watermark(time.watermark());
+            self.side(line)?;
+        }
+        let out = Out {
+            key: id,
+            rowtime: at,
+            watermark: time.watermark_before_advance(),
+        };
+        self.frames.emit(&mut self.store, out, group)?;
+        for row in group {
+            self.store.release(*row);
+        }
+        let key = &mut self.keys[id as usize];
+        key.last_emitted = at;
+        key.waiting -= group.len() as u32;
+        if let Some(ttl) = self.spec.ttl {
+            let expires_at = at.saturating_add(ttl);
+            key.expires_at = Some(expires_at);
+            if key.expiry_timer.is_none() {
+                key.expiry_timer = Some(expires_at);
+                time.register(expires_at, OverTimer::Expire(id));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rows due at one rowtime sorted out by key, keys in the order of
+/// their first row, each key's rows in arrival order: a counting sort by
+/// key number, linear in the rows. (Many rows of many keys share a
+/// rowtime when timestamps are to the second or the day; pairing each
+/// row with every later one was quadratic there.)
+#[derive(Default)]
+struct ByKey {
+    /// Per key number: its group among the rows being sorted, or none.
+    slot: Vec<u32>,
+    /// Per group: its key and where its rows end in `rows`.
+    groups: Vec<(u32, usize)>,
+    rows: Vec<RowRef>,
+}
+
+impl ByKey {
+    const NONE: u32 = u32::MAX;
+    /// Up to this many rows are sorted out pairwise by
+    /// [`OverState::emit_rowtime`] instead.
+    const FEW: usize = 16;
+
+    /// Sorts `due` (key numbers below `keys`) out by key.
+    fn sort(&mut self, due: &[(u32, RowRef)], keys: usize) {
+        self.groups.clear();
+        self.rows.clear();
+        if self.slot.len() < keys {
+            self.slot.resize(keys, Self::NONE);
+        }
+        // Each group's row count, then where its rows start.
+        for (id, _) in due {
+            let slot = &mut self.slot[*id as usize];
+            if *slot == Self::NONE {
+                *slot = self.groups.len() as u32;
+                self.groups.push((*id, 0));
+            }
+            self.groups[*slot as usize].1 += 1;
+        }
+        let mut start = 0;
+        for (_, end) in &mut self.groups {
+            start += *end;
+            *end = start - *end;
+        }
+        self.rows.resize(due.len(), RowRef::default());
+        for (id, row) in due {
+            let next = &mut self.groups[self.slot[*id as usize] as usize].1;
+            self.rows[*next] = *row;
+            *next += 1;
+        }
+        // Each group's counter now stands at its end; the slots go back.
+        for (id, _) in &self.groups {
+            self.slot[*id as usize] = Self::NONE;
+        }
+    }
+
+    /// Each key with its rows, in the order [`ByKey::sort`] put them.
+    fn groups(&self) -> impl Iterator<Item = (u32, &[RowRef])> + '_ {
+        let mut start = 0;
+        self.groups.iter().map(move |(id, end)| {
+            let rows = &self.rows[start..*end];
+            start = *end;
+            (*id, rows)
+        })
     }
 }

@@ -23,6 +23,14 @@ pub struct RowRef {
     row: u32,
 }
 
+#[cfg(test)]
+impl RowRef {
+    /// Row `row` of batch number `batch`.
+    pub fn at(batch: u32, row: u32) -> Self {
+        RowRef { batch, row }
+    }
+}
+
 impl Persist for RowRef {
     fn save(&self, w: &mut StateWriter) {
         w.put(&self.batch);

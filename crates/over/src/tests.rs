@@ -318,3 +318,77 @@ fn a_key_that_keeps_emitting_keeps_its_state_past_its_first_expiry() -> Result<(
     assert_eq!(rows_only(one_by_one), expected);
     Ok(())
 }
+
+#[test]
+fn rows_due_together_are_sorted_out_by_key_in_first_row_order() {
+    let row = |r: u32| store::RowRef::at(0, r);
+    let due: Vec<(u32, store::RowRef)> = [(7, 0), (2, 1), (7, 2), (0, 3), (2, 4), (7, 5)]
+        .iter()
+        .map(|(id, r)| (*id, row(*r)))
+        .collect();
+    let mut by_key = ByKey::default();
+    // Twice: the slots are given back after each sort.
+    for _ in 0..2 {
+        by_key.sort(&due, 8);
+        let groups: Vec<(u32, Vec<store::RowRef>)> = by_key
+            .groups()
+            .map(|(id, rows)| (id, rows.to_vec()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                (7, vec![row(0), row(2), row(5)]),
+                (2, vec![row(1), row(4)]),
+                (0, vec![row(3)]),
+            ]
+        );
+    }
+    // Any number of rows: keys in the order of their first row.
+    let many: Vec<(u32, store::RowRef)> = (0..500u32).map(|r| ((r * 7) % 13, row(r))).collect();
+    for n in [0, 1, 2, ByKey::FEW, ByKey::FEW + 1, 500] {
+        by_key.sort(&many[..n], 13);
+        let got: Vec<(u32, Vec<store::RowRef>)> = by_key
+            .groups()
+            .map(|(id, rows)| (id, rows.to_vec()))
+            .collect();
+        let mut expected: Vec<(u32, Vec<store::RowRef>)> = Vec::new();
+        for (id, r) in &many[..n] {
+            match expected.iter_mut().find(|(k, _)| k == id) {
+                Some((_, rows)) => rows.push(*r),
+                None => expected.push((*id, vec![*r])),
+            }
+        }
+        assert_eq!(got, expected, "{n} rows");
+    }
+}
+
+/// Many rows of three keys at one rowtime go out key by key, keys in the
+/// order of their first row, each key's rows in arrival order — with few
+/// rows at a rowtime and with more than are paired up one by one.
+#[test]
+fn rows_sharing_a_rowtime_go_out_key_by_key() -> Result<()> {
+    for n in [6, 3 * ByKey::FEW] {
+        // a with 0 at 0.5 s (so that a has the first key number), then
+        // keys b, c, a, b, c, a, ...: values 1, 2, 3, ... at 1 s.
+        let keys = ["b", "c", "a"];
+        let rows: Vec<(&str, i64, i64)> = std::iter::once(("a", 500, 0))
+            .chain((0..n).map(|i| (keys[i % 3], s(1), i as i64 + 1)))
+            .collect();
+        let got = rows_only(output(
+            &mut sum_of_three()?,
+            vec![StreamItem::Chunk(events(&rows, s(2)))],
+        )?);
+        // Each key's values, the sum of each with the two before it (a's
+        // 0 adds nothing).
+        let mut expected = vec!["+I[a, 500, 0, 0]".to_string()];
+        for (first, key) in keys.iter().enumerate() {
+            let values: Vec<i64> = (first..n).step_by(3).map(|i| i as i64 + 1).collect();
+            for (j, v) in values.iter().enumerate() {
+                let total: i64 = values[j.saturating_sub(2)..=j].iter().sum();
+                expected.push(format!("+I[{key}, 1000, {v}, {total}]"));
+            }
+        }
+        assert_eq!(got, expected, "{n} rows");
+    }
+    Ok(())
+}
