@@ -36,13 +36,14 @@ pub(super) struct Input {
     /// Line of the byte at `pos`, 1-based.
     pub(super) line: u64,
     pub(super) core: csv_core::Reader,
-    /// Field bytes of the current record, and where each field ends.
+    /// Field bytes of a record the parser split, and where each field of
+    /// the current record ends.
     pub(super) fields: Vec<u8>,
     pub(super) ends: Vec<usize>,
     pub(super) nfields: usize,
-    /// Where each field starts in `fields`: where the one before ends,
-    /// from the parser; past its delimiter (and quote), for a plain line
-    /// copied whole.
+    /// Where each field starts: in `fields`, where the one before ends,
+    /// from the parser; in a plain line, past its delimiter (and quote),
+    /// counted from `plain_at`.
     pub(super) starts: Vec<usize>,
     /// The last record was split without the parser: its fields are read
     /// where they are, in `buf` from `plain_at` (which stays put until the
