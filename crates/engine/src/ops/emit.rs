@@ -159,7 +159,7 @@ impl Emitter {
                     continue;
                 }
             };
-            if run.rows + batch.num_rows() > COALESCE_ROWS {
+            if run.rows() + batch.num_rows() > COALESCE_ROWS {
                 run.send(&mut self.out)?;
             }
             run.push(batch, kinds, tag.unwrap_or(watermark));
@@ -220,14 +220,17 @@ enum Kinds {
 struct ResultRun {
     batches: Vec<RecordBatch>,
     kinds: Vec<Kinds>,
-    /// The watermark each row carries.
+    /// The watermark each row carries: one per row of the run.
     watermarks: Vec<i64>,
-    rows: usize,
 }
 
 impl ResultRun {
+    /// Rows in the run.
+    fn rows(&self) -> usize {
+        self.watermarks.len()
+    }
+
     fn push(&mut self, batch: RecordBatch, kinds: Kinds, watermark: i64) {
-        self.rows += batch.num_rows();
         self.watermarks
             .extend(std::iter::repeat_n(watermark, batch.num_rows()));
         self.batches.push(batch);
@@ -242,12 +245,11 @@ impl ResultRun {
             // Batches of one operator's results share its output schema.
             [first, ..] => arrow::compute::concat_batches(&first.schema(), &self.batches)?,
         };
-        let watermarks = std::mem::take(&mut self.watermarks);
-        let mut chunk = Chunk::new(batch, watermarks);
-        chunk.kinds = self.take_kinds();
+        let kinds = self.take_kinds();
+        let mut chunk = Chunk::new(batch, std::mem::take(&mut self.watermarks));
+        chunk.kinds = kinds;
         out.push(StreamItem::Chunk(chunk));
         self.batches.clear();
-        self.rows = 0;
         Ok(())
     }
 
@@ -261,7 +263,7 @@ impl ResultRun {
             self.kinds.clear();
             return None;
         }
-        let mut kinds = Vec::with_capacity(self.rows);
+        let mut kinds = Vec::with_capacity(self.rows());
         for k in self.kinds.drain(..) {
             match k {
                 Kinds::Same(kind, n) => kinds.extend(std::iter::repeat_n(kind, n)),
