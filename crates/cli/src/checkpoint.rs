@@ -31,8 +31,9 @@ use tidemark_engine::StagedRename;
 /// LAST_VALUE of numbers and times keep native values; 5: a session
 /// aggregation keeps its sessions' state in shared accumulators and
 /// where each session's timer is set, an OVER aggregation where each
-/// key's expiry timer is set).
-const MAGIC: &[u8] = b"tidemark checkpoint 5\n";
+/// key's expiry timer is set; 6: a bounded OVER frame of incremental
+/// aggregates only keeps its rows' rowtimes or count, not the rows).
+const MAGIC: &[u8] = b"tidemark checkpoint 6\n";
 
 /// The file's name in the checkpoint folder.
 const FILE: &str = "checkpoint";

@@ -140,8 +140,16 @@ fn query(rng: &mut Rng, sink: &str, file: &str) -> (String, String, bool) {
         7 => (
             "item STRING, ts_ms BIGINT, total DOUBLE, hi INT, n BIGINT, mean DOUBLE, lo DOUBLE".to_string(),
             format!(
-                "SELECT item, ts_ms, SUM(price) OVER w, MAX(qty) OVER w, COUNT(*) OVER w, AVG(price) OVER w, MIN(price) OVER w \
+                "SELECT item, ts_ms, SUM(price) OVER w, MAX(qty) OVER w, {} OVER w, AVG(price) OVER w, MIN(price) OVER w \
                  FROM bids WINDOW w AS (PARTITION BY item ORDER BY ts {})",
+                // COUNT reads its frame's rows, which the frame then
+                // holds; with only incremental aggregates it holds their
+                // rowtimes (RANGE) or count (ROWS).
+                if rng.below(2) == 0 {
+                    "COUNT(*)"
+                } else {
+                    "MIN(CAST(qty AS BIGINT))"
+                },
                 if rng.below(2) == 0 {
                     "ROWS BETWEEN 4 PRECEDING AND CURRENT ROW"
                 } else {

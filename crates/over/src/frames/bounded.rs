@@ -323,12 +323,9 @@ impl Frames {
         let key = out.key as usize;
         for row in rows {
             // What leaves the frame goes first, as Flink retracts it.
-            if self.history.len(key) > n {
-                if let Some((_, old)) = self.history.pop_front(key) {
-                    for r in self.running.iter_mut().flatten() {
-                        r.retract_oldest(key);
-                    }
-                    self.leaving.push(old);
+            if self.history.len(key) > n && self.history.pop_front(key, &mut self.leaving) {
+                for r in self.running.iter_mut().flatten() {
+                    r.retract_oldest(key);
                 }
             }
             for r in self.running.iter_mut().flatten() {
@@ -345,15 +342,14 @@ impl Frames {
             if self.from_frames {
                 let group = self.rows.len() as u32;
                 let from = self.history.len(key).saturating_sub(n);
-                for (_, past) in self.history.iter_from(key, from) {
+                for past in self.history.rows_from(key, from) {
                     self.frame_rows.push(*past);
                     self.frame_groups.push(group);
                 }
                 self.frame_rows.push(*row);
                 self.frame_groups.push(group);
             }
-            store.retain(*row);
-            self.history.push_back(key, (out.rowtime, *row))?;
+            self.history.push_back(store, key, out.rowtime, *row)?;
             self.push_row(store, *row, out.watermark);
         }
         Ok(())
@@ -364,12 +360,10 @@ impl Frames {
     fn emit_range(&mut self, store: &mut Store, out: &Out, rows: &[RowRef], d: i64) -> Result<()> {
         let key = out.key as usize;
         let from = out.rowtime.saturating_sub(d);
-        while self.history.front(key).is_some_and(|(t, _)| *t < from) {
-            if let Some((_, old)) = self.history.pop_front(key) {
-                for r in self.running.iter_mut().flatten() {
-                    r.retract_oldest(key);
-                }
-                self.leaving.push(old);
+        while self.history.front_time(key).is_some_and(|t| t < from) {
+            self.history.pop_front(key, &mut self.leaving);
+            for r in self.running.iter_mut().flatten() {
+                r.retract_oldest(key);
             }
         }
         for e in self.extremes.iter_mut().flatten() {
@@ -382,8 +376,7 @@ impl Frames {
             for e in self.extremes.iter_mut().flatten() {
                 e.add(key, out.rowtime, store.raw(*row, e.arg)?)?;
             }
-            store.retain(*row);
-            self.history.push_back(key, (out.rowtime, *row))?;
+            self.history.push_back(store, key, out.rowtime, *row)?;
         }
         for row in rows {
             for r in self.running.iter_mut().flatten() {
@@ -394,7 +387,7 @@ impl Frames {
             }
             if self.from_frames {
                 let group = self.rows.len() as u32;
-                for (_, member) in self.history.iter_from(key, 0) {
+                for member in self.history.rows_from(key, 0) {
                     self.frame_rows.push(*member);
                     self.frame_groups.push(group);
                 }

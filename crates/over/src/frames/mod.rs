@@ -1,8 +1,10 @@
 //! The frames of emitted rows and the output built from them.
 //!
-//! A bounded frame (`n PRECEDING`) keeps, per key, the emitted rows a
-//! later frame can still need: its last `n + 1` rows (ROWS), or its rows
-//! from `last emitted - d` on (RANGE). Two ways to aggregate over it:
+//! A bounded frame (`n PRECEDING`) keeps, per key, what a later frame
+//! needs of the emitted rows it can still hold: its last `n + 1` rows
+//! (ROWS), or its rows from `last emitted - d` on (RANGE) — the rows
+//! themselves when some aggregate reads them, else only their rowtimes
+//! or count ([`history`]). Ways to aggregate over it:
 //!
 //! - DOUBLE `SUM` and `AVG` run incrementally in Flink's order — for each
 //!   row, first retract what left the frame, then add the row — because
@@ -24,6 +26,7 @@
 //! through unbounded frames and holds the ranking functions.
 
 mod bounded;
+mod history;
 mod paged;
 mod queues;
 mod unbounded;
@@ -33,6 +36,7 @@ use crate::OverSpec;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use bounded::{Extreme, Running};
+use history::History;
 use queues::KeyQueues;
 use std::collections::{HashMap, VecDeque};
 use tidemark_common::expr::AggregateCall;
@@ -62,8 +66,9 @@ pub struct Frames {
     extremes: Vec<Option<Extreme>>,
     /// Whether some aggregate is computed from its frame's rows.
     from_frames: bool,
-    /// Bounded frames: per key id, the emitted rows later frames can need.
-    history: KeyQueues<(i64, RowRef)>,
+    /// Bounded frames: per key id, what later frames need of its emitted
+    /// rows.
+    history: History,
     /// Rows that left a key's history since the last build: still in the
     /// frames of rows emitted before, so released only after the build.
     leaving: Vec<RowRef>,
@@ -218,7 +223,7 @@ impl Frames {
             running,
             extremes,
             from_frames,
-            history: KeyQueues::new(bound),
+            history: History::new(spec.frame.units, from_frames, bound),
             leaving: Vec::new(),
             unbounded,
             ranking,
@@ -238,9 +243,7 @@ impl Frames {
     /// for a row that comes later, or another key given its number.
     pub fn forget(&mut self, key: u32) {
         let k = key as usize;
-        let mut rows = Vec::new();
-        self.history.drain_into(k, &mut rows);
-        self.leaving.extend(rows.into_iter().map(|(_, row)| row));
+        self.history.forget(k, &mut self.leaving);
         for running in self.running.iter_mut().flatten() {
             running.forget(k);
         }
@@ -358,8 +361,7 @@ impl Frames {
     /// The rows the keys' histories and LAG's recent rows hold.
     pub fn history_refs(&self) -> impl Iterator<Item = RowRef> + '_ {
         self.history
-            .iter_all()
-            .map(|(_, r)| *r)
+            .rows()
             .chain(self.lag_rows().flatten().copied())
     }
 
@@ -372,10 +374,7 @@ impl Frames {
                 .copied()
                 .ok_or_else(|| Error::Internal("fewer rows than the histories hold".into()))
         };
-        self.history.for_each_mut(|(_, r)| {
-            *r = next()?;
-            Ok(())
-        })?;
+        self.history.set_rows(&mut next)?;
         for rank in self.ranking.iter_mut().flatten() {
             if let Ranking::Lag { recent, .. } = rank {
                 for r in recent.iter_mut().flatten() {

@@ -61,6 +61,11 @@ impl<T> Paged<T> {
         self.pages.get(i >> PAGE_BITS)?.get(i & (PAGE - 1))
     }
 
+    #[inline(always)]
+    pub(super) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.pages.get_mut(i >> PAGE_BITS)?.get_mut(i & (PAGE - 1))
+    }
+
     pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
         self.pages.iter().flatten()
     }
