@@ -32,7 +32,8 @@ use tidemark_engine::StagedRename;
 /// aggregation keeps its sessions' state in shared accumulators and
 /// where each session's timer is set, an OVER aggregation where each
 /// key's expiry timer is set; 6: a bounded OVER frame of incremental
-/// aggregates only keeps its rows' rowtimes or count, not the rows).
+/// aggregates only keeps its rows' rowtimes or count, not the rows, and
+/// its MIN/MAX queues hold each value once, in 64 bits but for DECIMAL).
 const MAGIC: &[u8] = b"tidemark checkpoint 6\n";
 
 /// The file's name in the checkpoint folder.

@@ -131,11 +131,83 @@ pub(super) struct Extreme {
     arg: usize,
     max: bool,
     ty: SqlType,
-    /// Per key id: (position: row number or rowtime, order key, raw value).
-    keys: KeyQueues<(i64, i128, i128)>,
+    /// Per key id: (position: row number or rowtime, raw value).
+    keys: Candidates,
     /// Per key id: rows added so far (ROWS positions).
     added: Vec<i64>,
     out: Vec<Option<i128>>,
+}
+
+/// The queues of an [`Extreme`]: values in 64 bits unless the type is
+/// DECIMAL (a queue entry of 16 bytes rather than 32 — at millions of
+/// keys, each holding a few, the most of an OVER aggregation's memory).
+enum Candidates {
+    Narrow(KeyQueues<(i64, i64)>),
+    Wide(KeyQueues<(i64, i128)>),
+}
+
+/// Calls `$body` with `$q` bound to the queues of `$candidates`, whichever
+/// width they are.
+macro_rules! with_queues {
+    ($candidates:expr, $q:ident => $body:expr) => {
+        match $candidates {
+            Candidates::Narrow($q) => $body,
+            Candidates::Wide($q) => $body,
+        }
+    };
+}
+
+/// A value an [`Extreme`] queue holds.
+trait Raw: Copy + Default + Into<i128> {
+    fn from_raw(raw: i128) -> Self;
+}
+
+impl Raw for i64 {
+    fn from_raw(raw: i128) -> Self {
+        // Values of types other than DECIMAL fit in 64 bits.
+        raw as i64
+    }
+}
+
+impl Raw for i128 {
+    fn from_raw(raw: i128) -> Self {
+        raw
+    }
+}
+
+/// Appends `(position, raw)` to key `key`'s queue, after dropping the
+/// values behind it it makes useless: a later value at least as extreme
+/// (by `order`) makes earlier ones useless; equal ones stay (the oldest
+/// is the answer, as it would be).
+#[inline(always)]
+fn push_candidate<V: Raw>(
+    queue: &mut KeyQueues<(i64, V)>,
+    key: usize,
+    position: i64,
+    raw: i128,
+    max: bool,
+    order: impl Fn(i128) -> i128,
+) -> Result<()> {
+    let rank = order(raw);
+    while queue.back(key).is_some_and(|(_, v)| {
+        let o = order((*v).into());
+        if max {
+            o < rank
+        } else {
+            o > rank
+        }
+    }) {
+        queue.pop_back(key);
+    }
+    queue.push_back(key, (position, V::from_raw(raw)))
+}
+
+/// Drops the values of key `key`'s queue before position `first`.
+#[inline(always)]
+fn evict_before<V: Raw>(queue: &mut KeyQueues<(i64, V)>, key: usize, first: i64) {
+    while queue.front(key).is_some_and(|(p, _)| *p < first) {
+        queue.pop_front(key);
+    }
 }
 
 impl Extreme {
@@ -164,7 +236,10 @@ impl Extreme {
                 arg,
                 max: call.func == AggregateFunction::Max,
                 ty: ty.clone(),
-                keys: KeyQueues::new(bound),
+                keys: match ty {
+                    SqlType::Decimal(..) => Candidates::Wide(KeyQueues::new(bound)),
+                    _ => Candidates::Narrow(KeyQueues::new(bound)),
+                },
                 added: Vec::new(),
                 out: Vec::new(),
             }),
@@ -175,7 +250,7 @@ impl Extreme {
     /// Makes room for key id `key`.
     fn ensure_key(&mut self, key: usize) {
         if self.added.len() <= key {
-            self.keys.ensure(key);
+            with_queues!(&mut self.keys, q => q.ensure(key));
             self.added.resize(key + 1, 0);
         }
     }
@@ -183,46 +258,35 @@ impl Extreme {
     /// Key `key` starts over, with nothing added.
     pub(super) fn forget(&mut self, key: usize) {
         if key < self.added.len() {
-            while self.keys.pop_front(key).is_some() {}
+            with_queues!(&mut self.keys, q => while q.pop_front(key).is_some() {});
             self.added[key] = 0;
         }
     }
 
-    /// The key values compare by: DOUBLE bits mapped to a total order.
-    fn order(&self, raw: i128) -> i128 {
-        if self.ty != SqlType::Double {
-            return raw;
-        }
+    /// The key DOUBLE values compare by: their bits mapped to a total
+    /// order (negative numbers reverse; NaN, positive, lands above +inf).
+    fn double_order(raw: i128) -> i128 {
         let bits = raw as u64 as i64;
-        // Negative numbers reverse; NaN (positive) lands above +inf.
         (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
     }
 
     fn add(&mut self, key: usize, position: i64, raw: Option<i128>) -> Result<()> {
         let Some(raw) = raw else { return Ok(()) };
-        let order = self.order(raw);
         let max = self.max;
-        let queue = &mut self.keys;
-        // A later value at least as extreme makes earlier ones useless;
-        // equal ones stay (the oldest is the answer, as it would be).
-        while queue
-            .back(key)
-            .is_some_and(|(_, o, _)| if max { *o < order } else { *o > order })
-        {
-            queue.pop_back(key);
+        if self.ty == SqlType::Double {
+            with_queues!(&mut self.keys, q => push_candidate(q, key, position, raw, max, Self::double_order))
+        } else {
+            with_queues!(&mut self.keys, q => push_candidate(q, key, position, raw, max, |raw| raw))
         }
-        queue.push_back(key, (position, order, raw))
     }
 
     /// Drops the values before `first` (a row number or rowtime).
     fn evict(&mut self, key: usize, first: i64) {
-        while self.keys.front(key).is_some_and(|(p, _, _)| *p < first) {
-            self.keys.pop_front(key);
-        }
+        with_queues!(&mut self.keys, q => evict_before(q, key, first))
     }
 
     fn value(&self, key: usize) -> Option<i128> {
-        self.keys.front(key).map(|(_, _, raw)| *raw)
+        with_queues!(&self.keys, q => q.front(key).map(|(_, raw)| (*raw).into()))
     }
 
     /// The results since the last build (the vector keeps its capacity).
@@ -279,16 +343,16 @@ impl Extreme {
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
-        self.keys.state_bytes() + (self.added.capacity() * 8) as u64
+        with_queues!(&self.keys, q => q.state_bytes()) + (self.added.capacity() * 8) as u64
     }
 
     pub(super) fn save(&self, w: &mut StateWriter) {
-        self.keys.save(w);
+        with_queues!(&self.keys, q => q.save(w));
         w.put(&self.added);
     }
 
     pub(super) fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
-        self.keys.load(r)?;
+        with_queues!(&mut self.keys, q => q.load(r))?;
         self.added = r.get()?;
         Ok(())
     }
@@ -410,7 +474,7 @@ mod tests {
             arg: 0,
             max,
             ty: SqlType::Double,
-            keys,
+            keys: Candidates::Narrow(keys),
             added: vec![0],
             out: vec![],
         }
