@@ -42,7 +42,7 @@ fn random_csv(seed: u64, rows: usize) -> String {
     out
 }
 
-const QUERIES: [&str; 24] = [
+const QUERIES: [&str; 26] = [
     "SELECT k, window_start, window_end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v), \
      FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(CAST(v AS STRING), ' ') \
      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)) \
@@ -98,6 +98,12 @@ const QUERIES: [&str; 24] = [
      SELECT k, ts, v, COUNT(*) OVER w, SUM(v) OVER w, MAX(d) OVER w, SUM(d) OVER w, FIRST_VALUE(v) OVER w \
      FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)",
     "SELECT k, ts, AVG(d) OVER w, MIN(v) OVER w, LAST_VALUE(v) OVER w, COUNT(v) OVER w \
+     FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '700' MILLISECOND PRECEDING AND CURRENT ROW)",
+    // Only incremental aggregates: the frames keep the rows' count
+    // (ROWS) or rowtimes (RANGE), not the rows.
+    "SELECT k, ts, SUM(d) OVER w, MAX(d) OVER w, MIN(v) OVER w \
+     FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)",
+    "SELECT k, ts, AVG(d) OVER w, MIN(d) OVER w, MAX(v) OVER w \
      FROM t WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '700' MILLISECOND PRECEDING AND CURRENT ROW)",
     "SELECT k, ts, SUM(v) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), \
      MAX(d) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
