@@ -40,6 +40,8 @@ pub struct Emitter {
 enum Pending {
     /// Results, with the watermark their rows carry once it is known.
     Rows(RecordBatch, RowKind, Option<i64>),
+    /// Results, with the watermark each row carries.
+    Tagged(RecordBatch, RowKind, Vec<i64>),
     Changelog(RecordBatch, Vec<RowKind>, Option<i64>),
     Side(SideItem),
     /// An advance of the watermark that fired the results before it.
@@ -66,6 +68,47 @@ impl Emitter {
             self.pending.push(Pending::Rows(batch, kind, None));
         }
         Ok(())
+    }
+
+    /// Queues result rows, all of one kind, each with the watermark it
+    /// carries downstream (results held back across advances of the
+    /// watermark, see [`WindowedState::on_item_done`]).
+    pub(crate) fn rows_tagged(
+        &mut self,
+        batch: RecordBatch,
+        kind: RowKind,
+        watermarks: Vec<i64>,
+    ) -> Result<()> {
+        if batch.num_rows() != watermarks.len() {
+            return Err(tidemark_common::Error::Internal(
+                "results with a watermark count not their row count".into(),
+            ));
+        }
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.close_late()?;
+        // Before the advances queued since the last result or side item:
+        // they fired these rows (or none), and their watermarks go out
+        // only after them, before the next side item or at the end.
+        let at = self
+            .pending
+            .iter()
+            .rposition(|p| !matches!(p, Pending::Advanced(_)))
+            .map_or(0, |i| i + 1);
+        self.pending
+            .insert(at, Pending::Tagged(batch, kind, watermarks));
+        if at < self.untagged {
+            self.untagged += 1;
+        }
+        Ok(())
+    }
+
+    /// The results an advance of the watermark fired are held back, to be
+    /// queued with [`Emitter::rows_tagged`] later: the late rows dropped
+    /// before the advance go out before them, so they are queued now.
+    pub(crate) fn hold_back(&mut self) -> Result<()> {
+        self.close_late()
     }
 
     /// Queues result rows with their kinds.
@@ -144,6 +187,14 @@ impl Emitter {
                 Pending::Rows(batch, kind, tag) => {
                     let n = batch.num_rows();
                     (batch, Kinds::Same(kind, n), tag)
+                }
+                Pending::Tagged(batch, kind, watermarks) => {
+                    if run.rows() + batch.num_rows() > COALESCE_ROWS {
+                        run.send(&mut self.out)?;
+                    }
+                    let n = batch.num_rows();
+                    run.push_each(batch, Kinds::Same(kind, n), watermarks);
+                    continue;
                 }
                 Pending::Changelog(batch, kinds, tag) => (batch, Kinds::Each(kinds), tag),
                 Pending::Side(side) => {
@@ -237,6 +288,13 @@ impl ResultRun {
         self.kinds.push(kinds);
     }
 
+    /// [`ResultRun::push`] with a watermark per row.
+    fn push_each(&mut self, batch: RecordBatch, kinds: Kinds, watermarks: Vec<i64>) {
+        self.watermarks.extend(watermarks);
+        self.batches.push(batch);
+        self.kinds.push(kinds);
+    }
+
     /// Puts the run in `out` as one chunk.
     fn send(&mut self, out: &mut Vec<StreamItem>) -> Result<()> {
         let batch = match self.batches.as_slice() {
@@ -289,6 +347,13 @@ pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
     /// Not for a state whose output a merge of key-split workers reads
     /// (window aggregation): the merge sorts each watermark's results.
     const COALESCE_ADVANCES: bool = false;
+
+    /// The input item is done: results the state held back (to build them
+    /// together) go to the emitter now, before it sends what the item
+    /// emitted. A state holding results back must coalesce advances.
+    fn on_item_done(&mut self, _out: &mut Emitter) -> Result<()> {
+        Ok(())
+    }
 
     /// The end of the window a timer is for, when the timer keeps a window
     /// open (it fires it, or frees it): open windows are counted by them.
@@ -464,7 +529,7 @@ pub fn row_keys(
 
 /// One item through a windowed operator whose state is `handler`;
 /// returns how many rows came in and went out.
-fn process_item<H: TimerHandler<Output = Emitter>>(
+fn process_item<H: WindowedState>(
     time: &mut EventTime<H::Key>,
     handler: &mut H,
     emitter: &mut Emitter,
@@ -478,6 +543,7 @@ fn process_item<H: TimerHandler<Output = Emitter>>(
             time.process_chunk(&chunk, handler, emitter, |e, before, after| {
                 e.advanced(before, after)
             })?;
+            handler.on_item_done(emitter)?;
             // What rows themselves emitted (re-fires, late rows) goes out
             // now, before anything later, and then the watermark they
             // reached.
@@ -487,13 +553,16 @@ fn process_item<H: TimerHandler<Output = Emitter>>(
         StreamItem::Watermark(wm) => {
             let before = time.watermark();
             time.advance(wm, handler, emitter)?;
+            handler.on_item_done(emitter)?;
             emitter.flush(before, wm)?;
         }
         StreamItem::Side(side) => {
+            handler.on_item_done(emitter)?;
             emitter.flush_pending(time.watermark())?;
             emitter.out.push(StreamItem::Side(side));
         }
         StreamItem::End => {
+            handler.on_item_done(emitter)?;
             emitter.flush(time.watermark(), time.watermark())?;
             emitter.out.push(StreamItem::End);
         }

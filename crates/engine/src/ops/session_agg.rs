@@ -252,13 +252,58 @@ impl Groups {
     }
 }
 
-/// A session that fired and ended, waiting to go out with the others
-/// fired by the same advance of the watermark as one batch.
+/// A session's bounds and accumulator group: what its result row is
+/// built from, with its key.
 struct Fired {
-    key: u32,
     start: i64,
     end: i64,
     group: u32,
+}
+
+/// Sessions that fired and ended, whose results wait to be built in one
+/// batch with the others fired while the same input item went through
+/// (not one batch per advance of the watermark: when keys' sessions fire
+/// one by one, as each row's watermark passes an end, building a batch of
+/// one row per advance cost more than the sessions themselves). Each
+/// keeps a copy of its key, whose number may serve another key before
+/// the results are built, and the watermark its row carries: the one
+/// before the advance that fired it.
+#[derive(Default)]
+struct FiredSessions {
+    sessions: Vec<Fired>,
+    watermarks: Vec<i64>,
+    /// The keys, end to end in arrow's row format; `key_ends[i]` is where
+    /// session `i`'s ends.
+    keys: Vec<u8>,
+    key_ends: Vec<usize>,
+}
+
+impl FiredSessions {
+    fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    fn push(&mut self, key: &[u8], session: Fired, watermark: i64) {
+        self.keys.extend_from_slice(key);
+        self.key_ends.push(self.keys.len());
+        self.sessions.push(session);
+        self.watermarks.push(watermark);
+    }
+
+    /// The sessions' keys, in order.
+    fn keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.key_ends.iter().copied());
+        starts
+            .zip(&self.key_ends)
+            .map(|(start, end)| &self.keys[start..*end])
+    }
+
+    fn clear(&mut self) {
+        self.sessions.clear();
+        self.watermarks.clear();
+        self.keys.clear();
+        self.key_ends.clear();
+    }
 }
 
 struct Session {
@@ -302,10 +347,10 @@ pub struct SessionState {
     keys: KeyTable,
     groups: Groups,
     /// Sessions fired and ended whose results are not built yet (without
-    /// allowed lateness): their keys and groups are kept until then.
-    fired: Vec<Fired>,
-    /// Keys left without sessions by `fired`, which leave the table once
-    /// their results are built.
+    /// allowed lateness): their groups are kept until then.
+    fired: FiredSessions,
+    /// Keys left without sessions by the timers of an advance, which leave
+    /// the table once it is done.
     emptied: Vec<u32>,
     rows_seen: u64,
     /// The key numbers of the current run's rows as found before it (or
@@ -348,7 +393,7 @@ impl SessionAggregate {
             zone: spec.zone,
             keys: KeyTable::default(),
             groups,
-            fired: Vec::new(),
+            fired: FiredSessions::default(),
             emptied: Vec::new(),
             rows_seen: 0,
             known_ids: Vec::new(),
@@ -360,8 +405,14 @@ impl WindowedState for SessionState {
     const NAME: &'static str = "SessionAggregate";
     const LATE_REASON: &'static str = LATE_REASON;
     // Sessions of keys that each fire alone would otherwise go out as a
-    // chunk and a watermark per session.
+    // chunk and a watermark per session. (Fired results are held until
+    // the item is done, or something else goes out, so this must be on:
+    // the emitter must not send an advance's watermark before them.)
     const COALESCE_ADVANCES: bool = true;
+
+    fn on_item_done(&mut self, out: &mut Emitter) -> Result<()> {
+        self.send_fired(out)
+    }
 
     fn state(&self) -> StateSize {
         let mut size = StateSize {
@@ -469,21 +520,25 @@ impl SessionState {
 
     /// The result row of key number `key`'s session.
     fn result(&self, key: u32, start: i64, session: &Session) -> Result<RecordBatch> {
-        self.results(&[Fired {
-            key,
+        let fired = Fired {
             start,
             end: session.end,
             group: session.group,
-        }])
+        };
+        self.results(std::iter::once(self.keys.key(key)), &[fired])
     }
 
-    /// The result rows of `sessions`, in that order.
-    fn results(&self, sessions: &[Fired]) -> Result<RecordBatch> {
+    /// The result rows of `sessions`, in that order, of keys `keys` (in
+    /// arrow's row format).
+    fn results<'k>(
+        &self,
+        keys: impl Iterator<Item = &'k [u8]>,
+        sessions: &[Fired],
+    ) -> Result<RecordBatch> {
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output_schema.fields().len());
         if let Some(conv) = &self.key_converter {
             let parser = conv.parser();
-            let keys = sessions.iter().map(|f| parser.parse(self.keys.key(f.key)));
-            columns.extend(conv.convert_rows(keys)?);
+            columns.extend(conv.convert_rows(keys.map(|key| parser.parse(key)))?);
         }
         let wall = |t: i64| match self.zone {
             Some(tz) => crate::time::zone::to_wall_clock(t, tz).unwrap_or(t),
@@ -500,23 +555,27 @@ impl SessionState {
     }
 
     /// Sends the results of the sessions fired since the last call as one
-    /// batch, then gives back their groups and the keys they left empty.
+    /// batch, each row with its watermark, then gives back their groups.
     /// Called before anything else goes out, so results keep their place
-    /// among trace lines, and after each advance of the watermark.
+    /// among trace lines, late rows and other results, and when the input
+    /// item is done.
     fn send_fired(&mut self, out: &mut Emitter) -> Result<()> {
-        if !self.fired.is_empty() {
-            let fired = std::mem::take(&mut self.fired);
-            out.rows(self.results(&fired)?, RowKind::Insert)?;
-            for f in &fired {
-                self.groups.give_back(f.group);
-            }
-            // Kept for its capacity.
-            self.fired = fired;
-            self.fired.clear();
+        if self.fired.is_empty() {
+            return Ok(());
         }
-        for id in self.emptied.drain(..) {
-            self.keys.forget(id);
+        let mut fired = std::mem::take(&mut self.fired);
+        let batch = self.results(fired.keys(), &fired.sessions)?;
+        out.rows_tagged(
+            batch,
+            RowKind::Insert,
+            std::mem::take(&mut fired.watermarks),
+        )?;
+        for f in &fired.sessions {
+            self.groups.give_back(f.group);
         }
+        // Kept for its capacity.
+        fired.clear();
+        self.fired = fired;
         Ok(())
     }
 
@@ -605,6 +664,8 @@ impl TimerHandler for SessionState {
                 row_end,
             );
             if self.cleanup_time(merge.end) <= watermarks[i] {
+                // After the results fired before it.
+                self.send_fired(out)?;
                 if self.trace.is_on() {
                     let line = self
                         .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
@@ -659,8 +720,16 @@ impl TimerHandler for SessionState {
         fired
     }
 
+    /// Keys the advance left without sessions leave the table (the
+    /// results of their sessions have copies of them).
     fn on_timers_done(&mut self, out: &mut Emitter) -> Result<()> {
-        self.send_fired(out)
+        if !self.fired.is_empty() {
+            out.hold_back()?;
+        }
+        for id in self.emptied.drain(..) {
+            self.keys.forget(id);
+        }
+        Ok(())
     }
 }
 
@@ -700,6 +769,8 @@ impl SessionState {
                     self.groups.defer(row, session.group);
                     return Ok(());
                 };
+                // It fires again after the results fired before.
+                self.send_fired(out)?;
                 self.groups.update(values, row, session.group)?;
                 let new = self.result(key, start, session)?;
                 if self.trace.is_on() {
@@ -738,6 +809,7 @@ impl SessionState {
         // Growing one open session is not worth a line; joining several,
         // or changing the bounds of one that fired, is.
         if self.trace.is_on() && (joined.len() > 1 || retracted) {
+            self.send_fired(out)?;
             let rows: u64 = sessions
                 .run(joined.clone())
                 .map(|(_, s)| s.rows)
@@ -753,6 +825,7 @@ impl SessionState {
         for (_, old) in sessions.take_run(joined) {
             let (at, timer) = match &old.emitted {
                 Some(emitted) => {
+                    self.send_fired(out)?;
                     out.rows(emitted.clone(), RowKind::Delete)?;
                     self.cleanup_timer(key, &old)
                 }
@@ -788,6 +861,7 @@ impl SessionState {
         session.rows += 1;
         let (at, timer) = Self::fire_timer(key, &session);
         if retracted || at <= watermark {
+            self.send_fired(out)?;
             out.accept_late(chunk, chunk_row)?;
         }
         if at <= watermark {
@@ -846,12 +920,13 @@ impl SessionState {
                 // It ends as it fires: its result waits to be built with
                 // the others this advance of the watermark fires.
                 self.trace_fire(timer.key, start, &session, watermark, out)?;
-                self.fired.push(Fired {
-                    key: timer.key,
+                let fired = Fired {
                     start,
                     end: session.end,
                     group: session.group,
-                });
+                };
+                let key = self.keys.key(timer.key);
+                self.fired.push(key, fired, time.watermark_before_advance());
                 out.window_fired(watermark);
             }
             if self.trace.is_on() {
@@ -886,6 +961,7 @@ impl SessionState {
         watermark: i64,
         out: &mut Emitter,
     ) -> Result<RecordBatch> {
+        self.send_fired(out)?;
         self.trace_fire(key, start, session, watermark, out)?;
         let result = self.result(key, start, session)?;
         out.rows(result.clone(), RowKind::Insert)?;
@@ -1147,6 +1223,44 @@ mod tests {
             .enumerate()
             .map(|(i, t)| ("a", s(*t), i as i64))
             .collect()
+    }
+
+    #[test]
+    fn sessions_fired_one_by_one_in_a_chunk_are_built_as_one_batch() -> Result<()> {
+        // Keys k0..k5, a row each 4 s apart, watermark ts: a row meets the
+        // watermark of the row before it, so k2's row (at 4 s) fires k0's
+        // session (gap 3 s), k3's fires k1's, and so on. The four fired
+        // within the chunk go out as one chunk, each row with the
+        // watermark before the advance that fired it; k4's and k5's wait.
+        let names = ["k0", "k1", "k2", "k3", "k4", "k5"];
+        let rows: Vec<(&str, i64, i64)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (*k, s(4 * i as i64), i as i64))
+            .collect();
+        let mut op = count_per_session(0)?;
+        let mut out = Vec::new();
+        op.process(StreamItem::Chunk(events(&rows, 0)), &mut out)?;
+        let chunks: Vec<&Chunk> = out
+            .iter()
+            .filter_map(|item| match item {
+                StreamItem::Chunk(chunk) => Some(chunk),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(chunks.len(), 1, "{out:?}");
+        assert_eq!(chunks[0].watermarks, [0, s(4), s(8), s(12)]);
+        assert!(matches!(out.last(), Some(StreamItem::Watermark(w)) if *w == s(16)));
+        assert_eq!(
+            lines(out)[..4],
+            [
+                "+I[k0, 0, 3000, 2999, 1]",
+                "+I[k1, 4000, 7000, 6999, 1]",
+                "+I[k2, 8000, 11000, 10999, 1]",
+                "+I[k3, 12000, 15000, 14999, 1]",
+            ]
+        );
+        Ok(())
     }
 
     #[test]
