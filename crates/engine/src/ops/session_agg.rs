@@ -579,6 +579,17 @@ impl SessionState {
         Ok(())
     }
 
+    /// [`SessionState::send_fired`] within a run, whose rows' updates may
+    /// wait (`values`: the run's arrays): they go to their groups first,
+    /// so the groups are settled when the results are built.
+    fn send_fired_in_run(&mut self, values: &[Option<ArrayRef>], out: &mut Emitter) -> Result<()> {
+        if self.fired.is_empty() {
+            return Ok(());
+        }
+        self.groups.flush(values)?;
+        self.send_fired(out)
+    }
+
     /// The session's fire timer, as set (at `timer_end`).
     fn fire_timer(key: u32, session: &Session) -> (i64, SessionTimer) {
         (
@@ -665,7 +676,7 @@ impl TimerHandler for SessionState {
             );
             if self.cleanup_time(merge.end) <= watermarks[i] {
                 // After the results fired before it.
-                self.send_fired(out)?;
+                self.send_fired_in_run(&values, out)?;
                 if self.trace.is_on() {
                     let line = self
                         .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
@@ -770,7 +781,7 @@ impl SessionState {
                     return Ok(());
                 };
                 // It fires again after the results fired before.
-                self.send_fired(out)?;
+                self.send_fired_in_run(values, out)?;
                 self.groups.update(values, row, session.group)?;
                 let new = self.result(key, start, session)?;
                 if self.trace.is_on() {
@@ -918,7 +929,7 @@ impl SessionState {
                 self.groups.give_back(session.group);
             } else {
                 // It ends as it fires: its result waits to be built with
-                // the others this advance of the watermark fires.
+                // the others fired while this input item goes through.
                 self.trace_fire(timer.key, start, &session, watermark, out)?;
                 let fired = Fired {
                     start,

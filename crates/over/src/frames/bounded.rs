@@ -176,9 +176,8 @@ impl Raw for i128 {
 }
 
 /// Appends `(position, raw)` to key `key`'s queue, after dropping the
-/// values behind it it makes useless: a later value at least as extreme
-/// (by `order`) makes earlier ones useless; equal ones stay (the oldest
-/// is the answer, as it would be).
+/// earlier values it makes useless: those it is more extreme than (by
+/// `order`); equal ones stay (the oldest is the answer, as it would be).
 #[inline(always)]
 fn push_candidate<V: Raw>(
     queue: &mut KeyQueues<(i64, V)>,
