@@ -154,20 +154,55 @@ struct KeyState {
     /// Its rows waiting for the watermark.
     waiting: u32,
     /// When its state expires, with a ttl.
-    expires_at: Option<i64>,
+    expires_at: Expiry,
     /// When its expiry timer is set, if it is: at or before `expires_at`.
     /// A row going out moves `expires_at` later but leaves the timer,
     /// which on firing is set again at `expires_at` — one timer per ttl,
     /// not one per row.
-    expiry_timer: Option<i64>,
+    expiry_timer: Expiry,
+}
+
+/// An instant of a key's expiry, or none, in the 8 bytes of the instant
+/// (an `Option<i64>` takes 16, and with millions of keys each holds two):
+/// none is `i64::MIN`, which no expiry is — it comes after a rowtime the
+/// key emitted, and an emitted rowtime is after −∞.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Expiry(i64);
+
+impl Expiry {
+    const NONE: Expiry = Expiry(i64::MIN);
+
+    fn at(instant: i64) -> Self {
+        debug_assert_ne!(instant, i64::MIN, "an expiry at −∞");
+        Expiry(instant)
+    }
+
+    fn get(self) -> Option<i64> {
+        (self != Self::NONE).then_some(self.0)
+    }
+
+    /// Written as an `Option<i64>`, as before it was packed.
+    fn save(self, w: &mut StateWriter) {
+        w.put(&self.get());
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        match r.get::<Option<i64>>()? {
+            None => Ok(Self::NONE),
+            Some(i64::MIN) => Err(Error::Internal(
+                "a checkpoint holds a key expiring at −∞".into(),
+            )),
+            Some(instant) => Ok(Expiry(instant)),
+        }
+    }
 }
 
 impl KeyState {
     const EMPTY: KeyState = KeyState {
         last_emitted: NO_WATERMARK,
         waiting: 0,
-        expires_at: None,
-        expiry_timer: None,
+        expires_at: Expiry::NONE,
+        expiry_timer: Expiry::NONE,
     };
 
     /// Whether the key holds no state: no row emitted since its state
@@ -291,8 +326,8 @@ impl Operator for OverAggregate {
         for key in &s.keys {
             w.put(&key.last_emitted);
             w.put(&key.waiting);
-            w.put(&key.expires_at);
-            w.put(&key.expiry_timer);
+            key.expires_at.save(w);
+            key.expiry_timer.save(w);
         }
         // The waiting rows in (rowtime, arrival) order: equal state, equal
         // bytes.
@@ -319,8 +354,8 @@ impl Operator for OverAggregate {
             s.keys.push(KeyState {
                 last_emitted: r.get()?,
                 waiting: r.get()?,
-                expires_at: r.get()?,
-                expiry_timer: r.get()?,
+                expires_at: Expiry::load(r)?,
+                expiry_timer: Expiry::load(r)?,
             });
         }
         let mut pending = Vec::new();
@@ -552,16 +587,16 @@ impl TimerHandler for OverState {
     ) -> Result<()> {
         if let OverTimer::Expire(id) = timer {
             let key = &mut self.keys[id as usize];
-            key.expiry_timer = None;
-            match key.expires_at {
+            key.expiry_timer = Expiry::NONE;
+            match key.expires_at.get() {
                 Some(expires_at) if expires_at <= at => {
-                    key.expires_at = None;
+                    key.expires_at = Expiry::NONE;
                     self.expire(id, time.watermark())?;
                 }
                 // Rows went out since the timer was set: it moves to the
                 // real expiry, in this advance if the watermark is there.
                 Some(later) => {
-                    key.expiry_timer = Some(later);
+                    key.expiry_timer = Expiry::at(later);
                     time.register(later, OverTimer::Expire(id));
                 }
                 None => {}
@@ -672,9 +707,9 @@ impl OverState {
         key.waiting -= group.len() as u32;
         if let Some(ttl) = self.spec.ttl {
             let expires_at = at.saturating_add(ttl);
-            key.expires_at = Some(expires_at);
-            if key.expiry_timer.is_none() {
-                key.expiry_timer = Some(expires_at);
+            key.expires_at = Expiry::at(expires_at);
+            if key.expiry_timer == Expiry::NONE {
+                key.expiry_timer = Expiry::at(expires_at);
                 time.register(expires_at, OverTimer::Expire(id));
             }
         }
