@@ -183,20 +183,24 @@ impl Emitter {
         let mut run = ResultRun::default();
         let mut advanced = None;
         for item in std::mem::take(&mut self.pending) {
-            let (batch, kinds, tag) = match item {
+            let (batch, kinds, tags) = match item {
                 Pending::Rows(batch, kind, tag) => {
                     let n = batch.num_rows();
-                    (batch, Kinds::Same(kind, n), tag)
+                    (
+                        batch,
+                        Kinds::Same(kind, n),
+                        Tags::All(tag.unwrap_or(watermark)),
+                    )
                 }
                 Pending::Tagged(batch, kind, watermarks) => {
-                    if run.rows() + batch.num_rows() > COALESCE_ROWS {
-                        run.send(&mut self.out)?;
-                    }
                     let n = batch.num_rows();
-                    run.push_each(batch, Kinds::Same(kind, n), watermarks);
-                    continue;
+                    (batch, Kinds::Same(kind, n), Tags::Each(watermarks))
                 }
-                Pending::Changelog(batch, kinds, tag) => (batch, Kinds::Each(kinds), tag),
+                Pending::Changelog(batch, kinds, tag) => (
+                    batch,
+                    Kinds::Each(kinds),
+                    Tags::All(tag.unwrap_or(watermark)),
+                ),
                 Pending::Side(side) => {
                     run.send(&mut self.out)?;
                     if let Some(w) = advanced.take() {
@@ -213,7 +217,7 @@ impl Emitter {
             if run.rows() + batch.num_rows() > COALESCE_ROWS {
                 run.send(&mut self.out)?;
             }
-            run.push(batch, kinds, tag.unwrap_or(watermark));
+            run.push(batch, kinds, tags);
         }
         run.send(&mut self.out)?;
         if let Some(w) = advanced {
@@ -266,6 +270,12 @@ enum Kinds {
     Each(Vec<RowKind>),
 }
 
+/// The watermarks of a queued result batch's rows.
+enum Tags {
+    All(i64),
+    Each(Vec<i64>),
+}
+
 /// Result batches queued one after another, waiting to go out as one chunk.
 #[derive(Default)]
 struct ResultRun {
@@ -281,16 +291,13 @@ impl ResultRun {
         self.watermarks.len()
     }
 
-    fn push(&mut self, batch: RecordBatch, kinds: Kinds, watermark: i64) {
-        self.watermarks
-            .extend(std::iter::repeat_n(watermark, batch.num_rows()));
-        self.batches.push(batch);
-        self.kinds.push(kinds);
-    }
-
-    /// [`ResultRun::push`] with a watermark per row.
-    fn push_each(&mut self, batch: RecordBatch, kinds: Kinds, watermarks: Vec<i64>) {
-        self.watermarks.extend(watermarks);
+    fn push(&mut self, batch: RecordBatch, kinds: Kinds, tags: Tags) {
+        match tags {
+            Tags::All(watermark) => self
+                .watermarks
+                .extend(std::iter::repeat_n(watermark, batch.num_rows())),
+            Tags::Each(watermarks) => self.watermarks.extend(watermarks),
+        }
         self.batches.push(batch);
         self.kinds.push(kinds);
     }

@@ -1237,7 +1237,8 @@ mod tests {
     }
 
     #[test]
-    fn sessions_fired_one_by_one_in_a_chunk_are_built_as_one_batch() -> Result<()> {
+    fn sessions_fired_one_by_one_in_a_chunk_go_out_as_one_chunk_with_their_watermarks() -> Result<()>
+    {
         // Keys k0..k5, a row each 4 s apart, watermark ts: a row meets the
         // watermark of the row before it, so k2's row (at 4 s) fires k0's
         // session (gap 3 s), k3's fires k1's, and so on. The four fired
