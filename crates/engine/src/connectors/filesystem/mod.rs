@@ -83,7 +83,10 @@ impl Connector for Filesystem {
         let file = std::fs::File::open(&path)
             .map_err(|e| Error::io(format!("table {}: cannot open '{display}'", table.name), e))?;
         let follow = table.monitor_interval();
-        if spec.parallel.threads > 1 && follow.is_none() {
+        // Pieces are read where they lie in the file: a pipe or a device
+        // is read on one thread, from its start to its end.
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        if spec.parallel.threads > 1 && follow.is_none() && regular {
             drop(file);
             let format = if table.option("format") == Some("json") {
                 PieceFormat::Json(JsonOptions::from_options(&table.options)?)

@@ -1,12 +1,19 @@
 //! Reading one CSV or JSON-lines file on several threads, with exactly the
 //! rows, line numbers, skipped rows and errors of reading it on one.
 //!
-//! A splitter thread cuts the file into pieces of about
-//! [`ParallelRead::piece_bytes`]
-//! that end at a line end; parser threads turn pieces into batches, each
-//! numbering its lines from 1; the query takes the pieces back in file
-//! order, shifting line numbers by the lines before. Three things make the
-//! result the sequential one:
+//! The file is cut into pieces of about [`ParallelRead::piece_bytes`] that
+//! end at a line end. Readers take piece numbers in turn; each finds its
+//! piece's bounds itself, reading the file where the piece lies into a
+//! buffer of its own, and turns it into batches, numbering its lines from
+//! 1. Piece k runs from the line start after byte k·size − 1 to the line
+//! start after byte (k+1)·size − 1, so readers agree on every cut without
+//! telling each other. Of N readers, N − 1 are threads of their own; the
+//! last is the query's thread, which reads a piece whenever the one it
+//! waits for is not ready rather than sleep (left to the scheduler, a
+//! sleeping query's core stayed idle while two parser threads took turns
+//! on the other). The query takes the pieces back in file order, shifting
+//! line numbers by the lines before. Three things make the result the
+//! sequential one:
 //!
 //! - A cut is at a line end, which starts a record unless it is inside a
 //!   quoted field. The piece before such a cut is the one that knows: read
@@ -22,10 +29,11 @@ use crate::formats::csv::{CsvOptions, CsvSource};
 use crate::formats::json::{JsonOptions, JsonSource};
 use crate::runtime::read::{ReadBatch, ReadStats};
 use std::collections::BTreeMap;
-use std::io::{Cursor, Read};
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::Arc;
 use tidemark_common::{Error, Result, SqlType};
 
 /// How a file is read in parallel: by how many threads, in pieces of
@@ -64,14 +72,26 @@ enum PieceReader {
 }
 
 impl PieceReader {
-    fn open(spec: &ReadSpec, bytes: Arc<Vec<u8>>, first: bool, start_line: u64) -> Result<Self> {
-        let input: Box<dyn Read + Send> = Box::new(Cursor::new(SharedBytes(bytes)));
+    /// Reads `bytes[start..]`, numbering its lines from `start_line`.
+    fn open(
+        spec: &ReadSpec,
+        bytes: Arc<Vec<u8>>,
+        start: usize,
+        first: bool,
+        start_line: u64,
+    ) -> Result<Self> {
         let path = spec.display_path.clone();
         let columns = spec.columns.clone();
         let mut reader = match &spec.format {
             PieceFormat::Csv(options) => {
-                let mut r =
-                    CsvSource::from_reader(input, path, columns, options.clone(), spec.batch_size)?;
+                let mut r = CsvSource::from_bytes(
+                    bytes,
+                    start,
+                    path,
+                    columns,
+                    options.clone(),
+                    spec.batch_size,
+                )?;
                 if !first {
                     r.continue_after_header();
                 }
@@ -79,6 +99,9 @@ impl PieceReader {
                 PieceReader::Csv(Box::new(r))
             }
             PieceFormat::Json(options) => {
+                let mut input = Cursor::new(SharedBytes(bytes));
+                input.set_position(start as u64);
+                let input: Box<dyn Read + Send> = Box::new(input);
                 let mut r = JsonSource::from_reader(
                     input,
                     path,
@@ -148,12 +171,20 @@ impl AsRef<[u8]> for SharedBytes {
     }
 }
 
-/// A piece of the file, cut by the splitter.
+/// A piece of the file: `bytes[start..]` (before `start`, the end of the
+/// line the piece before ends with).
 struct Piece {
     seq: u64,
     bytes: Arc<Vec<u8>>,
+    start: usize,
     first: bool,
     last: bool,
+}
+
+impl Piece {
+    fn text(&self) -> &[u8] {
+        &self.bytes[self.start..]
+    }
 }
 
 /// A piece as a parser thread read it.
@@ -167,19 +198,24 @@ struct ReadPiece {
     ended_in_open_quote: bool,
 }
 
-/// What the splitter sends: a piece, or (as the piece at `seq`) why the
-/// file could not be read further.
-enum Cut {
-    Piece(Piece),
-    Failed { seq: u64, error: std::io::Error },
-}
-
-/// What a parser thread sends back, in the splitter's numbering.
+/// What a parser thread sends back: piece `seq` read, or why the file
+/// could not be read there.
 type ReadResult = (u64, std::result::Result<ReadPiece, Error>);
+
+/// What the parser threads share: the file, and the next piece to take.
+struct Pieces {
+    path: PathBuf,
+    size: u64,
+    next: AtomicU64,
+}
 
 /// The threads at work.
 struct Running {
     read: Receiver<ReadResult>,
+    pieces: Arc<Pieces>,
+    /// Reads pieces here while the one the query waits for is not ready;
+    /// None once a piece it read was the last or past the end.
+    helper: Option<PieceWorker>,
     /// Pieces read ahead of the one the query waits for.
     ahead: BTreeMap<u64, std::result::Result<ReadPiece, Error>>,
     next_seq: u64,
@@ -223,7 +259,7 @@ impl ParallelFile {
             tz: chrono_tz::UTC,
         };
         // Columns the format cannot read fail here, before any thread.
-        PieceReader::open(&spec, Arc::new(Vec::new()), true, 1)?;
+        PieceReader::open(&spec, Arc::new(Vec::new()), 0, true, 1)?;
         Ok(ParallelFile {
             path,
             split: ParallelRead {
@@ -280,24 +316,32 @@ impl ParallelFile {
         }
     }
 
-    /// Starts the splitter and the parser threads.
+    /// Starts the parser threads.
     fn start(&self) -> Result<Running> {
         let file = std::fs::File::open(&self.path)
             .map_err(|e| Error::io(format!("cannot open '{}'", self.spec.display_path), e))?;
-        // A piece waiting per thread on each side keeps the threads busy
-        // without holding much of the file in memory.
+        // A piece waiting per thread keeps the threads busy without holding
+        // much of the file in memory.
         let threads = self.split.threads;
-        let (cut_send, cut_recv) = sync_channel::<Cut>(threads);
         let (read_send, read) = sync_channel(threads);
-        let piece_bytes = self.split.piece_bytes;
-        std::thread::spawn(move || split(file, piece_bytes, cut_send));
-        let cuts = Arc::new(Mutex::new(cut_recv));
-        for _ in 0..threads {
-            let (cuts, read_send, spec) = (Arc::clone(&cuts), read_send.clone(), self.spec.clone());
-            std::thread::spawn(move || parse_pieces(&cuts, &read_send, &spec));
+        let pieces = Arc::new(Pieces {
+            path: self.path.clone(),
+            size: self.split.piece_bytes as u64,
+            next: AtomicU64::new(0),
+        });
+        // The query's own thread is one of the readers.
+        for _ in 1..threads {
+            let (pieces, read_send, spec) =
+                (Arc::clone(&pieces), read_send.clone(), self.spec.clone());
+            std::thread::spawn(move || parse_pieces(&pieces, &read_send, &spec));
         }
         Ok(Running {
             read,
+            pieces,
+            helper: Some(PieceWorker {
+                file: Some(file),
+                buffers: Vec::new(),
+            }),
             ahead: BTreeMap::new(),
             next_seq: 0,
         })
@@ -313,12 +357,36 @@ impl ParallelFile {
                 running.next_seq += 1;
                 return piece.map(Some);
             }
-            match running.read.recv() {
+            // Not ready: take what the threads have sent.
+            let threads_running = match running.read.try_recv() {
                 Ok((seq, piece)) => {
                     running.ahead.insert(seq, piece);
+                    continue;
                 }
-                // Every thread has ended: the splitter sent no more pieces.
-                Err(_) => return Ok(None),
+                Err(TryRecvError::Empty) => true,
+                Err(TryRecvError::Disconnected) => false,
+            };
+            // Nothing sent: read a piece here rather than wait, unless
+            // many wait to be taken already (the one awaited is slow).
+            let room = !threads_running || running.ahead.len() <= 2 * self.split.threads;
+            if let Some(helper) = running.helper.as_mut().filter(|_| room) {
+                match helper.read_next(&running.pieces, &self.spec) {
+                    Some(((seq, piece), last)) => {
+                        running.ahead.insert(seq, piece);
+                        if last {
+                            running.helper = None;
+                        }
+                    }
+                    None => running.helper = None,
+                }
+                continue;
+            }
+            if !threads_running {
+                // Every thread has ended, and so has reading here.
+                return Ok(None);
+            }
+            if let Ok((seq, piece)) = running.read.recv() {
+                running.ahead.insert(seq, piece);
             }
         }
     }
@@ -332,12 +400,14 @@ impl ParallelFile {
             let Some(next) = self.next_piece()? else {
                 break;
             };
-            let mut bytes = Vec::with_capacity(piece.piece.bytes.len() + next.piece.bytes.len());
-            bytes.extend_from_slice(&piece.piece.bytes);
-            bytes.extend_from_slice(&next.piece.bytes);
+            let (text, next_text) = (piece.piece.text(), next.piece.text());
+            let mut bytes = Vec::with_capacity(text.len() + next_text.len());
+            bytes.extend_from_slice(text);
+            bytes.extend_from_slice(next_text);
             let joined = Piece {
                 seq: piece.piece.seq,
                 bytes: Arc::new(bytes),
+                start: 0,
                 first: piece.piece.first,
                 last: next.piece.last,
             };
@@ -348,6 +418,7 @@ impl ParallelFile {
             let mut reader = PieceReader::open(
                 &self.spec,
                 piece.piece.bytes,
+                piece.piece.start,
                 piece.piece.first,
                 self.lines_before + 1,
             )?;
@@ -385,87 +456,134 @@ fn add_stats(into: &mut ReadStats, from: &ReadStats) {
     into.rows_skipped += from.rows_skipped;
 }
 
-/// Reads the file in blocks and sends pieces that end at a line end (the
-/// last piece: at the end of the file).
-fn split(mut file: std::fs::File, piece_bytes: usize, cuts: SyncSender<Cut>) {
-    let mut carry: Vec<u8> = Vec::new();
-    let mut seq = 0;
-    loop {
-        let mut block = std::mem::take(&mut carry);
-        let start = block.len();
-        block.resize(start + piece_bytes, 0);
-        let mut filled = start;
-        let mut eof = false;
-        while filled < block.len() {
-            match file.read(&mut block[filled..]) {
-                Ok(0) => {
-                    eof = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => {
-                    let _ = cuts.send(Cut::Failed { seq, error });
-                    return;
-                }
-            }
+/// How far past a piece's nominal end its first read goes, to find the
+/// line end that closes it without a second read.
+const LOOK_PAST: u64 = 4096;
+
+/// How many buffers a reader of pieces keeps for reuse: enough for the
+/// pieces it has read that wait in the channel or for the query.
+const KEPT_BUFFERS: usize = 8;
+
+/// What reads pieces, on a parser thread or the query's own: the file, and
+/// buffers that pieces' bytes are read into again once the query has let
+/// them go.
+#[derive(Default)]
+struct PieceWorker {
+    file: Option<std::fs::File>,
+    buffers: Vec<Arc<Vec<u8>>>,
+}
+
+impl PieceWorker {
+    /// Takes the next piece number and reads that piece: its number, the
+    /// piece or why it could not be read, and whether no piece comes after
+    /// it (the file's last, or an error). None when the piece is past the
+    /// file's end.
+    fn read_next(&mut self, pieces: &Pieces, spec: &ReadSpec) -> Option<(ReadResult, bool)> {
+        let seq = pieces.next.fetch_add(1, Ordering::Relaxed);
+        let mut slot = self.buffers.iter_mut().position(|b| Arc::get_mut(b).is_some());
+        if slot.is_none() && self.buffers.len() < KEPT_BUFFERS {
+            self.buffers.push(Arc::default());
+            slot = Some(self.buffers.len() - 1);
         }
-        block.truncate(filled);
-        if !eof {
-            // Cut after the last line end; the rest goes with the next
-            // piece. A block without one grows until it has one.
-            match memchr::memrchr(b'\n', &block) {
-                Some(at) => carry = block.split_off(at + 1),
-                None => {
-                    carry = block;
-                    continue;
-                }
-            }
-        }
-        // When the file ends at a cut, the piece before went out before
-        // that was known: this last piece is empty.
-        let piece = Piece {
-            seq,
-            bytes: Arc::new(block),
-            first: seq == 0,
-            last: eof,
+        let mut unkept = Arc::default();
+        let buffer = match slot {
+            Some(i) => &mut self.buffers[i],
+            None => &mut unkept,
         };
-        seq += 1;
-        if cuts.send(Cut::Piece(piece)).is_err() || eof {
+        let file = match &mut self.file {
+            Some(file) => Ok(file),
+            None => std::fs::File::open(&pieces.path).map(|opened| self.file.insert(opened)),
+        };
+        let cut = file.and_then(|file| cut(file, seq, pieces.size, Arc::make_mut(buffer)));
+        match cut {
+            Ok(Some((start, last))) => {
+                let piece = Piece {
+                    seq,
+                    bytes: Arc::clone(buffer),
+                    start,
+                    first: seq == 0,
+                    last,
+                };
+                Some(((seq, Ok(read_piece(spec, piece, 1))), last))
+            }
+            // Past the end: the last piece went out before.
+            Ok(None) => None,
+            Err(error) => Some((
+                (
+                    seq,
+                    Err(Error::io(
+                        format!("cannot read '{}'", spec.display_path),
+                        error,
+                    )),
+                ),
+                true,
+            )),
+        }
+    }
+}
+
+/// A parser thread: reads pieces and sends them until one is the last or
+/// past the end of the file.
+fn parse_pieces(pieces: &Pieces, read: &SyncSender<ReadResult>, spec: &ReadSpec) {
+    let mut worker = PieceWorker::default();
+    while let Some((result, last)) = worker.read_next(pieces, spec) {
+        if read.send(result).is_err() || last {
             return;
         }
     }
 }
 
-/// A parser thread: reads pieces until there are no more.
-fn parse_pieces(cuts: &Mutex<Receiver<Cut>>, read: &SyncSender<ReadResult>, spec: &ReadSpec) {
-    loop {
-        let cut = {
-            let Ok(cuts) = cuts.lock() else { return };
-            cuts.recv()
-        };
-        let result = match cut {
-            Ok(Cut::Piece(piece)) => (piece.seq, Ok(read_piece(spec, piece, 1))),
-            Ok(Cut::Failed { seq, error }) => (
-                seq,
-                Err(Error::io(
-                    format!("cannot read '{}'", spec.display_path),
-                    error,
-                )),
-            ),
-            Err(_) => return,
-        };
-        if read.send(result).is_err() {
-            return;
+/// Reads piece `seq` of a file cut every `size` bytes into `bytes`: from
+/// the byte before its nominal start, seq·size − 1, which ends the line
+/// the piece before ends with, to the first line end at or after its
+/// nominal end, (seq+1)·size − 1, or the end of the file. Returns where
+/// the piece starts in `bytes` and whether it is the file's last; None
+/// when no line starts in it (the piece before was the last).
+fn cut(
+    file: &mut std::fs::File,
+    seq: u64,
+    size: u64,
+    bytes: &mut Vec<u8>,
+) -> std::io::Result<Option<(usize, bool)>> {
+    bytes.clear();
+    let from = seq.saturating_mul(size).saturating_sub(1);
+    let nominal_end = seq.saturating_add(1).saturating_mul(size) - 1;
+    file.seek(SeekFrom::Start(from))?;
+    // No line end before `searched` closes the piece.
+    let mut searched = usize::try_from(nominal_end - from).unwrap_or(usize::MAX);
+    let mut want = (nominal_end - from).saturating_add(LOOK_PAST);
+    let (end, last) = loop {
+        // Into the buffer's spare room: nothing is zeroed first.
+        let n = file.take(want).read_to_end(bytes)?;
+        let at_eof = (n as u64) < want;
+        if let Some(at) = bytes.get(searched..).and_then(|rest| memchr::memchr(b'\n', rest)) {
+            let end = searched + at + 1;
+            break (end, at_eof && end == bytes.len());
         }
+        if at_eof {
+            break (bytes.len(), true);
+        }
+        searched = searched.max(bytes.len());
+        want = bytes.len() as u64;
+    };
+    bytes.truncate(end);
+    if seq == 0 {
+        return Ok(Some((0, last)));
     }
+    Ok(memchr::memchr(b'\n', bytes).map(|at| (at + 1, last)))
 }
 
 /// Reads one piece to its end, numbering its lines from `start_line`.
 fn read_piece(spec: &ReadSpec, piece: Piece, start_line: u64) -> ReadPiece {
     let mut batches = Vec::new();
     let mut failed = false;
-    let reader = PieceReader::open(spec, Arc::clone(&piece.bytes), piece.first, start_line);
+    let reader = PieceReader::open(
+        spec,
+        Arc::clone(&piece.bytes),
+        piece.start,
+        piece.first,
+        start_line,
+    );
     let mut reader = match reader {
         Ok(r) => r,
         Err(_) => {
@@ -712,7 +830,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             let expected = sequential(&bytes, &format, keep_raw);
             for piece_bytes in [1, 5, 13, 64, 1 << 20] {
-                let threads = 2 + (rng.next() % 2) as usize;
+                let threads = 1 + (rng.next() % 3) as usize;
                 let got = parallel(
                     &path,
                     &format,

@@ -6,6 +6,40 @@
 
 use super::CsvOptions;
 use std::io::Read;
+use std::sync::Arc;
+
+/// The bytes [`Input`] reads: its own buffer, refilled from the file, or
+/// a whole input already in memory (a piece of a file read on several
+/// threads), read where it is rather than copied into a buffer.
+pub(super) enum Buffer {
+    Owned(Vec<u8>),
+    Whole(Arc<Vec<u8>>),
+}
+
+impl Buffer {
+    /// The buffer to refill. A whole input is never refilled (it starts
+    /// at its end of file); were it, it would become a copy.
+    fn owned(&mut self) -> &mut Vec<u8> {
+        if let Buffer::Whole(bytes) = self {
+            *self = Buffer::Owned(bytes.to_vec());
+        }
+        match self {
+            Buffer::Owned(bytes) => bytes,
+            Buffer::Whole(_) => unreachable!("made owned above"),
+        }
+    }
+}
+
+impl std::ops::Deref for Buffer {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Buffer::Owned(bytes) => bytes,
+            Buffer::Whole(bytes) => bytes,
+        }
+    }
+}
 
 /// The input bytes and the parser state between records.
 pub(super) struct Input {
@@ -19,7 +53,7 @@ pub(super) struct Input {
     /// The last record ended with `\r`; its text is then in `cr_record`.
     pub(super) ended_by_cr: bool,
     pub(super) cr_record: Vec<u8>,
-    pub(super) buf: Vec<u8>,
+    pub(super) buf: Buffer,
     /// The offset in the file of `buf[0]`.
     pub(super) base: u64,
     /// For checkpoints: the CRC-32 of the bytes read, up to `hashed`
@@ -101,7 +135,7 @@ impl Input {
             idle: false,
             ended_by_cr: false,
             cr_record: Vec::new(),
-            buf: vec![0; buffer],
+            buf: Buffer::Owned(vec![0; buffer]),
             base: 0,
             prefix: None,
             hashed: 0,
@@ -124,6 +158,23 @@ impl Input {
         }
     }
 
+    /// Reading `bytes[start..]`, a whole input already in memory, where it
+    /// is.
+    pub(super) fn whole(
+        bytes: Arc<Vec<u8>>,
+        start: usize,
+        options: &CsvOptions,
+        width: usize,
+    ) -> Self {
+        let mut input = Input::new(Box::new(std::io::empty()), options, width, 0);
+        input.end = bytes.len();
+        input.pos = start.min(input.end);
+        input.rec_start = input.pos;
+        input.buf = Buffer::Whole(bytes);
+        input.eof = true;
+        input
+    }
+
     /// Reads more of the file; false at end of file.
     fn fill(&mut self) -> std::io::Result<bool> {
         if self.eof {
@@ -136,18 +187,18 @@ impl Input {
                 self.hashed = self.base + self.rec_start as u64;
             }
             self.base += self.rec_start as u64;
-            self.buf.copy_within(self.rec_start..self.end, 0);
+            self.buf.owned().copy_within(self.rec_start..self.end, 0);
             self.pos -= self.rec_start;
             self.end -= self.rec_start;
             self.rec_start = 0;
         }
         if self.end == self.buf.len() {
             let grown = self.buf.len().max(READ_CHUNK) * 2;
-            self.buf.resize(grown, 0);
+            self.buf.owned().resize(grown, 0);
         }
         loop {
             let between_records = self.rec_start == self.end && self.pos == self.end;
-            match self.file.read(&mut self.buf[self.end..]) {
+            match self.file.read(&mut self.buf.owned()[self.end..]) {
                 Ok(0) => {
                     let Some(interval) = self.follow else {
                         self.eof = true;

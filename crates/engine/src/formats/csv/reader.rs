@@ -103,6 +103,31 @@ impl CsvSource {
         options: CsvOptions,
         batch_size: usize,
     ) -> Result<Self> {
+        let input = Input::new(file, &options, columns.len(), READ_CHUNK);
+        Self::reading(input, display_path, columns, options, batch_size)
+    }
+
+    /// Reads `bytes[start..]`, a whole input already in memory, without
+    /// copying it into a buffer of its own.
+    pub fn from_bytes(
+        bytes: Arc<Vec<u8>>,
+        start: usize,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        options: CsvOptions,
+        batch_size: usize,
+    ) -> Result<Self> {
+        let input = Input::whole(bytes, start, &options, columns.len());
+        Self::reading(input, display_path, columns, options, batch_size)
+    }
+
+    fn reading(
+        input: Input,
+        display_path: String,
+        columns: Vec<(String, SqlType)>,
+        options: CsvOptions,
+        batch_size: usize,
+    ) -> Result<Self> {
         let batch_size = batch_size.max(1);
         let mut builders = Vec::with_capacity(columns.len());
         for (name, ty) in &columns {
@@ -127,7 +152,6 @@ impl CsvSource {
                 .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
                 .collect::<Vec<_>>(),
         ));
-        let input = Input::new(file, &options, columns.len(), READ_CHUNK);
         Ok(CsvSource {
             display_path,
             columns,
