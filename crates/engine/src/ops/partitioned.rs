@@ -68,9 +68,10 @@ pub fn why_not_split(
 }
 
 /// Whether `auto` splits at parallelism `threads`: when the machine has a
-/// core for each thread — the source's readers, the workers and the one
-/// that runs the rest. With fewer, the split only adds work: the readers
-/// already keep the cores busy.
+/// core for each of the source's readers and the workers, and one more
+/// for the rest of the query (whose thread is one of the readers). With
+/// fewer, the split only adds work: the readers already keep the cores
+/// busy.
 pub fn auto_split(threads: usize) -> bool {
     std::thread::available_parallelism().map_or(1, |n| n.get()) >= cores_to_split(threads)
 }
