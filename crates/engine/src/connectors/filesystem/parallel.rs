@@ -19,7 +19,7 @@
 //!   quoted field. The piece before such a cut is the one that knows: read
 //!   from a record start (the file's start, or a good cut) it ends inside
 //!   the quote. Then the two pieces are read again as one, here.
-//! - An error message names its line, which a parser thread cannot know:
+//! - An error message names its line, which a reader cannot know:
 //!   a piece that fails is read again here, numbered from its true line, so
 //!   the rows before the error and the error itself are the sequential ones.
 //! - Batches break at piece ends as well as every `batch_size` rows; the
@@ -187,7 +187,7 @@ impl Piece {
     }
 }
 
-/// A piece as a parser thread read it.
+/// A piece as a reader read it.
 struct ReadPiece {
     piece: Piece,
     batches: Vec<ReadBatch>,
@@ -198,11 +198,11 @@ struct ReadPiece {
     ended_in_open_quote: bool,
 }
 
-/// What a parser thread sends back: piece `seq` read, or why the file
-/// could not be read there.
+/// What a reader gives back: piece `seq` read, or why the file could not
+/// be read there.
 type ReadResult = (u64, std::result::Result<ReadPiece, Error>);
 
-/// What the parser threads share: the file, and the next piece to take.
+/// What the readers share: the file, and the next piece to take.
 struct Pieces {
     path: PathBuf,
     size: u64,
@@ -480,7 +480,10 @@ impl PieceWorker {
     /// file's end.
     fn read_next(&mut self, pieces: &Pieces, spec: &ReadSpec) -> Option<(ReadResult, bool)> {
         let seq = pieces.next.fetch_add(1, Ordering::Relaxed);
-        let mut slot = self.buffers.iter_mut().position(|b| Arc::get_mut(b).is_some());
+        let mut slot = self
+            .buffers
+            .iter_mut()
+            .position(|b| Arc::get_mut(b).is_some());
         if slot.is_none() && self.buffers.len() < KEPT_BUFFERS {
             self.buffers.push(Arc::default());
             slot = Some(self.buffers.len() - 1);
@@ -556,7 +559,10 @@ fn cut(
         // Into the buffer's spare room: nothing is zeroed first.
         let n = file.take(want).read_to_end(bytes)?;
         let at_eof = (n as u64) < want;
-        if let Some(at) = bytes.get(searched..).and_then(|rest| memchr::memchr(b'\n', rest)) {
+        if let Some(at) = bytes
+            .get(searched..)
+            .and_then(|rest| memchr::memchr(b'\n', rest))
+        {
             let end = searched + at + 1;
             break (end, at_eof && end == bytes.len());
         }
