@@ -18,14 +18,11 @@ pub(super) enum Buffer {
 
 impl Buffer {
     /// The buffer to refill. A whole input is never refilled (it starts
-    /// at its end of file); were it, it would become a copy.
+    /// at its end of file); were it, it would be copied first.
     fn owned(&mut self) -> &mut Vec<u8> {
-        if let Buffer::Whole(bytes) = self {
-            *self = Buffer::Owned(bytes.to_vec());
-        }
         match self {
             Buffer::Owned(bytes) => bytes,
-            Buffer::Whole(_) => unreachable!("made owned above"),
+            Buffer::Whole(bytes) => Arc::make_mut(bytes),
         }
     }
 }
