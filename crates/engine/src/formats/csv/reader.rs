@@ -121,6 +121,8 @@ impl CsvSource {
         Self::reading(input, display_path, columns, options, batch_size)
     }
 
+    /// A reader of `input`, with a builder for each column (a type the
+    /// format cannot read is an error here).
     fn reading(
         input: Input,
         display_path: String,
