@@ -229,6 +229,18 @@ impl ColumnBuilder {
         true
     }
 
+    /// [`ColumnBuilder::append_text`] for text already known to be UTF-8
+    /// (a JSON value): a STRING column takes it without checking again.
+    pub(crate) fn append_str(&mut self, text: &str, parser: &mut Parser) -> bool {
+        match self {
+            ColumnBuilder::String(b) => {
+                b.append_value(text);
+                true
+            }
+            builder => builder.append_text(text.as_bytes(), parser),
+        }
+    }
+
     pub(crate) fn finish(&mut self) -> ArrayRef {
         match self {
             ColumnBuilder::Boolean(b) => Arc::new(b.finish()),

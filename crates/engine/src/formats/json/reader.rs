@@ -551,7 +551,7 @@ impl JsonSource {
             };
             let text = self.timestamp_text(i, text);
             let text = integral_text(&self.columns[i].1, text);
-            if !self.builders[i].append_text(text.as_bytes(), &mut self.parser) {
+            if !self.builders[i].append_str(&text, &mut self.parser) {
                 self.builders[i].append_null();
                 nulled += 1;
                 if failed.is_none() {
