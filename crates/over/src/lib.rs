@@ -189,8 +189,8 @@ impl Expiry {
     fn load(r: &mut StateReader<'_>) -> Result<Self> {
         match r.get::<Option<i64>>()? {
             None => Ok(Self::NONE),
-            Some(i64::MIN) => Err(Error::Internal(
-                "a checkpoint holds a key expiring at −∞".into(),
+            Some(i64::MIN) => Err(tidemark_engine::snapshot::corrupt(
+                "an OVER key expiring at −∞",
             )),
             Some(instant) => Ok(Expiry(instant)),
         }

@@ -488,10 +488,14 @@ impl PieceWorker {
             self.buffers.push(Arc::default());
             slot = Some(self.buffers.len() - 1);
         }
-        let mut unkept = Arc::default();
+        // All kept buffers in use: a buffer for this piece alone.
+        let mut unkept;
         let buffer = match slot {
             Some(i) => &mut self.buffers[i],
-            None => &mut unkept,
+            None => {
+                unkept = Arc::default();
+                &mut unkept
+            }
         };
         let file = match &mut self.file {
             Some(file) => Ok(file),
