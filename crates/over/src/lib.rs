@@ -45,7 +45,7 @@ use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::StateSize;
 use tidemark_engine::{instant, TraceEvent, TraceLine};
-use tidemark_engine::{key_converter, KeyIds, LateBook, RunRows};
+use tidemark_engine::{key_converter, ChunkRows, KeyIds, LateBook};
 use tidemark_engine::{Chunk, SideItem, StreamItem};
 use tidemark_engine::{EventTime, TimerHandler};
 use tidemark_engine::{Operator, OperatorMetrics};
@@ -135,6 +135,10 @@ struct OverState {
     due: Vec<(u32, RowRef)>,
     group: Vec<RowRef>,
     by_key: ByKey,
+    /// The rowtimes and keys of the chunk going through, read once for all
+    /// its runs (a run is mostly a row: the watermark reaches the next
+    /// rowtime waiting at nearly every row).
+    chunk_rows: Option<ChunkRows>,
     /// Rows seen so far: each row's arrival number.
     seen: u64,
     metrics: OperatorMetrics,
@@ -233,6 +237,7 @@ impl OverAggregate {
                 timer: None,
                 store: Store::default(),
                 frames,
+                chunk_rows: None,
                 seen: 0,
                 metrics: OperatorMetrics::default(),
                 late: LateBook::new(NAME, LATE_REASON),
@@ -256,8 +261,21 @@ impl Operator for OverAggregate {
             StreamItem::Chunk(chunk) => {
                 self.state.metrics.rows_in += chunk.num_rows() as u64;
                 self.state.store.add(&chunk);
-                self.time
-                    .process_chunk(&chunk, &mut self.state, &mut ignored, |_, _, _| Ok(()))?;
+                let s = &mut self.state;
+                s.chunk_rows = Some(ChunkRows::new(
+                    &chunk,
+                    s.spec.time_column,
+                    s.key_converter.as_ref(),
+                    &s.spec.partition,
+                )?);
+                let done = self.time.process_chunk(
+                    &chunk,
+                    &mut self.state,
+                    &mut ignored,
+                    |_, _, _| Ok(()),
+                );
+                self.state.chunk_rows = None;
+                done?;
             }
             StreamItem::Watermark(w) => {
                 self.time.advance(w, &mut self.state, &mut ignored)?;
@@ -508,71 +526,15 @@ impl TimerHandler for OverState {
         range: Range<usize>,
         _: &mut (),
     ) -> Result<usize> {
-        let len = range.len();
-        let run = RunRows::new(
-            chunk,
-            range.clone(),
-            self.spec.time_column,
-            self.key_converter.as_ref(),
-            &self.spec.partition,
-        )?;
-        let (watermarks, ts) = (run.watermarks, &run.rowtimes);
-        // The run ends before the first row whose watermark makes due a
-        // timer an earlier row of the run set.
-        let mut consumed = len;
-        for i in 0..len {
-            if !time.admit(watermarks[i]) {
-                consumed = i;
-                break;
-            }
-            if ts.is_null(i) {
-                continue;
-            }
-            let rowtime = ts.value(i);
-            let key = run.key(i);
-            let id = self.key_id(key);
-            let state = self.keys[id as usize];
-            // A key without state takes a row as a first row, unless the
-            // row is ttl or more behind the watermark (spec §10).
-            let expired = self.spec.ttl.is_some_and(|ttl| {
-                state.is_empty() && rowtime <= watermarks[i].saturating_sub(ttl)
-            });
-            if expired || rowtime <= state.last_emitted {
-                if self.spec.trace {
-                    let line = self.trace_line(TraceEvent::Late, id)?.rowtime(rowtime);
-                    let line = if expired {
-                        line.field("expired", "no state")
-                    } else {
-                        line.field("last_emitted", instant(state.last_emitted))
-                    };
-                    self.side(line.watermark(watermarks[i]))?;
-                }
-                // Each late row in its place among the output: rows go out
-                // only when timers fire, between runs, so the run's late
-                // rows go out together after it.
-                self.drop_late(expired, chunk, range.start + i, rowtime)?;
-                if state.is_empty() {
-                    // The number was given for nothing.
-                    self.key_ids.forget(id);
-                }
-                continue;
-            }
-            self.keys[id as usize].waiting += 1;
-            let at = self.store.row_ref(chunk, range.start + i)?;
-            self.store.retain(at);
-            let seq = self.seen + i as u64;
-            self.pending.push(rowtime, seq, id, at);
-            if self.timer.is_none_or(|t| rowtime < t) {
-                if let Some(t) = self.timer {
-                    time.delete(t, &OverTimer::Emit);
-                }
-                time.register(rowtime, OverTimer::Emit);
-                self.timer = Some(rowtime);
-            }
-        }
-        self.take_late()?;
-        self.seen += consumed as u64;
-        Ok(consumed)
+        // Held aside while the rows change the state (it goes back whatever
+        // happens; after an error it is not read again).
+        let rows = self
+            .chunk_rows
+            .take()
+            .ok_or_else(|| Error::Internal("OVER rows without their chunk's keys".into()))?;
+        let consumed = self.admit(time, chunk, range, &rows);
+        self.chunk_rows = Some(rows);
+        consumed
     }
 
     /// The watermark passed the earliest rowtime waiting: every row it
@@ -620,6 +582,79 @@ impl TimerHandler for OverState {
             self.timer = Some(next);
         }
         Ok(())
+    }
+}
+
+impl OverState {
+    /// Rows `range` of `chunk` (rowtimes and keys in `rows`) wait for the
+    /// watermark, or are dropped as late; returns how many went through
+    /// before a timer they set came due.
+    fn admit(
+        &mut self,
+        time: &mut EventTime<OverTimer>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        rows: &ChunkRows,
+    ) -> Result<usize> {
+        let len = range.len();
+        let (watermarks, ts) = (&chunk.watermarks[range.clone()], &rows.rowtimes);
+        // The run ends before the first row whose watermark makes due a
+        // timer an earlier row of the run set.
+        let mut consumed = len;
+        for i in 0..len {
+            if !time.admit(watermarks[i]) {
+                consumed = i;
+                break;
+            }
+            let at = range.start + i;
+            if ts.is_null(at) {
+                continue;
+            }
+            let rowtime = ts.value(at);
+            let key = rows.key(at);
+            let id = self.key_id(key);
+            let state = self.keys[id as usize];
+            // A key without state takes a row as a first row, unless the
+            // row is ttl or more behind the watermark (spec §10).
+            let expired = self.spec.ttl.is_some_and(|ttl| {
+                state.is_empty() && rowtime <= watermarks[i].saturating_sub(ttl)
+            });
+            if expired || rowtime <= state.last_emitted {
+                if self.spec.trace {
+                    let line = self.trace_line(TraceEvent::Late, id)?.rowtime(rowtime);
+                    let line = if expired {
+                        line.field("expired", "no state")
+                    } else {
+                        line.field("last_emitted", instant(state.last_emitted))
+                    };
+                    self.side(line.watermark(watermarks[i]))?;
+                }
+                // Each late row in its place among the output: rows go out
+                // only when timers fire, between runs, so the run's late
+                // rows go out together after it.
+                self.drop_late(expired, chunk, at, rowtime)?;
+                if state.is_empty() {
+                    // The number was given for nothing.
+                    self.key_ids.forget(id);
+                }
+                continue;
+            }
+            self.keys[id as usize].waiting += 1;
+            let stored = self.store.row_ref(chunk, at)?;
+            self.store.retain(stored);
+            let seq = self.seen + i as u64;
+            self.pending.push(rowtime, seq, id, stored);
+            if self.timer.is_none_or(|t| rowtime < t) {
+                if let Some(t) = self.timer {
+                    time.delete(t, &OverTimer::Emit);
+                }
+                time.register(rowtime, OverTimer::Emit);
+                self.timer = Some(rowtime);
+            }
+        }
+        self.take_late()?;
+        self.seen += consumed as u64;
+        Ok(consumed)
     }
 }
 

@@ -362,6 +362,12 @@ pub trait WindowedState: TimerHandler<Output = Emitter> + Send {
         Ok(())
     }
 
+    /// `chunk` is about to go through, run by run: what its runs share
+    /// (its keys, say) may be read once here.
+    fn on_chunk(&mut self, _chunk: &Chunk) -> Result<()> {
+        Ok(())
+    }
+
     /// The end of the window a timer is for, when the timer keeps a window
     /// open (it fires it, or frees it): open windows are counted by them.
     fn window_of(_timer: &Self::Key) -> Option<i64> {
@@ -506,6 +512,41 @@ impl<'c> RunRows<'c> {
     }
 }
 
+/// A chunk's rowtimes and keys (arrow's row format) read once for every run
+/// the event-time service cuts it into. With a timer due at nearly every
+/// row (an OVER aggregation's next rowtime), runs are a row or two, and
+/// slicing and converting each on its own cost more than its rows' work.
+pub struct ChunkRows {
+    pub rowtimes: arrow::array::TimestampMillisecondArray,
+    keys: Option<arrow::row::Rows>,
+}
+
+impl ChunkRows {
+    /// `chunk`'s rowtimes from column `time_column`, keys from
+    /// `key_columns` through `converter` (`None` without keys).
+    pub fn new(
+        chunk: &Chunk,
+        time_column: usize,
+        converter: Option<&RowConverter>,
+        key_columns: &[usize],
+    ) -> Result<Self> {
+        use arrow::array::AsArray;
+        let rowtimes = chunk
+            .batch
+            .column(time_column)
+            .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
+            .clone();
+        let keys = row_keys(converter, &chunk.batch, key_columns)?;
+        Ok(ChunkRows { rowtimes, keys })
+    }
+
+    /// Row `i`'s key (empty without keys).
+    #[inline]
+    pub fn key(&self, i: usize) -> &[u8] {
+        self.keys.as_ref().map_or(&[], |k| k.row(i).data())
+    }
+}
+
 /// The key converter of a windowed operator's group keys, if it has any.
 pub fn key_converter(key_types: &[SqlType]) -> Result<Option<RowConverter>> {
     if key_types.is_empty() {
@@ -547,6 +588,7 @@ fn process_item<H: WindowedState>(
     match item {
         StreamItem::Chunk(chunk) => {
             rows_in = chunk.num_rows() as u64;
+            handler.on_chunk(&chunk)?;
             time.process_chunk(&chunk, handler, emitter, |e, before, after| {
                 e.advanced(before, after)
             })?;

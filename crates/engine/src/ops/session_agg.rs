@@ -9,7 +9,7 @@
 //! engine's [`crate::time::merging`].
 
 use crate::ops::accumulators::{new_accumulator, Accumulator};
-use crate::ops::emit::{key_converter, Emitter, RunRows, Windowed, WindowedState};
+use crate::ops::emit::{key_converter, ChunkRows, Emitter, Windowed, WindowedState};
 use crate::ops::keys::KeyIds;
 use crate::ops::operator::StateSize;
 use crate::ops::window_agg::WindowAggregateSpec;
@@ -151,14 +151,14 @@ impl Groups {
         })
     }
 
-    /// Row `row` of the current run goes to `group` at the next
+    /// Row `row` of the current chunk goes to `group` at the next
     /// [`Groups::flush`].
     fn defer(&mut self, row: usize, group: u32) {
         self.deferred_rows.push(row as u32);
         self.deferred_groups.push(group);
     }
 
-    /// Adds the deferred rows of `values` (the current run's arrays) to
+    /// Adds the deferred rows of `values` (the current chunk's arrays) to
     /// their groups, in the order they came.
     fn flush(&mut self, values: &[Option<ArrayRef>]) -> Result<()> {
         if self.deferred_rows.is_empty() {
@@ -356,6 +356,10 @@ pub struct SessionState {
     /// The key numbers of the current run's rows as found before it (or
     /// the hashes of keys without one).
     known_ids: Vec<std::result::Result<u32, u64>>,
+    /// The rowtimes and keys of the chunk going through, read once for all
+    /// its runs (with a key per row, nearly every row fires a session and
+    /// ends a run).
+    chunk_rows: Option<ChunkRows>,
 }
 
 /// Why a session aggregation drops a row (the `late_reason` of late-row
@@ -397,6 +401,7 @@ impl SessionAggregate {
             emptied: Vec::new(),
             rows_seen: 0,
             known_ids: Vec::new(),
+            chunk_rows: None,
         }))
     }
 }
@@ -411,7 +416,18 @@ impl WindowedState for SessionState {
     const COALESCE_ADVANCES: bool = true;
 
     fn on_item_done(&mut self, out: &mut Emitter) -> Result<()> {
+        self.chunk_rows = None;
         self.send_fired(out)
+    }
+
+    fn on_chunk(&mut self, chunk: &Chunk) -> Result<()> {
+        self.chunk_rows = Some(ChunkRows::new(
+            chunk,
+            self.time_column,
+            self.key_converter.as_ref(),
+            &self.key_columns,
+        )?);
+        Ok(())
     }
 
     fn state(&self) -> StateSize {
@@ -580,7 +596,7 @@ impl SessionState {
     }
 
     /// [`SessionState::send_fired`] within a run, whose rows' updates may
-    /// wait (`values`: the run's arrays): they go to their groups first,
+    /// wait (`values`: the chunk's arrays): they go to their groups first,
     /// so the groups are settled when the results are built.
     fn send_fired_in_run(&mut self, values: &[Option<ArrayRef>], out: &mut Emitter) -> Result<()> {
         if self.fired.is_empty() {
@@ -627,87 +643,15 @@ impl TimerHandler for SessionState {
         range: Range<usize>,
         out: &mut Emitter,
     ) -> Result<usize> {
-        let len = range.len();
-        let run = RunRows::new(
-            chunk,
-            range.clone(),
-            self.time_column,
-            self.key_converter.as_ref(),
-            &self.key_columns,
-        )?;
-        let (batch, watermarks, ts) = (&run.batch, run.watermarks, &run.rowtimes);
-        let values: Vec<Option<ArrayRef>> = self
-            .aggregates
-            .iter()
-            .map(|call| call.arg.map(|c| batch.column(c).clone()))
-            .collect();
-
-        // Keys keep their numbers while rows are added (they are given
-        // back only after timers fire), so a run's keys are looked up at
-        // once.
-        debug_assert!(self.emptied.is_empty(), "keys left to give back in a run");
-        self.keys
-            .ids
-            .find_each((0..len).map(|i| run.key(i)), &mut self.known_ids);
-        // Rows one at a time: each may merge sessions and move timers.
-        // The run ends before the first row whose watermark reaches a timer
-        // an earlier row of the run registered.
-        for i in 0..len {
-            if !time.admit(watermarks[i]) {
-                self.groups.flush(&values)?;
-                self.rows_seen += i as u64;
-                return Ok(i);
-            }
-            if ts.is_null(i) {
-                continue;
-            }
-            let row_start = ts.value(i);
-            let row_end = row_start.saturating_add(self.gap);
-            let key: &[u8] = run.key(i);
-            // Numbered before the run, or by an earlier row of it.
-            let known = match self.known_ids[i] {
-                Ok(id) => Ok(id),
-                Err(hash) => self.keys.ids.find_hashed(key, hash).ok_or(hash),
-            };
-            let merge = merge_into(
-                known.ok().map(|id| self.keys.sessions(id)),
-                row_start,
-                row_end,
-            );
-            if self.cleanup_time(merge.end) <= watermarks[i] {
-                // After the results fired before it.
-                self.send_fired_in_run(&values, out)?;
-                if self.trace.is_on() {
-                    let line = self
-                        .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
-                        .rowtime(row_start);
-                    out.side(line.watermark(watermarks[i]))?;
-                }
-                out.late(chunk, range.start + i, row_start)?;
-                continue;
-            }
-            let seq = self.rows_seen + i as u64;
-            let id = match known {
-                Ok(id) => id,
-                Err(hash) => self.keys.number(key, hash),
-            };
-            let mut sessions = self.keys.take(id);
-            let added = self.add_row(
-                time,
-                id,
-                &mut sessions,
-                merge,
-                (i, seq, watermarks[i]),
-                (chunk, range.start + i),
-                &values,
-                out,
-            );
-            self.keys.put_back(id, sessions);
-            added?;
-        }
-        self.groups.flush(&values)?;
-        self.rows_seen += len as u64;
-        Ok(len)
+        // Held aside while the rows change the state (after an error it is
+        // not read again).
+        let rows = self
+            .chunk_rows
+            .take()
+            .ok_or_else(|| Error::Internal("session rows without their chunk's keys".into()))?;
+        let consumed = self.admit(time, chunk, range, &rows, out);
+        self.chunk_rows = Some(rows);
+        consumed
     }
 
     fn on_timer(
@@ -745,9 +689,99 @@ impl TimerHandler for SessionState {
 }
 
 impl SessionState {
-    /// Adds row `row` (with its arrival number and the watermark it met) to
-    /// a key's sessions, as
-    /// `merge` says it joins them.
+    /// Rows `range` of `chunk` (rowtimes and keys in `rows`) join their
+    /// keys' sessions, or are dropped as late; returns how many went
+    /// through before a timer they set came due.
+    fn admit(
+        &mut self,
+        time: &mut EventTime<SessionTimer>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        rows: &ChunkRows,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        let len = range.len();
+        let (watermarks, ts) = (&chunk.watermarks[range.clone()], &rows.rowtimes);
+        // The chunk's arrays: rows are numbered in the chunk.
+        let values: Vec<Option<ArrayRef>> = self
+            .aggregates
+            .iter()
+            .map(|call| call.arg.map(|c| chunk.batch.column(c).clone()))
+            .collect();
+
+        // Keys keep their numbers while rows are added (they are given
+        // back only after timers fire), so a run's keys are looked up at
+        // once.
+        debug_assert!(self.emptied.is_empty(), "keys left to give back in a run");
+        self.keys
+            .ids
+            .find_each(range.clone().map(|at| rows.key(at)), &mut self.known_ids);
+        // Rows one at a time: each may merge sessions and move timers.
+        // The run ends before the first row whose watermark reaches a timer
+        // an earlier row of the run registered.
+        for i in 0..len {
+            if !time.admit(watermarks[i]) {
+                self.groups.flush(&values)?;
+                self.rows_seen += i as u64;
+                return Ok(i);
+            }
+            let at = range.start + i;
+            if ts.is_null(at) {
+                continue;
+            }
+            let row_start = ts.value(at);
+            let row_end = row_start.saturating_add(self.gap);
+            let key: &[u8] = rows.key(at);
+            // Numbered before the run, or by an earlier row of it.
+            let known = match self.known_ids[i] {
+                Ok(id) => Ok(id),
+                Err(hash) => self.keys.ids.find_hashed(key, hash).ok_or(hash),
+            };
+            let merge = merge_into(
+                known.ok().map(|id| self.keys.sessions(id)),
+                row_start,
+                row_end,
+            );
+            if self.cleanup_time(merge.end) <= watermarks[i] {
+                // After the results fired before it.
+                self.send_fired_in_run(&values, out)?;
+                if self.trace.is_on() {
+                    let line = self
+                        .trace_line(TraceEvent::Late, key, merge.start, merge.end)?
+                        .rowtime(row_start);
+                    out.side(line.watermark(watermarks[i]))?;
+                }
+                out.late(chunk, at, row_start)?;
+                continue;
+            }
+            let seq = self.rows_seen + i as u64;
+            let id = match known {
+                Ok(id) => id,
+                Err(hash) => self.keys.number(key, hash),
+            };
+            let mut sessions = self.keys.take(id);
+            let added = self.add_row(
+                time,
+                id,
+                &mut sessions,
+                merge,
+                (at, seq, watermarks[i]),
+                chunk,
+                &values,
+                out,
+            );
+            self.keys.put_back(id, sessions);
+            added?;
+        }
+        self.groups.flush(&values)?;
+        self.rows_seen += len as u64;
+        Ok(len)
+    }
+}
+
+impl SessionState {
+    /// Adds row `row` of `chunk` (with its arrival number and the watermark
+    /// it met) to a key's sessions, as `merge` says it joins them.
     ///
     /// A row inside one session's bounds updates that session; if it has
     /// fired (allowed lateness), it fires again at once as `-U` old, `+U`
@@ -763,7 +797,7 @@ impl SessionState {
         sessions: &mut KeySessions,
         merge: Merge,
         (row, seq, watermark): (usize, u64, i64),
-        (chunk, chunk_row): (&Chunk, usize),
+        chunk: &Chunk,
         values: &[Option<ArrayRef>],
         out: &mut Emitter,
     ) -> Result<()> {
@@ -794,7 +828,7 @@ impl SessionState {
                     out.rows(new.clone(), RowKind::UpdateAfter)?;
                 }
                 session.emitted = Some(new);
-                out.accept_late(chunk, chunk_row)?;
+                out.accept_late(chunk, row)?;
                 return Ok(());
             }
             // The common case in order: the row extends the end of the
@@ -873,7 +907,7 @@ impl SessionState {
         let (at, timer) = Self::fire_timer(key, &session);
         if retracted || at <= watermark {
             self.send_fired(out)?;
-            out.accept_late(chunk, chunk_row)?;
+            out.accept_late(chunk, row)?;
         }
         if at <= watermark {
             // Its end is behind the watermark already: it fires at once,
