@@ -38,7 +38,7 @@ pub use connectors::{
 pub use expr::eval::EvalContext;
 pub use formats::print::{format_value, write_changelog};
 pub use ops::accumulators::{new_accumulator, new_over_accumulator, Accumulator};
-pub use ops::emit::{key_converter, ChunkRows, RunRows};
+pub use ops::emit::{key_converter, ChunkRows};
 pub use ops::keys::KeyIds;
 pub use ops::operator::{Operator, OperatorMetrics, StateSize};
 pub use ops::partitioned::{

@@ -471,47 +471,6 @@ where
     }
 }
 
-/// Rows `range` of `chunk` as a stateful handler reads them: the rows, the
-/// watermark each met, each row's rowtime, and each row's key in arrow's
-/// row format.
-pub struct RunRows<'c> {
-    pub batch: RecordBatch,
-    pub watermarks: &'c [i64],
-    pub rowtimes: arrow::array::TimestampMillisecondArray,
-    keys: Option<arrow::row::Rows>,
-}
-
-impl<'c> RunRows<'c> {
-    /// The run's rows, rowtimes from column `time_column`, keys from
-    /// `key_columns` through `converter` (`None` without keys).
-    pub fn new(
-        chunk: &'c Chunk,
-        range: std::ops::Range<usize>,
-        time_column: usize,
-        converter: Option<&RowConverter>,
-        key_columns: &[usize],
-    ) -> Result<Self> {
-        use arrow::array::AsArray;
-        let batch = chunk.batch.slice(range.start, range.len());
-        let rowtimes = batch
-            .column(time_column)
-            .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
-            .clone();
-        let keys = row_keys(converter, &batch, key_columns)?;
-        Ok(RunRows {
-            batch,
-            watermarks: &chunk.watermarks[range],
-            rowtimes,
-            keys,
-        })
-    }
-
-    /// Row `i`'s key (empty without keys).
-    pub fn key(&self, i: usize) -> &[u8] {
-        self.keys.as_ref().map_or(&[], |k| k.row(i).data())
-    }
-}
-
 /// A chunk's rowtimes and keys (arrow's row format) read once for every run
 /// the event-time service cuts it into. With a timer due at nearly every
 /// row (an OVER aggregation's next rowtime), runs are a row or two, and

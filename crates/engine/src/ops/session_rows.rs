@@ -6,7 +6,7 @@
 //! Sessions are keyed by the `PARTITION BY` columns and merge as in
 //! [`crate::time::merging`].
 
-use crate::ops::emit::{key_converter, Emitter, RunRows, Windowed, WindowedState};
+use crate::ops::emit::{key_converter, ChunkRows, Emitter, Windowed, WindowedState};
 use crate::ops::operator::StateSize;
 use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
@@ -46,6 +46,9 @@ pub struct RowsState {
     output_schema: SchemaRef,
     zone: Option<chrono_tz::Tz>,
     sessions: HashMap<Vec<u8>, Intervals<Held>>,
+    /// The rowtimes and keys of the chunk going through, read once for all
+    /// its runs.
+    chunk_rows: Option<ChunkRows>,
 }
 
 /// The operator: its state on the shared event-time service.
@@ -75,6 +78,7 @@ impl SessionRows {
             output_schema,
             zone,
             sessions: HashMap::new(),
+            chunk_rows: None,
         }))
     }
 }
@@ -82,6 +86,21 @@ impl SessionRows {
 impl WindowedState for RowsState {
     const NAME: &'static str = "SessionTvf";
     const LATE_REASON: &'static str = crate::ops::session_agg::LATE_REASON;
+
+    fn on_chunk(&mut self, chunk: &Chunk) -> Result<()> {
+        self.chunk_rows = Some(ChunkRows::new(
+            chunk,
+            self.time_column,
+            self.key_converter.as_ref(),
+            &self.key_columns,
+        )?);
+        Ok(())
+    }
+
+    fn on_item_done(&mut self, _out: &mut Emitter) -> Result<()> {
+        self.chunk_rows = None;
+        Ok(())
+    }
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
@@ -172,36 +191,30 @@ impl RowsState {
     }
 }
 
-impl TimerHandler for RowsState {
-    /// (session end, key): sessions firing together come out by key.
-    type Key = (i64, Vec<u8>);
-    type Output = Emitter;
-
-    fn on_rows(
+impl RowsState {
+    /// Rows `range` of `chunk` (rowtimes and keys in `rows`) join their
+    /// keys' sessions, or are dropped as late; returns how many went
+    /// through before a timer they set came due.
+    fn admit(
         &mut self,
         time: &mut EventTime<(i64, Vec<u8>)>,
         chunk: &Chunk,
         range: Range<usize>,
+        rows: &ChunkRows,
         out: &mut Emitter,
     ) -> Result<usize> {
         let len = range.len();
-        let run = RunRows::new(
-            chunk,
-            range.clone(),
-            self.time_column,
-            self.key_converter.as_ref(),
-            &self.key_columns,
-        )?;
-        let (batch, watermarks, ts) = (&run.batch, run.watermarks, &run.rowtimes);
+        let (watermarks, ts) = (&chunk.watermarks[range.clone()], &rows.rowtimes);
         for i in 0..len {
             if !time.admit(watermarks[i]) {
                 return Ok(i);
             }
-            if ts.is_null(i) {
+            let at = range.start + i;
+            if ts.is_null(at) {
                 continue;
             }
-            let row_start = ts.value(i);
-            let key: &[u8] = run.key(i);
+            let row_start = ts.value(at);
+            let key: &[u8] = rows.key(at);
             let Merge { start, end, joined } = merge_into(
                 self.sessions.get(key),
                 row_start,
@@ -214,20 +227,44 @@ impl TimerHandler for RowsState {
                         .rowtime(row_start);
                     out.side(line.watermark(watermarks[i]))?;
                 }
-                out.late(chunk, range.start + i, row_start)?;
+                out.late(chunk, at, row_start)?;
                 continue;
             }
             let sessions = self.sessions.entry(key.to_vec()).or_default();
-            let mut rows = Vec::new();
+            let mut held = Vec::new();
             for (_, old) in sessions.take_run(joined) {
                 time.delete(last_instant(old.end), &(old.end, key.to_vec()));
-                rows.extend(old.rows);
+                held.extend(old.rows);
             }
-            rows.push(batch.slice(i, 1));
+            held.push(chunk.batch.slice(at, 1));
             time.register(last_instant(end), (end, key.to_vec()));
-            sessions.insert(start, Held { end, rows });
+            sessions.insert(start, Held { end, rows: held });
         }
         Ok(len)
+    }
+}
+
+impl TimerHandler for RowsState {
+    /// (session end, key): sessions firing together come out by key.
+    type Key = (i64, Vec<u8>);
+    type Output = Emitter;
+
+    fn on_rows(
+        &mut self,
+        time: &mut EventTime<(i64, Vec<u8>)>,
+        chunk: &Chunk,
+        range: Range<usize>,
+        out: &mut Emitter,
+    ) -> Result<usize> {
+        // Held aside while the rows change the state (it goes back whatever
+        // happens; after an error it is not read again).
+        let rows = self
+            .chunk_rows
+            .take()
+            .ok_or_else(|| Error::Internal("session rows without their chunk's keys".into()))?;
+        let consumed = self.admit(time, chunk, range, &rows, out);
+        self.chunk_rows = Some(rows);
+        consumed
     }
 
     fn on_timer(
