@@ -526,15 +526,11 @@ impl TimerHandler for OverState {
         range: Range<usize>,
         _: &mut (),
     ) -> Result<usize> {
-        // Held aside while the rows change the state (it goes back whatever
-        // happens; after an error it is not read again).
-        let rows = self
-            .chunk_rows
-            .take()
-            .ok_or_else(|| Error::Internal("OVER rows without their chunk's keys".into()))?;
-        let consumed = self.admit(time, chunk, range, &rows);
-        self.chunk_rows = Some(rows);
-        consumed
+        ChunkRows::lend(
+            self,
+            |s| &mut s.chunk_rows,
+            |s, rows| s.admit(time, chunk, range, rows),
+        )
     }
 
     /// The watermark passed the earliest rowtime waiting: every row it

@@ -504,6 +504,22 @@ impl ChunkRows {
     pub fn key(&self, i: usize) -> &[u8] {
         self.keys.as_ref().map_or(&[], |k| k.row(i).data())
     }
+
+    /// Runs `run` on `state` with the chunk's rows it holds in `slot`,
+    /// held aside meanwhile so that `run` may change the rest of the
+    /// state; they go back whatever `run` returns.
+    pub fn lend<S, T>(
+        state: &mut S,
+        slot: fn(&mut S) -> &mut Option<ChunkRows>,
+        run: impl FnOnce(&mut S, &ChunkRows) -> Result<T>,
+    ) -> Result<T> {
+        let rows = slot(state).take().ok_or_else(|| {
+            tidemark_common::Error::Internal("a run without its chunk's rows".into())
+        })?;
+        let result = run(state, &rows);
+        *slot(state) = Some(rows);
+        result
+    }
 }
 
 /// The key converter of a windowed operator's group keys, if it has any.

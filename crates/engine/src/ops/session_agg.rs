@@ -643,15 +643,11 @@ impl TimerHandler for SessionState {
         range: Range<usize>,
         out: &mut Emitter,
     ) -> Result<usize> {
-        // Held aside while the rows change the state (after an error it is
-        // not read again).
-        let rows = self
-            .chunk_rows
-            .take()
-            .ok_or_else(|| Error::Internal("session rows without their chunk's keys".into()))?;
-        let consumed = self.admit(time, chunk, range, &rows, out);
-        self.chunk_rows = Some(rows);
-        consumed
+        ChunkRows::lend(
+            self,
+            |s| &mut s.chunk_rows,
+            |s, rows| s.admit(time, chunk, range, rows, out),
+        )
     }
 
     fn on_timer(

@@ -256,15 +256,11 @@ impl TimerHandler for RowsState {
         range: Range<usize>,
         out: &mut Emitter,
     ) -> Result<usize> {
-        // Held aside while the rows change the state (it goes back whatever
-        // happens; after an error it is not read again).
-        let rows = self
-            .chunk_rows
-            .take()
-            .ok_or_else(|| Error::Internal("session rows without their chunk's keys".into()))?;
-        let consumed = self.admit(time, chunk, range, &rows, out);
-        self.chunk_rows = Some(rows);
-        consumed
+        ChunkRows::lend(
+            self,
+            |s| &mut s.chunk_rows,
+            |s, rows| s.admit(time, chunk, range, rows, out),
+        )
     }
 
     fn on_timer(
