@@ -86,6 +86,9 @@ pub(super) struct Input {
     pub(super) ascii: bool,
     /// What each byte is to [`Input::plain_record`].
     pub(super) classes: ByteClasses,
+    /// Where the bytes that end a field or need a closer look are in the
+    /// block of the buffer last looked at.
+    pub(super) marks: BlockMarks,
     /// Keep each record's raw text in `raw` (for a bad-records sink).
     pub(super) keep_raw: bool,
     pub(super) raw: Vec<u8>,
@@ -150,6 +153,7 @@ impl Input {
             plain_at: 0,
             ascii: false,
             classes: ByteClasses::new(options),
+            marks: BlockMarks::NONE,
             keep_raw: false,
             raw: Vec::new(),
         }
@@ -177,6 +181,8 @@ impl Input {
         if self.eof {
             return Ok(false);
         }
+        // The bytes move or change.
+        self.marks = BlockMarks::NONE;
         if self.rec_start > 0 {
             if let Some(prefix) = self.prefix.as_mut() {
                 let from = (self.hashed - self.base) as usize;
@@ -396,18 +402,75 @@ impl Input {
     /// record a program writes —, and splits it without the general
     /// parser, which gives the same fields for such a line; false leaves
     /// the record to the parser.
+    ///
+    /// Plain fields are read by the line's marked bytes (delimiters, line
+    /// ends, quotes and the rest, [`BlockMarks`]), a step per field rather
+    /// than per byte. From a field quoted whole on, the line is read byte
+    /// by byte ([`Input::plain_fields`]): a quoted field is passed over to
+    /// its closing quote, and marking the blocks it spans would cost more
+    /// than looking at the few bytes between such fields.
     fn plain_record(&mut self) -> bool {
+        let mut n = 0;
+        let mut start = self.pos;
+        let mut block = self.pos / BLOCK;
+        let Some(marks) = self.block_marks(block) else {
+            return self.plain_fields(0, 0);
+        };
+        let mut bits = marks.bits & (u64::MAX << (self.pos % BLOCK));
+        // Whether every block the line spans is ASCII through and through
+        // (if not, its own bytes may still be).
+        let mut ascii = marks.ascii;
+        loop {
+            while bits == 0 {
+                block += 1;
+                let Some(marks) = self.block_marks(block) else {
+                    return self.plain_fields(n, start - self.pos);
+                };
+                bits = marks.bits;
+                ascii &= marks.ascii;
+            }
+            let at = block * BLOCK + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            match self.classes.of(self.buf[at]) {
+                Class::Ordinary => {}
+                Class::Delimiter => {
+                    self.set_field(n, start - self.pos, at - self.pos);
+                    n += 1;
+                    start = at + 1;
+                }
+                Class::LineEnd => {
+                    self.set_field(n, start - self.pos, at - self.pos);
+                    let ascii = ascii || self.buf[self.pos..at].is_ascii();
+                    self.take_plain(n + 1, at - self.pos, ascii);
+                    return true;
+                }
+                Class::Quote if at == start => return self.plain_fields(n, start - self.pos),
+                Class::Quote | Class::Parser => return false,
+            }
+        }
+    }
+
+    /// Field `n` of a plain line is bytes `start..end` of it.
+    #[inline(always)]
+    fn set_field(&mut self, n: usize, start: usize, end: usize) {
+        if n + 1 >= self.ends.len() {
+            grow_fields(&mut self.starts, &mut self.ends);
+        }
+        self.starts[n] = start;
+        self.ends[n] = end;
+    }
+
+    /// [`Input::plain_record`] byte by byte, from field `n`, which starts
+    /// at byte `at` of the line: from a field quoted whole on, or where
+    /// the line reaches past the last whole block in the buffer.
+    fn plain_fields(&mut self, mut n: usize, mut at: usize) -> bool {
         let classes = &self.classes;
         let line = &self.buf[self.pos..self.end];
-        let mut n = 0;
-        let mut at = 0;
         let end = loop {
             if n + 1 >= self.ends.len() {
-                let grown = self.ends.len() * 2;
-                self.ends.resize(grown, 0);
-                self.starts.resize(grown, 0);
+                grow_fields(&mut self.starts, &mut self.ends);
             }
-            if line.get(at).is_some_and(|b| classes.is_quote(*b)) {
+            if line.get(at).is_some_and(|b| classes.of(*b) == Class::Quote) {
                 let content = &line[at + 1..];
                 let Some(close) = memchr::memchr(line[at], content) else {
                     return false;
@@ -443,18 +506,66 @@ impl Input {
                 }
             }
         };
+        let ascii = line[..end].is_ascii();
+        self.take_plain(n, end, ascii);
+        true
+    }
+
+    /// The marks of block `block` of the buffer, if the buffer holds all
+    /// of it.
+    #[inline(always)]
+    fn block_marks(&mut self, block: usize) -> Option<BlockMarks> {
+        if self.marks.block != block {
+            let bytes = self.buf[..self.end].get(block * BLOCK..(block + 1) * BLOCK)?;
+            self.marks = self.classes.marks(block, bytes.try_into().ok()?);
+        }
+        Some(self.marks)
+    }
+
+    /// The record at `pos`, split into its `n` fields, is a plain line
+    /// ending at `pos + end` (its `\n`).
+    fn take_plain(&mut self, n: usize, end: usize, ascii: bool) {
         self.plain_at = self.pos;
         self.nfields = n;
         self.plain = true;
-        self.ascii = line[..end].is_ascii();
+        self.ascii = ascii;
         if self.keep_raw {
             self.raw.clear();
-            self.raw.extend_from_slice(&line[..end]);
+            self.raw
+                .extend_from_slice(&self.buf[self.pos..self.pos + end]);
         }
         self.pos += end + 1;
         self.line += 1;
-        true
     }
+}
+
+/// Room for twice as many fields' starts and ends.
+fn grow_fields(starts: &mut Vec<usize>, ends: &mut Vec<usize>) {
+    let grown = ends.len() * 2;
+    ends.resize(grown, 0);
+    starts.resize(grown, 0);
+}
+
+/// The bytes of the buffer a plain line's split looks at, a block at a time.
+const BLOCK: usize = 64;
+
+/// Block `block` of the buffer (bytes `block * BLOCK ..`), by bit: its
+/// bytes other than [`Class::Ordinary`] ones (and maybe some of those).
+/// Splitting a line then costs a step per field rather than per byte.
+#[derive(Clone, Copy)]
+pub(super) struct BlockMarks {
+    block: usize,
+    bits: u64,
+    /// No byte of the block is above 0x7f.
+    ascii: bool,
+}
+
+impl BlockMarks {
+    pub(super) const NONE: BlockMarks = BlockMarks {
+        block: usize::MAX,
+        bits: 0,
+        ascii: false,
+    };
 }
 
 /// What a byte is to a plain line's split.
@@ -475,6 +586,8 @@ pub(super) struct ByteClasses {
     classes: [Class; 256],
     /// The escape character, or `\r` without one.
     escape: u8,
+    /// Every byte that is not [`Class::Ordinary`] (some twice).
+    marked: [u8; 5],
 }
 
 impl ByteClasses {
@@ -489,19 +602,51 @@ impl ByteClasses {
         }
         classes[b'\n' as usize] = Class::LineEnd;
         classes[options.field_delimiter as usize] = Class::Delimiter;
+        let escape = options.escape_character.unwrap_or(b'\r');
         ByteClasses {
             classes,
-            escape: options.escape_character.unwrap_or(b'\r'),
+            escape,
+            marked: [
+                options.field_delimiter,
+                b'\n',
+                b'\r',
+                escape,
+                options.quote_character.unwrap_or(b'\n'),
+            ],
+        }
+    }
+
+    /// The marks of `bytes`, block `block` of the buffer. Written so that
+    /// the compiler compares the block a vector at a time: a 0/1 byte per
+    /// position, then each 8 of them gathered into 8 bits by one multiply
+    /// (the bit of byte `i` lands at bit 56 + `i`, and no two partial
+    /// products meet).
+    #[inline]
+    fn marks(&self, block: usize, bytes: &[u8; BLOCK]) -> BlockMarks {
+        let [a, b, c, d, e] = self.marked;
+        let mut hits = [0u8; BLOCK];
+        let mut high = 0u8;
+        for (hit, &byte) in hits.iter_mut().zip(bytes) {
+            *hit = u8::from((byte == a) | (byte == b) | (byte == c) | (byte == d) | (byte == e));
+            high |= byte;
+        }
+        let mut bits = 0u64;
+        for (i, eight) in hits.chunks_exact(8).enumerate() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(eight);
+            let gathered = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            bits |= gathered << (8 * i);
+        }
+        BlockMarks {
+            block,
+            bits,
+            ascii: high < 0x80,
         }
     }
 
     #[inline]
     fn of(&self, b: u8) -> Class {
         self.classes[b as usize]
-    }
-
-    fn is_quote(&self, b: u8) -> bool {
-        self.of(b) == Class::Quote
     }
 
     /// Whether quoted `text` holds a byte the parser must read: a line
@@ -638,11 +783,15 @@ mod tests {
                 while let Next::Record { line } = input.next_record(&options)? {
                     assert_eq!(line, got.len() as u64 + 1, "chunk {chunk}");
                     plain += usize::from(input.plain);
-                    got.push(
-                        (0..input.nfields)
-                            .map(|i| input.field(i).to_vec())
-                            .collect::<Vec<_>>(),
-                    );
+                    let fields: Vec<Vec<u8>> = (0..input.nfields)
+                        .map(|i| input.field(i).to_vec())
+                        .collect();
+                    if input.plain {
+                        // A plain line's fields and delimiters are all of it.
+                        let ascii = fields.iter().all(|f| f.is_ascii());
+                        assert_eq!(input.ascii, ascii, "line {line}, chunk {chunk}");
+                    }
+                    got.push(fields);
                 }
                 let first = got.iter().zip(&want).position(|(g, w)| g != w);
                 assert!(
