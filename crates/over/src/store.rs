@@ -6,7 +6,7 @@
 //! Batches are numbered in arrival order and kept in a queue indexed by
 //! that number, so finding a row's batch is an index, not a hash lookup.
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray, RecordBatch};
 use arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
     Time32MillisecondType, TimeUnit, TimestampMillisecondType,
@@ -54,10 +54,74 @@ pub struct Picks {
 
 #[derive(Default)]
 pub struct Store {
-    /// Batch number `first + i` at `i`: the batch and how many references
-    /// it has; `None` once dropped.
-    batches: VecDeque<Option<(RecordBatch, u32)>>,
+    /// Batch number `first + i` at `i`; `None` once dropped.
+    batches: VecDeque<Option<Stored>>,
     first: u32,
+}
+
+/// A stored batch, how many references it has, and its columns of
+/// primitive types already downcast: an aggregate reads one value of a
+/// row at a time, and finding the column's type at every read cost more
+/// than the read.
+struct Stored {
+    batch: RecordBatch,
+    refs: u32,
+    numeric: Vec<Numeric>,
+}
+
+impl Stored {
+    fn new(batch: RecordBatch, refs: u32) -> Self {
+        let numeric = batch.columns().iter().map(Numeric::of).collect();
+        Stored {
+            batch,
+            refs,
+            numeric,
+        }
+    }
+}
+
+/// A column as the values [`Store::raw`] and [`Store::f64`] read.
+enum Numeric {
+    Int8(PrimitiveArray<Int8Type>),
+    Int16(PrimitiveArray<Int16Type>),
+    Int32(PrimitiveArray<Int32Type>),
+    Date(PrimitiveArray<Date32Type>),
+    Time(PrimitiveArray<Time32MillisecondType>),
+    Int64(PrimitiveArray<Int64Type>),
+    Double(PrimitiveArray<Float64Type>),
+    Decimal(PrimitiveArray<Decimal128Type>),
+    Timestamp(PrimitiveArray<TimestampMillisecondType>),
+    /// No primitive column (or not one read as such).
+    Other(DataType),
+}
+
+impl Numeric {
+    fn of(array: &ArrayRef) -> Self {
+        match array.data_type() {
+            DataType::Int8 => Numeric::Int8(array.as_primitive().clone()),
+            DataType::Int16 => Numeric::Int16(array.as_primitive().clone()),
+            DataType::Int32 => Numeric::Int32(array.as_primitive().clone()),
+            DataType::Date32 => Numeric::Date(array.as_primitive().clone()),
+            DataType::Time32(TimeUnit::Millisecond) => Numeric::Time(array.as_primitive().clone()),
+            DataType::Int64 => Numeric::Int64(array.as_primitive().clone()),
+            DataType::Float64 => Numeric::Double(array.as_primitive().clone()),
+            DataType::Decimal128(..) => Numeric::Decimal(array.as_primitive().clone()),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                Numeric::Timestamp(array.as_primitive().clone())
+            }
+            other => Numeric::Other(other.clone()),
+        }
+    }
+}
+
+/// Row `row` of `array`, or None where it is NULL, widened by `widen`.
+#[inline(always)]
+fn value_of<T: arrow::datatypes::ArrowPrimitiveType>(
+    array: &PrimitiveArray<T>,
+    row: usize,
+    widen: impl Fn(T::Native) -> i128,
+) -> Option<i128> {
+    array.is_valid(row).then(|| widen(array.value(row)))
 }
 
 impl Store {
@@ -69,10 +133,10 @@ impl Store {
         for slot in &self.batches {
             match slot {
                 None => w.put(&false),
-                Some((batch, refs)) => {
+                Some(stored) => {
                     w.put(&true);
-                    w.put(refs);
-                    put_batch(w, batch)?;
+                    w.put(&stored.refs);
+                    put_batch(w, &stored.batch)?;
                 }
             }
         }
@@ -87,7 +151,7 @@ impl Store {
         for _ in 0..n {
             batches.push_back(if r.get::<bool>()? {
                 let refs = r.get()?;
-                Some((get_batch(r)?, refs))
+                Some(Stored::new(get_batch(r)?, refs))
             } else {
                 None
             });
@@ -100,36 +164,40 @@ impl Store {
         self.batches
             .iter()
             .flatten()
-            .map(|(batch, _)| batch.get_array_memory_size() as u64)
+            .map(|stored| stored.batch.get_array_memory_size() as u64)
             .sum()
     }
 
     /// Stores the chunk's batch; its rows are referred to until the next
     /// call.
     pub fn add(&mut self, chunk: &Chunk) {
-        self.batches.push_back(Some((chunk.batch.clone(), 0)));
+        self.batches
+            .push_back(Some(Stored::new(chunk.batch.clone(), 0)));
     }
 
     fn current(&self) -> u32 {
         self.first + self.batches.len() as u32 - 1
     }
 
-    fn slot(&self, batch: u32) -> Option<&(RecordBatch, u32)> {
+    fn slot(&self, batch: u32) -> Option<&Stored> {
         let i = batch.checked_sub(self.first)? as usize;
         self.batches.get(i)?.as_ref()
     }
 
-    fn batch(&self, at: RowRef) -> Result<&RecordBatch> {
+    fn stored(&self, at: RowRef) -> Result<&Stored> {
         self.slot(at.batch)
-            .map(|(b, _)| b)
             .ok_or_else(|| Error::Internal("a row of a dropped batch".into()))
+    }
+
+    fn batch(&self, at: RowRef) -> Result<&RecordBatch> {
+        Ok(&self.stored(at)?.batch)
     }
 
     /// Row `row` of the chunk last added.
     pub fn row_ref(&self, chunk: &Chunk, row: usize) -> Result<RowRef> {
         let current = self.current();
         match self.slot(current) {
-            Some((batch, _)) if batch.num_rows() == chunk.num_rows() => Ok(RowRef {
+            Some(stored) if stored.batch.num_rows() == chunk.num_rows() => Ok(RowRef {
                 batch: current,
                 row: row as u32,
             }),
@@ -139,7 +207,10 @@ impl Store {
 
     fn refs(&mut self, at: RowRef) -> Option<&mut u32> {
         let i = at.batch.checked_sub(self.first)? as usize;
-        self.batches.get_mut(i)?.as_mut().map(|(_, refs)| refs)
+        self.batches
+            .get_mut(i)?
+            .as_mut()
+            .map(|stored| &mut stored.refs)
     }
 
     pub fn retain(&mut self, at: RowRef) {
@@ -158,7 +229,7 @@ impl Store {
     pub fn sweep(&mut self) {
         let last = self.batches.len().saturating_sub(1);
         for (i, entry) in self.batches.iter_mut().enumerate() {
-            if i < last && entry.as_ref().is_some_and(|(_, refs)| *refs == 0) {
+            if i < last && entry.as_ref().is_some_and(|stored| stored.refs == 0) {
                 *entry = None;
             }
         }
@@ -174,7 +245,7 @@ impl Store {
         self.batches
             .iter()
             .flatten()
-            .map(|(_, refs)| *refs as usize)
+            .map(|stored| stored.refs as usize)
             .sum()
     }
 
@@ -186,7 +257,7 @@ impl Store {
             .batches
             .iter()
             .flatten()
-            .map(|(b, _)| b.num_rows())
+            .map(|stored| stored.batch.num_rows())
             .sum();
         stored > 65_536 && stored > 4 * live
     }
@@ -201,7 +272,7 @@ impl Store {
             .iter()
             .flatten()
             .next()
-            .map(|(b, _)| b.schema())
+            .map(|stored| stored.batch.schema())
             .ok_or_else(|| Error::Internal("compacting an empty store".into()))?;
         let columns = (0..schema.fields().len())
             .map(|c| self.column(&picks, c))
@@ -209,7 +280,8 @@ impl Store {
         let batch = RecordBatch::try_new(schema, columns)?;
         let id = self.current() + 1;
         self.batches.clear();
-        self.batches.push_back(Some((batch, refs.len() as u32)));
+        self.batches
+            .push_back(Some(Stored::new(batch, refs.len() as u32)));
         self.first = id;
         Ok((0..refs.len() as u32)
             .map(|row| RowRef { batch: id, row })
@@ -238,13 +310,13 @@ impl Store {
             .iter()
             .flatten()
             .next()
-            .map(|(b, _)| b.column(column).clone())
+            .map(|stored| stored.batch.column(column).clone())
             .ok_or_else(|| Error::Internal("no stored batch".into()))?;
         let arrays: Vec<&dyn Array> = picks
             .slots
             .iter()
             .map(|slot| match &self.batches[*slot as usize] {
-                Some((b, _)) => b.column(column).as_ref(),
+                Some(stored) => stored.batch.column(column).as_ref(),
                 None => reference.as_ref(),
             })
             .collect();
@@ -254,39 +326,40 @@ impl Store {
     /// Row `at` of a primitive column (TINYINT to BIGINT, DOUBLE as its
     /// bits, DECIMAL unscaled, TIMESTAMP ms, DATE days, TIME ms), widened
     /// to i128.
+    #[inline]
     pub fn raw(&self, at: RowRef, column: usize) -> Result<Option<i128>> {
-        let array = self.batch(at)?.column(column);
         let row = at.row as usize;
-        if array.is_null(row) {
-            return Ok(None);
-        }
-        Ok(Some(match array.data_type() {
-            DataType::Int8 => array.as_primitive::<Int8Type>().value(row) as i128,
-            DataType::Int16 => array.as_primitive::<Int16Type>().value(row) as i128,
-            DataType::Int32 => array.as_primitive::<Int32Type>().value(row) as i128,
-            DataType::Date32 => array.as_primitive::<Date32Type>().value(row) as i128,
-            DataType::Time32(TimeUnit::Millisecond) => {
-                array.as_primitive::<Time32MillisecondType>().value(row) as i128
+        let numeric = self
+            .stored(at)?
+            .numeric
+            .get(column)
+            .ok_or_else(|| Error::Internal("a raw value of a column not stored".into()))?;
+        Ok(match numeric {
+            Numeric::Int8(a) => value_of(a, row, i128::from),
+            Numeric::Int16(a) => value_of(a, row, i128::from),
+            Numeric::Int32(a) => value_of(a, row, i128::from),
+            Numeric::Date(a) => value_of(a, row, i128::from),
+            Numeric::Time(a) => value_of(a, row, i128::from),
+            Numeric::Int64(a) => value_of(a, row, i128::from),
+            Numeric::Double(a) => value_of(a, row, |v| v.to_bits() as i128),
+            Numeric::Decimal(a) => value_of(a, row, |v| v),
+            Numeric::Timestamp(a) => value_of(a, row, i128::from),
+            Numeric::Other(other) => {
+                return Err(Error::Internal(format!("no raw value of {other}")))
             }
-            DataType::Int64 => array.as_primitive::<Int64Type>().value(row) as i128,
-            DataType::Float64 => array.as_primitive::<Float64Type>().value(row).to_bits() as i128,
-            DataType::Decimal128(..) => array.as_primitive::<Decimal128Type>().value(row),
-            DataType::Timestamp(..) => {
-                array.as_primitive::<TimestampMillisecondType>().value(row) as i128
-            }
-            other => return Err(Error::Internal(format!("no raw value of {other}"))),
-        }))
+        })
     }
 
     /// Row `at` of DOUBLE column `column`.
+    #[inline]
     pub fn f64(&self, at: RowRef, column: usize) -> Result<Option<f64>> {
-        let values = self
-            .batch(at)?
-            .column(column)
-            .as_primitive_opt::<Float64Type>()
-            .ok_or_else(|| Error::Internal("a DOUBLE argument of another type".into()))?;
-        let row = at.row as usize;
-        Ok(values.is_valid(row).then(|| values.value(row)))
+        match self.stored(at)?.numeric.get(column) {
+            Some(Numeric::Double(values)) => {
+                let row = at.row as usize;
+                Ok(values.is_valid(row).then(|| values.value(row)))
+            }
+            _ => Err(Error::Internal("a DOUBLE argument of another type".into())),
+        }
     }
 
     /// Row `at` of column `column`, as a one-row array.
