@@ -188,25 +188,21 @@ fn push_candidate<V: Raw>(
     order: impl Fn(i128) -> i128,
 ) -> Result<()> {
     let rank = order(raw);
-    while queue.back(key).is_some_and(|(_, v)| {
+    queue.pop_back_while(key, |(_, v)| {
         let o = order((*v).into());
         if max {
             o < rank
         } else {
             o > rank
         }
-    }) {
-        queue.pop_back(key);
-    }
+    });
     queue.push_back(key, (position, V::from_raw(raw)))
 }
 
 /// Drops the values of key `key`'s queue before position `first`.
 #[inline(always)]
 fn evict_before<V: Raw>(queue: &mut KeyQueues<(i64, V)>, key: usize, first: i64) {
-    while queue.front(key).is_some_and(|(p, _)| *p < first) {
-        queue.pop_front(key);
-    }
+    queue.pop_front_while(key, |(p, _)| *p < first);
 }
 
 impl Extreme {

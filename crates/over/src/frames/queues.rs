@@ -114,7 +114,7 @@ impl<T: Copy + Default> KeyQueues<T> {
         (*self.lens.get(key)? > 0).then(|| &self.slots[key * self.cap + self.heads[key] as usize])
     }
 
-    #[inline(always)]
+    #[cfg(test)]
     pub(super) fn back(&self, key: usize) -> Option<&T> {
         if self.spilled(key) {
             return self.spilled[key].back();
@@ -167,7 +167,7 @@ impl<T: Copy + Default> KeyQueues<T> {
         Some(value)
     }
 
-    #[inline(always)]
+    #[cfg(test)]
     pub(super) fn pop_back(&mut self, key: usize) -> Option<T> {
         if self.spilled(key) {
             return self.spilled[key].pop_back();
@@ -175,6 +175,51 @@ impl<T: Copy + Default> KeyQueues<T> {
         let value = *self.back(key)?;
         self.lens[key] -= 1;
         Some(value)
+    }
+
+    /// Drops entries from the back of key `key`'s queue while `drop`
+    /// says so (one look at where the queue is, for all of them).
+    #[inline(always)]
+    pub(super) fn pop_back_while(&mut self, key: usize, mut drop: impl FnMut(&T) -> bool) {
+        if self.spilled(key) {
+            let deque = &mut self.spilled[key];
+            while deque.back().is_some_and(&mut drop) {
+                deque.pop_back();
+            }
+            return;
+        }
+        let Some(&len) = self.lens.get(key) else {
+            return;
+        };
+        let mut len = len as usize;
+        while len > 0 && drop(&self.slots[self.slot(key, len - 1)]) {
+            len -= 1;
+        }
+        self.lens[key] = len as u8;
+    }
+
+    /// Drops entries from the front of key `key`'s queue while `drop`
+    /// says so.
+    #[inline(always)]
+    pub(super) fn pop_front_while(&mut self, key: usize, mut drop: impl FnMut(&T) -> bool) {
+        if self.spilled(key) {
+            let deque = &mut self.spilled[key];
+            while deque.front().is_some_and(&mut drop) {
+                deque.pop_front();
+            }
+            return;
+        }
+        let Some(&len) = self.lens.get(key) else {
+            return;
+        };
+        let mut dropped = 0;
+        while dropped < len as usize && drop(&self.slots[self.slot(key, dropped)]) {
+            dropped += 1;
+        }
+        if dropped > 0 {
+            self.heads[key] = (self.slot(key, dropped % self.cap) - key * self.cap) as u8;
+            self.lens[key] = len - dropped as u8;
+        }
     }
 
     /// Empties key `key`'s queue, oldest entry first into `into`: the key
@@ -275,11 +320,17 @@ mod tests {
             let key = round % 4;
             for q in [&mut rings, &mut deques] {
                 q.ensure(key);
-                // Keep at most three: drop from the front or the back.
+                // Keep at most three: drop from the front or the back,
+                // one entry or a run of them.
                 if q.len(key) == 3 {
-                    if round % 3 == 0 {
-                        q.pop_back(key);
-                    } else {
+                    match round % 5 {
+                        0 => drop(q.pop_back(key)),
+                        1 => q.pop_back_while(key, |v| *v > step - 9),
+                        2 => q.pop_front_while(key, |v| *v < step - 7),
+                        3 => q.pop_front_while(key, |_| true),
+                        _ => drop(q.pop_front(key)),
+                    }
+                    while q.len(key) == 3 {
                         q.pop_front(key);
                     }
                 }
