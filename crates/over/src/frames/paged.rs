@@ -66,6 +66,7 @@ impl<T> Paged<T> {
         self.pages.get_mut(i >> PAGE_BITS)?.get_mut(i & (PAGE - 1))
     }
 
+    #[cfg(test)]
     pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
         self.pages.iter().flatten()
     }
