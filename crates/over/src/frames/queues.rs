@@ -9,6 +9,9 @@
 //! RANGE frames) a queue that outgrows its ring moves to a deque of its
 //! own, where it stays until the key starts over: a MIN/MAX queue swings
 //! between empty and a few entries, and must not move at every swing.
+//! A key finds its deque by a number of 4 bytes kept for every key; the
+//! deques themselves are only as many as the queues that spilled (a key
+//! that starts over gives its deque's place to the next that spills).
 
 use super::paged::Paged;
 use std::collections::VecDeque;
@@ -36,9 +39,13 @@ pub(super) struct KeyQueues<T> {
     /// Entries in the key's ring, or [`SPILLED`].
     lens: Paged<u8>,
     slots: Paged<T>,
-    /// By key: the entries of a queue that outgrew its ring (empty for the
-    /// others).
-    spilled: Paged<VecDeque<T>>,
+    /// By key, for a queue that outgrew its ring: where in `deques` its
+    /// entries are (4 bytes a key rather than a deque's 32, which most
+    /// keys of a high-cardinality input never use).
+    spill_at: Paged<u32>,
+    deques: Vec<VecDeque<T>>,
+    /// Deques given back by keys that started over, for the next to spill.
+    free_deques: Vec<u32>,
     /// The entries the deques have room for, kept as they grow and go:
     /// adding up millions of deques every time state is measured cost a
     /// run with a key per row a few percent.
@@ -58,7 +65,9 @@ impl<T: Copy + Default> KeyQueues<T> {
             heads: Paged::new(),
             lens: Paged::new(),
             slots: Paged::new(),
-            spilled: Paged::new(),
+            spill_at: Paged::new(),
+            deques: Vec::new(),
+            free_deques: Vec::new(),
             spilled_room: 0,
         }
     }
@@ -77,13 +86,24 @@ impl<T: Copy + Default> KeyQueues<T> {
         self.lens.grow(key + 1, 0);
         self.slots.grow((key + 1) * self.cap, T::default());
         if self.open {
-            self.spilled.grow_with(key + 1, VecDeque::new);
+            self.spill_at.grow(key + 1, u32::MAX);
         }
     }
 
     #[inline(always)]
     fn spilled(&self, key: usize) -> bool {
         self.lens.get(key) == Some(&SPILLED)
+    }
+
+    /// The deque of key `key`, which spilled.
+    #[inline(always)]
+    fn deque(&self, key: usize) -> &VecDeque<T> {
+        &self.deques[self.spill_at[key] as usize]
+    }
+
+    #[inline(always)]
+    fn deque_mut(&mut self, key: usize) -> &mut VecDeque<T> {
+        &mut self.deques[self.spill_at[key] as usize]
     }
 
     /// Where entry `i` (below `cap`) of key `key`'s ring is.
@@ -97,7 +117,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     pub(super) fn len(&self, key: usize) -> usize {
         match self.lens.get(key) {
             None => 0,
-            Some(&SPILLED) => self.spilled[key].len(),
+            Some(&SPILLED) => self.deque(key).len(),
             Some(len) => *len as usize,
         }
     }
@@ -106,7 +126,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[inline(always)]
     pub(super) fn get(&self, key: usize, i: usize) -> Option<&T> {
         if self.spilled(key) {
-            return self.spilled[key].get(i);
+            return self.deque(key).get(i);
         }
         (i < *self.lens.get(key)? as usize).then(|| &self.slots[self.slot(key, i)])
     }
@@ -114,7 +134,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[inline(always)]
     pub(super) fn front(&self, key: usize) -> Option<&T> {
         if self.spilled(key) {
-            return self.spilled[key].front();
+            return self.deque(key).front();
         }
         (*self.lens.get(key)? > 0).then(|| &self.slots[key * self.cap + self.heads[key] as usize])
     }
@@ -122,7 +142,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[cfg(test)]
     pub(super) fn back(&self, key: usize) -> Option<&T> {
         if self.spilled(key) {
-            return self.spilled[key].back();
+            return self.deque(key).back();
         }
         let len = *self.lens.get(key)? as usize;
         (len > 0).then(|| &self.slots[self.slot(key, len - 1)])
@@ -132,7 +152,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[inline(always)]
     pub(super) fn push_back(&mut self, key: usize, value: T) -> Result<()> {
         if self.spilled(key) {
-            let deque = &mut self.spilled[key];
+            let deque = &mut self.deques[self.spill_at[key] as usize];
             let room = deque.capacity();
             deque.push_back(value);
             self.spilled_room += deque.capacity() - room;
@@ -152,12 +172,20 @@ impl<T: Copy + Default> KeyQueues<T> {
             )));
         }
         // The ring is full: the queue moves to its deque.
-        let mut deque = std::mem::take(&mut self.spilled[key]);
+        let at = match self.free_deques.pop() {
+            Some(at) => at as usize,
+            None => {
+                self.deques.push(VecDeque::new());
+                self.deques.len() - 1
+            }
+        };
+        let mut deque = std::mem::take(&mut self.deques[at]);
         let room = deque.capacity();
         deque.extend((0..len).map(|i| self.slots[self.slot(key, i)]));
         deque.push_back(value);
         self.spilled_room += deque.capacity() - room;
-        self.spilled[key] = deque;
+        self.deques[at] = deque;
+        self.spill_at[key] = at as u32;
         self.heads[key] = 0;
         self.lens[key] = SPILLED;
         Ok(())
@@ -166,7 +194,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[inline(always)]
     pub(super) fn pop_front(&mut self, key: usize) -> Option<T> {
         if self.spilled(key) {
-            return self.spilled[key].pop_front();
+            return self.deque_mut(key).pop_front();
         }
         if *self.lens.get(key)? == 0 {
             return None;
@@ -180,7 +208,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[cfg(test)]
     pub(super) fn pop_back(&mut self, key: usize) -> Option<T> {
         if self.spilled(key) {
-            return self.spilled[key].pop_back();
+            return self.deque_mut(key).pop_back();
         }
         let value = *self.back(key)?;
         self.lens[key] -= 1;
@@ -192,7 +220,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[inline(always)]
     pub(super) fn pop_back_while(&mut self, key: usize, mut drop: impl FnMut(&T) -> bool) {
         if self.spilled(key) {
-            let deque = &mut self.spilled[key];
+            let deque = self.deque_mut(key);
             while deque.back().is_some_and(&mut drop) {
                 deque.pop_back();
             }
@@ -213,7 +241,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     #[inline(always)]
     pub(super) fn pop_front_while(&mut self, key: usize, mut drop: impl FnMut(&T) -> bool) {
         if self.spilled(key) {
-            let deque = &mut self.spilled[key];
+            let deque = self.deque_mut(key);
             while deque.front().is_some_and(&mut drop) {
                 deque.pop_front();
             }
@@ -239,8 +267,10 @@ impl<T: Copy + Default> KeyQueues<T> {
             into.extend(Some(value));
         }
         if self.spilled(key) {
-            self.spilled_room -= self.spilled[key].capacity();
-            self.spilled[key] = VecDeque::new();
+            let at = self.spill_at[key];
+            self.spilled_room -= self.deques[at as usize].capacity();
+            self.deques[at as usize] = VecDeque::new();
+            self.free_deques.push(at);
             self.lens[key] = 0;
             self.heads[key] = 0;
         }
@@ -260,7 +290,7 @@ impl<T: Copy + Default> KeyQueues<T> {
     pub(super) fn for_each_mut(&mut self, mut f: impl FnMut(&mut T) -> Result<()>) -> Result<()> {
         for key in 0..self.keys() {
             if self.spilled(key) {
-                for value in self.spilled[key].iter_mut() {
+                for value in self.deque_mut(key).iter_mut() {
                     f(value)?;
                 }
                 continue;
@@ -278,7 +308,9 @@ impl<T: Copy + Default> KeyQueues<T> {
         let rings = self.heads.capacity()
             + self.lens.capacity()
             + self.slots.capacity() * size_of::<T>()
-            + self.spilled.capacity() * size_of::<VecDeque<T>>();
+            + self.spill_at.capacity() * size_of::<u32>()
+            + self.deques.capacity() * size_of::<VecDeque<T>>()
+            + self.free_deques.capacity() * size_of::<u32>();
         (rings + self.spilled_room * size_of::<T>()) as u64
     }
 }
@@ -376,7 +408,7 @@ mod tests {
         }
         assert!(q.spilled(1));
         assert_eq!(q.iter_from(1, 2).copied().collect::<Vec<_>>(), [2, 3, 4]);
-        let walked = |q: &KeyQueues<i64>| q.spilled.iter().map(VecDeque::capacity).sum::<usize>();
+        let walked = |q: &KeyQueues<i64>| q.deques.iter().map(VecDeque::capacity).sum::<usize>();
         assert!(q.spilled_room >= 5 && q.spilled_room == walked(&q));
         while q.pop_front(1).is_some() {}
         assert!(q.spilled(1), "an empty queue stays where it is");
@@ -386,6 +418,13 @@ mod tests {
         assert_eq!(drained, [7]);
         assert!(!q.spilled(1));
         assert_eq!((q.spilled_room, walked(&q)), (0, 0));
+        // Another key that spills takes the place the first gave back.
+        q.ensure(2);
+        for v in 0..3 {
+            q.push_back(2, v)?;
+        }
+        assert!(q.spilled(2) && q.deques.len() == 1);
+        assert_eq!(q.iter_from(2, 0).copied().collect::<Vec<_>>(), [0, 1, 2]);
         q.push_back(1, 9)?;
         assert_eq!((q.len(1), q.front(1), q.len(0)), (1, Some(&9), 0));
         Ok(())
