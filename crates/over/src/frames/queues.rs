@@ -42,7 +42,9 @@ pub(super) struct KeyQueues<T> {
     /// By key, for a queue that outgrew its ring: where in `deques` its
     /// entries are (4 bytes a key rather than a deque's 32, which most
     /// keys of a high-cardinality input never use).
-    spill_at: Paged<u32>,
+    /// (A plain vector: growing it copies 4 bytes a key, and a page's
+    /// indirection at every look cost a queue that always spills.)
+    spill_at: Vec<u32>,
     deques: Vec<VecDeque<T>>,
     /// Deques given back by keys that started over, for the next to spill.
     free_deques: Vec<u32>,
@@ -65,7 +67,7 @@ impl<T: Copy + Default> KeyQueues<T> {
             heads: Paged::new(),
             lens: Paged::new(),
             slots: Paged::new(),
-            spill_at: Paged::new(),
+            spill_at: Vec::new(),
             deques: Vec::new(),
             free_deques: Vec::new(),
             spilled_room: 0,
@@ -86,7 +88,7 @@ impl<T: Copy + Default> KeyQueues<T> {
         self.lens.grow(key + 1, 0);
         self.slots.grow((key + 1) * self.cap, T::default());
         if self.open {
-            self.spill_at.grow(key + 1, u32::MAX);
+            self.spill_at.resize(key + 1, u32::MAX);
         }
     }
 
