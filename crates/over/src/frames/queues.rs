@@ -41,9 +41,9 @@ pub(super) struct KeyQueues<T> {
     slots: Paged<T>,
     /// By key, for a queue that outgrew its ring: where in `deques` its
     /// entries are (4 bytes a key rather than a deque's 32, which most
-    /// keys of a high-cardinality input never use).
-    /// (A plain vector: growing it copies 4 bytes a key, and a page's
-    /// indirection at every look cost a queue that always spills.)
+    /// keys of a high-cardinality input never use). A plain vector, not
+    /// pages: growing it copies only 4 bytes a key, and a page's lookup
+    /// at every look cost the frames whose every key spills.
     spill_at: Vec<u32>,
     deques: Vec<VecDeque<T>>,
     /// Deques given back by keys that started over, for the next to spill.
