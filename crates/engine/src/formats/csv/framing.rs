@@ -181,7 +181,8 @@ impl Input {
         if self.eof {
             return Ok(false);
         }
-        // The bytes move or change.
+        // The bytes move or change (a resumed input reads from here too:
+        // it starts with nothing in its buffer).
         self.marks = BlockMarks::NONE;
         if self.rec_start > 0 {
             if let Some(prefix) = self.prefix.as_mut() {
@@ -561,7 +562,7 @@ pub(super) struct BlockMarks {
 }
 
 impl BlockMarks {
-    pub(super) const NONE: BlockMarks = BlockMarks {
+    const NONE: BlockMarks = BlockMarks {
         block: usize::MAX,
         bits: 0,
         ascii: false,

@@ -243,7 +243,6 @@ impl CsvSource {
             at.offset,
         ));
         (input.pos, input.rec_start, input.end) = (0, 0, 0);
-        input.marks = super::framing::BlockMarks::NONE;
         input.eof = false;
         input.line = at.line;
         self.header_skipped = true;
