@@ -235,6 +235,26 @@ pub(super) fn parse_boolean(text: &[u8]) -> Option<bool> {
 
 /// A decimal integer with an optional sign, trimmed; None past i64.
 pub(crate) fn parse_i64(text: &[u8]) -> Option<i64> {
+    // Up to 18 plain digits, nearly every field: no sign, no space, and
+    // no overflow to check for.
+    if (1..=18).contains(&text.len()) {
+        let mut all_digits = true;
+        let mut value = 0u64;
+        for &b in text {
+            let digit = b.wrapping_sub(b'0');
+            all_digits &= digit < 10;
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+        }
+        if all_digits {
+            return i64::try_from(value).ok();
+        }
+    }
+    parse_i64_in_full(text)
+}
+
+/// [`parse_i64`] for any text: trimmed as Java trims, with a sign, and
+/// checked for overflow.
+fn parse_i64_in_full(text: &[u8]) -> Option<i64> {
     let t = java_trim(text);
     let (negative, body) = match t.split_first()? {
         (b'-', rest) => (true, rest),
@@ -609,6 +629,44 @@ mod tests {
         BigInt, Boolean, Date, Decimal, Double, Float, Int, SmallInt, Time, Timestamp,
         TimestampLtz, TinyInt,
     };
+
+    #[test]
+    fn plain_digits_read_as_any_integer_text_does() {
+        let texts = [
+            "0",
+            "7",
+            "00042",
+            "123456789012345678",
+            "999999999999999999",
+            "1234567890123456789",
+            "9223372036854775807",
+            "9223372036854775808",
+            "12a",
+            "1 2",
+            " 12",
+            "12 ",
+            "-5",
+            "+5",
+            "",
+            "1.0",
+            "١٢",
+            "/",
+            ":",
+        ];
+        for text in texts {
+            assert_eq!(
+                parse_i64(text.as_bytes()),
+                parse_i64_in_full(text.as_bytes()),
+                "{text:?}"
+            );
+        }
+        assert_eq!(parse_i64(b"000123"), Some(123));
+        assert_eq!(
+            parse_i64(b"123456789012345678"),
+            Some(123_456_789_012_345_678)
+        );
+        assert_eq!(parse_i64(b"12:"), None);
+    }
 
     #[test]
     fn casts_read_dates_and_times_leniently() {
