@@ -159,6 +159,25 @@ impl ColumnBuilder {
         }
     }
 
+    /// Appends `n` NULLs (for a column not read, `n` rows).
+    pub(crate) fn append_nulls(&mut self, n: usize) {
+        match self {
+            ColumnBuilder::Boolean(b) => b.append_nulls(n),
+            ColumnBuilder::TinyInt(b) => b.append_nulls(n),
+            ColumnBuilder::SmallInt(b) => b.append_nulls(n),
+            ColumnBuilder::Float(b) => b.append_nulls(n),
+            ColumnBuilder::Date(b) => b.append_nulls(n),
+            ColumnBuilder::Time(b, _) => b.append_nulls(n),
+            ColumnBuilder::Int(b) => b.append_nulls(n),
+            ColumnBuilder::BigInt(b) => b.append_nulls(n),
+            ColumnBuilder::Double(b) => b.append_nulls(n),
+            ColumnBuilder::Decimal(b, ..) => b.append_nulls(n),
+            ColumnBuilder::String(b) => b.append_nulls(n),
+            ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => b.append_nulls(n),
+            ColumnBuilder::Unread(u) => u.rows += n,
+        }
+    }
+
     /// Parses `text` and appends it; false, with nothing appended, when it
     /// does not parse.
     pub(crate) fn append_text(&mut self, text: &[u8], parser: &mut Parser) -> bool {

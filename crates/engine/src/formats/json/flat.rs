@@ -2,6 +2,11 @@
 //! strings without escapes, numbers, `true`, `false` or `null`. Its values
 //! are found as slices of the line, in one pass, with nothing allocated.
 //!
+//! Strings are passed over by the batch's [`StringEnds`]: the bytes that
+//! can end a plain string (a quote, a backslash, a control character),
+//! found for the whole batch a block at a time, so a string of any length
+//! costs a look at a bit mask rather than at each of its bytes.
+//!
 //! A line this reading does not take (a nested value, an escape, a field
 //! named twice, a control character, anything that is not such an object)
 //! is left to arrow-json and serde_json as before; so it takes only lines
@@ -10,64 +15,277 @@
 //! field that is not there. A unit test compares the two on lines both
 //! well-formed and broken.
 
-/// Each column's value in `line`, as a byte range of it (`None` for a
-/// missing field or `null`), appended to `out`; false, with `out` as it
-/// was, when the line is not one this reading takes.
-pub(super) fn flat_values(line: &str, names: &[&str], out: &mut Vec<Option<(u32, u32)>>) -> bool {
+use super::lines::Lines;
+use std::ops::Range;
+
+/// The values of every line of `lines`, each a flat object, appended to
+/// `out`, a row of `names.len()` a line; false when a line is not one this
+/// reading takes (`out` then holds the lines before it). `ends` is where
+/// the string ends of the lines are marked.
+pub(super) fn flat_lines(
+    lines: &Lines,
+    ends: &mut StringEnds,
+    names: &Names,
+    out: &mut Vec<Option<(u32, u32)>>,
+) -> bool {
+    if lines.is_empty() {
+        return true;
+    }
+    let (Some(first), Some(last)) = (lines.span(0), lines.span(lines.len() - 1)) else {
+        return false;
+    };
+    let text = lines.whole();
+    ends.mark(text.as_bytes(), first.start..last.end);
+    (0..lines.len()).all(|i| {
+        lines
+            .span(i)
+            .is_some_and(|span| flat_values(text, span, ends, names, out))
+    })
+}
+
+/// Each column's value in the line at `span` of `text`, as a byte range
+/// of the line (`None` for a missing field or `null`), appended to `out`;
+/// false, with `out` as it was, when the line is not one this reading
+/// takes. `ends` are the string ends of all of `text`.
+fn flat_values(
+    text: &str,
+    span: Range<usize>,
+    ends: &StringEnds,
+    names: &Names,
+    out: &mut Vec<Option<(u32, u32)>>,
+) -> bool {
     let start = out.len();
     out.resize(start + names.len(), None);
-    let taken = scan(line.as_bytes(), names, &mut out[start..]).is_some();
+    let line = Line {
+        b: &text.as_bytes()[..span.end],
+        from: span.start,
+        ends,
+    };
+    let taken = line.scan(names, &mut out[start..]).is_some();
     if !taken {
         out.truncate(start);
     }
     taken
 }
 
-/// Fills `values` from the object in `b`; None when the line is not taken.
-fn scan(b: &[u8], names: &[&str], values: &mut [Option<(u32, u32)>]) -> Option<()> {
-    // Ranges are kept as u32: a longer line goes the slow way.
-    if b.len() > u32::MAX as usize {
-        return None;
+/// The bytes of a stretch of text that can end a plain string (a quote,
+/// a backslash, a control character), a bit each, 64 to a word.
+#[derive(Default)]
+pub(super) struct StringEnds {
+    /// The first byte marked: a multiple of the block size.
+    base: usize,
+    bits: Vec<u64>,
+}
+
+/// Bytes marked at once: one word of bits.
+const BLOCK: usize = 64;
+
+impl StringEnds {
+    /// Marks the string ends of `text` over `range` (from the block
+    /// `range.start` is in): what [`StringEnds::next`] then looks in.
+    pub fn mark(&mut self, text: &[u8], range: Range<usize>) {
+        self.base = range.start / BLOCK * BLOCK;
+        let text = &text[self.base..range.end];
+        self.bits.clear();
+        self.bits.reserve(text.len().div_ceil(BLOCK));
+        let mut blocks = text.chunks_exact(BLOCK);
+        for block in blocks.by_ref() {
+            let block = block.try_into().expect("chunks_exact gives whole blocks");
+            self.bits.push(block_ends(block));
+        }
+        let rest = blocks.remainder();
+        if !rest.is_empty() {
+            // The bytes past the end are zeros, control characters: marked,
+            // and past every line, so never looked at.
+            let mut last = [0u8; BLOCK];
+            last[..rest.len()].copy_from_slice(rest);
+            self.bits.push(block_ends(&last));
+        }
     }
-    let mut seen = 0u64;
-    if names.len() > 64 {
-        return None;
-    }
-    // Fields mostly come in the same order on every line: the column after
-    // the last one found is tried first.
-    let mut next_column = 0;
-    let mut at = skip_space(b, 0);
-    expect(b, at, b'{')?;
-    at = skip_space(b, at + 1);
-    if b.get(at) == Some(&b'}') {
-        return end_of_line(b, at + 1);
-    }
-    loop {
-        let (key_from, key_to) = string(b, at)?;
-        at = skip_space(b, key_to + 1);
-        expect(b, at, b':')?;
-        at = skip_space(b, at + 1);
-        let key = &b[key_from..key_to];
-        let column = match names.get(next_column) {
-            Some(name) if same(name.as_bytes(), key) => Some(next_column),
-            _ => names.iter().position(|n| same(n.as_bytes(), key)),
-        };
-        let mut value = None;
-        let next = read_value(b, at, &mut value)?;
-        if let Some(column) = column {
-            next_column = column + 1;
-            // A field named twice: which one counts is for the slow way.
-            if seen & (1 << column) != 0 {
+
+    /// The first marked byte at or after `from` and before `to`, both
+    /// within the range marked.
+    #[inline(always)]
+    fn next(&self, from: usize, to: usize) -> Option<usize> {
+        let (from, to) = (from.checked_sub(self.base)?, to - self.base);
+        let mut word = from / BLOCK;
+        let mut bits = *self.bits.get(word)? & (u64::MAX << (from % BLOCK));
+        while bits == 0 {
+            word += 1;
+            if word * BLOCK >= to {
                 return None;
             }
-            seen |= 1 << column;
-            values[column] = value;
+            bits = *self.bits.get(word)?;
         }
-        at = skip_space(b, next);
-        match b.get(at)? {
-            b',' => at = skip_space(b, at + 1),
-            b'}' => return end_of_line(b, at + 1),
+        let at = word * BLOCK + bits.trailing_zeros() as usize;
+        (at < to).then_some(self.base + at)
+    }
+}
+
+/// The string ends of one block, by bit. Written so that the compiler
+/// compares the block a vector at a time: a 0/1 byte per position, then
+/// each 8 of them gathered into 8 bits by one multiply (the bit of byte
+/// `i` lands at bit 56 + `i`, and no two partial products meet).
+#[inline]
+fn block_ends(bytes: &[u8; BLOCK]) -> u64 {
+    let mut hits = [0u8; BLOCK];
+    for (hit, &c) in hits.iter_mut().zip(bytes) {
+        *hit = u8::from((c == b'"') | (c == b'\\') | (c < 0x20));
+    }
+    let mut bits = 0u64;
+    for (i, eight) in hits.chunks_exact(8).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(eight);
+        let gathered = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        bits |= gathered << (8 * i);
+    }
+    bits
+}
+
+/// One line being read: the batch's text up to the line's end, the
+/// line's first byte, and the batch's string ends. Positions are of the
+/// batch's text; the ranges handed out are of the line.
+struct Line<'a> {
+    b: &'a [u8],
+    from: usize,
+    ends: &'a StringEnds,
+}
+
+impl Line<'_> {
+    /// Fills `values` from the object; None when the line is not taken.
+    fn scan(&self, names: &Names, values: &mut [Option<(u32, u32)>]) -> Option<()> {
+        // Ranges are kept as u32: a longer line goes the slow way.
+        if self.b.len() - self.from > u32::MAX as usize || names.len() > 64 {
+            return None;
+        }
+        let b = self.b;
+        let mut seen = 0u64;
+        // Fields mostly come in the same order on every line: the column
+        // after the last one found is tried first.
+        let mut next_column = 0;
+        let mut at = skip_space(b, self.from);
+        expect(b, at, b'{')?;
+        at = skip_space(b, at + 1);
+        if b.get(at) == Some(&b'}') {
+            return end_of_line(b, at + 1);
+        }
+        loop {
+            let (key_from, key_to) = self.string(at)?;
+            at = skip_space(b, key_to + 1);
+            expect(b, at, b':')?;
+            at = skip_space(b, at + 1);
+            let column = match names.names.get(next_column) {
+                Some(name) if name.is(b, key_from, key_to) => Some(next_column),
+                _ => names.names.iter().position(|n| n.is(b, key_from, key_to)),
+            };
+            let mut value = None;
+            let next = self.read_value(at, &mut value)?;
+            if let Some(column) = column {
+                next_column = column + 1;
+                // A field named twice: which one counts is for the slow way.
+                if seen & (1 << column) != 0 {
+                    return None;
+                }
+                seen |= 1 << column;
+                values[column] = value;
+            }
+            at = skip_space(b, next);
+            match b.get(at)? {
+                b',' => at = skip_space(b, at + 1),
+                b'}' => return end_of_line(b, at + 1),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The contents of the string opening at `at` (`from..to`, the closing
+    /// quote at `to`), when it has no escape and no control character.
+    #[inline(always)]
+    fn string(&self, at: usize) -> Option<(usize, usize)> {
+        expect(self.b, at, b'"')?;
+        let from = at + 1;
+        let to = self.ends.next(from, self.b.len())?;
+        (self.b[to] == b'"').then_some((from, to))
+    }
+
+    /// Where the value at `at` ends, with its text's range in the line put
+    /// in `value` (left None for `null`).
+    #[inline(always)]
+    fn read_value(&self, at: usize, value: &mut Option<(u32, u32)>) -> Option<usize> {
+        let b = self.b;
+        let (from, to, end) = match b.get(at)? {
+            b'"' => {
+                let (from, to) = self.string(at)?;
+                (from, to, to + 1)
+            }
+            b'n' => return b[at..].starts_with(b"null").then_some(at + 4),
+            b't' => (at, at + 4, b[at..].starts_with(b"true").then_some(at + 4)?),
+            b'f' => (at, at + 5, b[at..].starts_with(b"false").then_some(at + 5)?),
+            b'-' | b'0'..=b'9' => {
+                let to = number(b, at)?;
+                (at, to, to)
+            }
             _ => return None,
+        };
+        *value = Some(((from - self.from) as u32, (to - self.from) as u32));
+        Some(end)
+    }
+}
+
+/// The columns' names, as the keys of a line are matched against them.
+pub(super) struct Names {
+    names: Vec<Name>,
+}
+
+/// A column's name, with its first eight bytes as a word: a key is mostly
+/// told from it by one compare of a word read from the line.
+struct Name {
+    text: Box<[u8]>,
+    head: u64,
+    mask: u64,
+}
+
+impl Names {
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Names {
+        let names = names
+            .into_iter()
+            .map(|name| {
+                let text: Box<[u8]> = name.as_bytes().into();
+                let n = text.len().min(8);
+                let mut head = [0u8; 8];
+                head[..n].copy_from_slice(&text[..n]);
+                Name {
+                    text,
+                    head: u64::from_le_bytes(head),
+                    mask: if n == 8 { u64::MAX } else { (1 << (8 * n)) - 1 },
+                }
+            })
+            .collect();
+        Names { names }
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
+impl Name {
+    /// Whether the key `b[from..to]` is this name.
+    #[inline(always)]
+    fn is(&self, b: &[u8], from: usize, to: usize) -> bool {
+        if to - from != self.text.len() {
+            return false;
+        }
+        match b.get(from..from + 8) {
+            // The line goes on past the key (its closing quote at least):
+            // the key's first eight bytes, and what is left byte by byte.
+            Some(word) => {
+                let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                let rest = from + self.text.len().min(8)..to;
+                word & self.mask == self.head
+                    && same(&self.text[8.min(self.text.len())..], &b[rest])
+            }
+            None => same(&self.text, &b[from..to]),
         }
     }
 }
@@ -95,44 +313,9 @@ fn expect(b: &[u8], at: usize, byte: u8) -> Option<()> {
     (b.get(at) == Some(&byte)).then_some(())
 }
 
-/// The contents of the string opening at `at` (`from..to`, the closing
-/// quote at `to`), when it has no escape and no control character.
-#[inline(always)]
-fn string(b: &[u8], at: usize) -> Option<(usize, usize)> {
-    expect(b, at, b'"')?;
-    let from = at + 1;
-    let to = string_end(b, from)?;
-    (b[to] == b'"').then_some((from, to))
-}
-
-/// The first byte at or after `from` that ends a plain string
-/// ([`ENDS_STRING`]), looked for eight bytes at a time: in each word, a
-/// byte that is a quote, a backslash or below 0x20 sets its high bit (the
-/// lowest one set is always such a byte; a borrow can only set bits above
-/// it).
-#[inline(always)]
-fn string_end(b: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
-    let mut at = from;
-    while let Some(bytes) = b.get(at..at + 8) {
-        let word = u64::from_le_bytes(bytes.try_into().ok()?);
-        let found = (zero_byte(word ^ (ONES * u64::from(b'"')))
-            | zero_byte(word ^ (ONES * u64::from(b'\\')))
-            | (word.wrapping_sub(ONES * 0x20) & !word))
-            & HIGH;
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    let rest = b[at..].iter().position(|c| ENDS_STRING[*c as usize])?;
-    Some(at + rest)
-}
-
 /// The bytes that end a plain string: its closing quote, or what this
 /// reading leaves to the slow way (an escape, a control character).
+#[cfg(test)]
 static ENDS_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut c = 0;
@@ -144,28 +327,6 @@ static ENDS_STRING: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
-
-/// Where the value at `at` ends, with its text's range put in `value`
-/// (left None for `null`).
-#[inline(always)]
-fn read_value(b: &[u8], at: usize, value: &mut Option<(u32, u32)>) -> Option<usize> {
-    let (from, to, end) = match b.get(at)? {
-        b'"' => {
-            let (from, to) = string(b, at)?;
-            (from, to, to + 1)
-        }
-        b'n' => return b[at..].starts_with(b"null").then_some(at + 4),
-        b't' => (at, at + 4, b[at..].starts_with(b"true").then_some(at + 4)?),
-        b'f' => (at, at + 5, b[at..].starts_with(b"false").then_some(at + 5)?),
-        b'-' | b'0'..=b'9' => {
-            let to = number(b, at)?;
-            (at, to, to)
-        }
-        _ => return None,
-    };
-    *value = Some((from as u32, to as u32));
-    Some(end)
-}
 
 /// The end of the JSON number at `at`: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
 /// ([eE] [+-]? [0-9]+)?`, followed by a byte that can end it.
@@ -208,42 +369,113 @@ fn number(b: &[u8], mut at: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// The first string end at or after `from` and before `to`, byte by
+    /// byte.
+    fn naive_next(text: &[u8], from: usize, to: usize) -> Option<usize> {
+        (from..to).find(|&i| ENDS_STRING[text[i] as usize])
+    }
+
     #[test]
     fn a_string_ends_where_byte_by_byte_says() {
+        // Buffers of lengths around the block size, one or two string ends
+        // put anywhere, marked from several places on, searched from and
+        // to positions throughout.
         let plain = b"abcdefghijklmnopqrstu\xc3\xa9\x7f\xff ~";
-        for len in 0..plain.len() {
-            for stop in [b'"', b'\\', 0x1f, 0x00] {
-                for at in 0..=len {
-                    let mut line = plain[..len].to_vec();
-                    line.insert(at, stop);
-                    line.extend_from_slice(b"\"tail");
-                    for from in 0..=at {
-                        let naive = line[from..]
-                            .iter()
-                            .position(|c| ENDS_STRING[*c as usize])
-                            .map(|n| from + n);
-                        assert_eq!(naive, Some(at));
-                        assert_eq!(string_end(&line, from), naive, "{line:?} from {from}");
+        let mut ends = StringEnds::default();
+        for len in [0, 1, 7, 63, 64, 65, 127, 128, 130, 200] {
+            let base: Vec<u8> = plain.iter().copied().cycle().take(len).collect();
+            for stop in [b'"', b'\\', 0x1f, 0x00, b'\n'] {
+                for at in (0..len).step_by(5).chain(len.checked_sub(1)) {
+                    for second in [None, Some(at / 2), Some((at + len) / 2)] {
+                        let mut text = base.clone();
+                        text[at] = stop;
+                        if let Some(i) = second.filter(|&i| i < len) {
+                            text[i] = b'"';
+                        }
+                        for marked in [0, 5, 64, 70].into_iter().filter(|&m| m <= len) {
+                            ends.mark(&text, marked..len);
+                            for from in (marked..=len).step_by(3) {
+                                for to in [from, at, at + 1, len]
+                                    .into_iter()
+                                    .filter(|&to| to >= from && to <= len)
+                                {
+                                    assert_eq!(
+                                        ends.next(from, to),
+                                        naive_next(&text, from, to),
+                                        "len {len}, {stop} at {at}, second {second:?}, \
+                                         marked from {marked}, {from}..{to}"
+                                    );
+                                }
+                            }
+                        }
                     }
                 }
             }
-            assert_eq!(string_end(&plain[..len], 0), None);
+            ends.mark(&base, 0..len);
+            assert_eq!(ends.next(0, len), naive_next(&base, 0, len));
+        }
+    }
+
+    #[test]
+    fn a_key_is_a_name_only_when_it_is_byte_for_byte() {
+        let texts = [
+            "",
+            "a",
+            "ab",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijkl",
+        ];
+        let names = Names::new(texts);
+        for name in &names.names {
+            for key in texts
+                .iter()
+                .chain(&["b", "abcdefgH", "abcdefghX", "abcdefghijkL"])
+            {
+                // The key quoted in a line, with more or nothing after it.
+                for after in ["\": 1}", "\"", ""] {
+                    let line = format!("{{\"{key}{after}");
+                    let (from, to) = (2, 2 + key.len());
+                    assert_eq!(
+                        name.is(line.as_bytes(), from, to),
+                        *name.text == *key.as_bytes(),
+                        "{:?} against {line:?}",
+                        String::from_utf8_lossy(&name.text)
+                    );
+                }
+            }
         }
     }
 
     #[test]
     fn values_are_found_by_name_in_any_order() {
-        let names = ["a", "bb", "c"];
+        let names = Names::new(["a", "bb", "c"]);
+        let mut ends = StringEnds::default();
         let mut out = Vec::new();
-        let line = r#"{"c": "x", "zz": 1, "a": -1.5e3, "bb": null}"#;
-        assert!(flat_values(line, &names, &mut out));
-        let text: Vec<Option<&str>> = out
+        // The line among others in one text, ranges counted from its start.
+        let before = "{\"c\": \"an earlier line, longer than a block of the marks\"}\n";
+        let line = r#"{"c": "x", "zz": "a string running on past the end of a block", "a": -1.5e3, "bb": null}"#;
+        let text = format!("{before}{line}\n{{\"a\": \"after\"}}");
+        ends.mark(text.as_bytes(), 0..text.len());
+        let span = before.len()..before.len() + line.len();
+        assert!(flat_values(&text, span.clone(), &ends, &names, &mut out));
+        let values: Vec<Option<&str>> = out
             .iter()
             .map(|r| r.map(|(from, to)| &line[from as usize..to as usize]))
             .collect();
-        assert_eq!(text, [Some("-1.5e3"), None, Some("x")]);
+        assert_eq!(values, [Some("-1.5e3"), None, Some("x")]);
         // A line not taken leaves what was there.
-        assert!(!flat_values(r#"{"a": [1]}"#, &names, &mut out));
+        let text = r#"{"a": [1]}"#;
+        ends.mark(text.as_bytes(), 0..text.len());
+        assert!(!flat_values(text, 0..text.len(), &ends, &names, &mut out));
         assert_eq!(out.len(), 3);
+        // A string may not run on past its line's end.
+        let text = "{\"a\": \"open\n\"}";
+        ends.mark(text.as_bytes(), 0..text.len());
+        assert!(!flat_values(text, 0..11, &ends, &names, &mut out));
+        let text = "{\"a\": \"open\"}";
+        ends.mark(text.as_bytes(), 0..text.len());
+        assert!(!flat_values(text, 0..12, &ends, &names, &mut out));
     }
 }

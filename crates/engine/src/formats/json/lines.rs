@@ -110,6 +110,18 @@ impl Lines {
         }
     }
 
+    /// Every line's text, one after another (with the line ends between
+    /// them when they were read together).
+    pub fn whole(&self) -> &str {
+        &self.text
+    }
+
+    /// Where line `i` lies in [`Lines::whole`]; None when it is not UTF-8.
+    pub fn span(&self, i: usize) -> Option<Range<usize>> {
+        let line = &self.lines[i];
+        line.utf8.then(|| line.span.clone())
+    }
+
     /// Bytes of text held, to size the next batch's buffer.
     pub fn bytes(&self) -> usize {
         self.text.len()

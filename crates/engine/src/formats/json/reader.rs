@@ -22,43 +22,37 @@ use tidemark_common::{Error, Result, SqlType};
 /// One line's values as text, by column (None: NULL or missing).
 type LineValues = Vec<Option<String>>;
 
-/// A batch's values: one text column per field for all its lines, or each
-/// line's own when the lines were read one by one.
+/// A batch's values: already in the builders when every line is flat,
+/// else as text to convert line by line.
 enum Values {
-    /// Each line's values as byte ranges of it, a row of `width` columns
-    /// a line (see [`super::flat`]).
+    /// Every line a flat object ([`super::flat`]), its values converted;
+    /// the first line with a value that does not convert, and why.
     Flat {
-        ranges: Vec<Option<(u32, u32)>>,
-        width: usize,
+        first_bad: Option<(usize, String)>,
     },
+    Text(TextValues),
+}
+
+/// A batch's values as text: one text column per field for all its lines,
+/// or each line's own when the lines were read one by one.
+enum TextValues {
     Columns(Vec<StringArray>),
     EachLine(Vec<std::result::Result<LineValues, String>>),
 }
 
-impl Values {
+impl TextValues {
     /// Line `i`'s values, into `out`; or why the line cannot be read.
     fn row<'v>(
         &'v self,
-        lines: &'v Lines,
         i: usize,
         out: &mut Vec<Option<&'v str>>,
     ) -> std::result::Result<(), String> {
         out.clear();
         match self {
-            Values::Flat { ranges, width } => {
-                let Ok(text) = lines.text(i) else {
-                    return Err("invalid UTF-8".into());
-                };
-                let row = &ranges[i * width..(i + 1) * width];
-                out.extend(
-                    row.iter()
-                        .map(|r| r.map(|(from, to)| &text[from as usize..to as usize])),
-                );
-            }
-            Values::Columns(columns) => {
+            TextValues::Columns(columns) => {
                 out.extend(columns.iter().map(|c| c.is_valid(i).then(|| c.value(i))));
             }
-            Values::EachLine(lines) => match &lines[i] {
+            TextValues::EachLine(lines) => match &lines[i] {
                 Ok(values) => out.extend(values.iter().map(|v| v.as_deref())),
                 Err(error) => return Err(error.clone()),
             },
@@ -85,6 +79,11 @@ pub struct JsonSource {
     text_schema: SchemaRef,
     builders: Vec<ColumnBuilder>,
     parser: Parser,
+    /// The columns' names, as a flat line's keys are matched against them.
+    names: super::flat::Names,
+    /// A chunk of flat lines' string ends and values, kept for reuse.
+    string_ends: super::flat::StringEnds,
+    flat_ranges: Vec<Option<(u32, u32)>>,
     input: BufReader<Box<dyn Read + Send>>,
     /// The line being read; between batches, the start of a line still
     /// being written (a followed file).
@@ -147,6 +146,7 @@ impl JsonSource {
                 .map(|(name, _)| field(name, DataType::Utf8))
                 .collect::<Vec<_>>(),
         ));
+        let names = super::flat::Names::new(columns.iter().map(|(name, _)| name.as_str()));
         Ok(JsonSource {
             display_path,
             columns,
@@ -156,6 +156,9 @@ impl JsonSource {
             text_schema,
             builders,
             parser: Parser::new(chrono_tz::UTC).with_dialect(TextDialect::Json),
+            names,
+            string_ends: super::flat::StringEnds::default(),
+            flat_ranges: Vec::new(),
             input: BufReader::with_capacity(256 * 1024, file),
             partial: Vec::new(),
             last_batch_bytes: 0,
@@ -285,15 +288,12 @@ impl JsonSource {
         }
         // A line is read the same way whatever batch it is in: by
         // arrow-json when it takes it, else by serde_json.
-        let values = if let Some(ranges) = self.flat(&lines) {
-            Values::Flat {
-                ranges,
-                width: self.columns.len(),
-            }
+        let values = if let Some(first_bad) = self.read_flat(&lines) {
+            Values::Flat { first_bad }
         } else if let Some(columns) = self.tokenise(&lines) {
-            Values::Columns(columns)
+            Values::Text(TextValues::Columns(columns))
         } else {
-            Values::EachLine(
+            Values::Text(TextValues::EachLine(
                 (0..lines.len())
                     .map(|i| {
                         let Ok(text) = lines.text(i) else {
@@ -307,7 +307,7 @@ impl JsonSource {
                         }
                     })
                     .collect(),
-            )
+            ))
         };
         let mut rows = Vec::with_capacity(lines.len());
         let mut raw = Vec::new();
@@ -318,12 +318,15 @@ impl JsonSource {
             let text = match lines.text(i) {
                 Ok(t) | Err(t) => t,
             };
-            let values = values
-                .row(&lines, i, &mut row_values)
-                .map(|()| row_values.as_slice());
-            let appended = match values {
-                Ok(values) => self.append_row(line, values),
-                Err(error) => Err(error),
+            let appended = match &values {
+                Values::Flat { first_bad } => match first_bad {
+                    Some((row, error)) if *row == i => Err(error.clone()),
+                    _ => Ok(()),
+                },
+                Values::Text(values) => match values.row(i, &mut row_values) {
+                    Ok(()) => self.append_row(line, &row_values),
+                    Err(error) => Err(error),
+                },
             };
             match appended {
                 Ok(()) => {
@@ -459,21 +462,27 @@ impl JsonSource {
         Ok(Lines::from_bytes(bytes, spans))
     }
 
-    /// Every line's values as byte ranges of it, when every line is a flat
-    /// object [`super::flat`] reads; None otherwise.
-    fn flat(&self, lines: &Lines) -> Option<Vec<Option<(u32, u32)>>> {
+    /// Reads every line as a flat object ([`super::flat`]) and converts
+    /// its values, a column at a time, into the builders. A value that
+    /// does not convert is NULL; returned is the first line with one (by
+    /// line, then column), and why, which stops the batch there as it
+    /// would line by line; unless parse errors are ignored, when the NULLs
+    /// are counted. None, with nothing converted, when a line is not flat.
+    fn read_flat(&mut self, lines: &Lines) -> Option<Option<(usize, String)>> {
         if self.options.fail_on_missing_field {
             return None;
         }
-        let names: Vec<&str> = self.columns.iter().map(|(name, _)| name.as_str()).collect();
-        let mut ranges = Vec::with_capacity(lines.len() * names.len());
-        for i in 0..lines.len() {
-            let text = lines.text(i).ok()?;
-            if !super::flat::flat_values(text, &names, &mut ranges) {
-                return None;
-            }
+        let mut ranges = std::mem::take(&mut self.flat_ranges);
+        ranges.clear();
+        let read = super::flat::flat_lines(lines, &mut self.string_ends, &self.names, &mut ranges)
+            .then(|| self.append_flat(lines, &ranges));
+        self.flat_ranges = ranges;
+        let (first_bad, nulled) = read?;
+        if self.options.ignore_parse_errors {
+            self.stats.fields_nulled += nulled;
+            return Some(None);
         }
-        Some(ranges)
+        Some(first_bad)
     }
 
     /// Every line's values, tokenised by arrow-json at once into one text
@@ -534,6 +543,68 @@ impl JsonSource {
             .collect()
     }
 
+    /// Converts the values of flat lines, a row of `ranges` each
+    /// ([`super::flat::flat_lines`]), a column at a time into the
+    /// builders; a value that does not convert is NULL. Returns the first
+    /// line with such a value, and why, and the number of them.
+    fn append_flat(
+        &mut self,
+        lines: &Lines,
+        ranges: &[Option<(u32, u32)>],
+    ) -> (Option<(usize, String)>, u64) {
+        let width = self.columns.len().max(1);
+        let rows = ranges.len() / width;
+        let whole = lines.whole();
+        // Flat lines are UTF-8: each has its span.
+        let starts: Vec<usize> = (0..rows)
+            .map(|i| lines.span(i).map_or(0, |span| span.start))
+            .collect();
+        let mut first_bad: Option<(usize, usize)> = None;
+        let mut nulled = 0;
+        for (column, builder) in self.builders.iter_mut().enumerate() {
+            if builder.is_unread() {
+                builder.append_nulls(rows);
+                continue;
+            }
+            let ty = &self.columns[column].1;
+            let iso = self.options.iso_timestamps
+                && matches!(ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_));
+            let integral = matches!(ty, SqlType::Int | SqlType::BigInt);
+            let values = ranges.iter().skip(column).step_by(width);
+            for (row, (value, start)) in values.zip(&starts).enumerate() {
+                let Some((from, to)) = *value else {
+                    builder.append_null();
+                    continue;
+                };
+                let text = &whole[start + from as usize..start + to as usize];
+                let appended = if iso {
+                    builder.append_str(&iso_timestamp_text(text), &mut self.parser)
+                } else if integral && fractional(text) {
+                    builder.append_str(&cut_to_integral(ty, text.into()), &mut self.parser)
+                } else {
+                    builder.append_str(text, &mut self.parser)
+                };
+                if !appended {
+                    builder.append_null();
+                    nulled += 1;
+                    if first_bad.is_none_or(|(bad_row, _)| row < bad_row) {
+                        first_bad = Some((row, column));
+                    }
+                }
+            }
+        }
+        let bad = first_bad.map(|(row, column)| {
+            let (name, ty) = &self.columns[column];
+            let (from, to) = ranges[row * width + column].unwrap_or_default();
+            let text = &whole[starts[row] + from as usize..starts[row] + to as usize];
+            (
+                row,
+                format!("field '{name}': cannot parse '{}' as {ty}", shorten(text)),
+            )
+        });
+        (bad, nulled)
+    }
+
     /// Converts one line's values into the builders; on an error, nothing
     /// of the row is left behind.
     fn append_row(
@@ -584,13 +655,22 @@ impl JsonSource {
             self.columns[column].1,
             SqlType::Timestamp(_) | SqlType::TimestampLtz(_)
         );
-        if self.options.iso_timestamps && is_timestamp && text.as_bytes().get(10) == Some(&b'T') {
-            let mut owned = text.to_string();
-            owned.replace_range(10..11, " ");
-            return owned.into();
+        if self.options.iso_timestamps && is_timestamp {
+            return iso_timestamp_text(text);
         }
         text.into()
     }
+}
+
+/// A timestamp's text with the `T` between date and time, if there is
+/// one, made a space: the SQL layout the value parsers read.
+fn iso_timestamp_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.as_bytes().get(10) == Some(&b'T') {
+        let mut owned = text.to_string();
+        owned.replace_range(10..11, " ");
+        return owned.into();
+    }
+    text.into()
 }
 
 /// Adds line `number`, read as `line` (with its line end), to `bytes`
@@ -619,15 +699,27 @@ fn text_end(line: &[u8]) -> Option<usize> {
 /// an exponent (`4.0`, `1e3`) is cut toward zero and saturated, as
 /// Jackson's `asInt`/`asLong` do for Flink. Other text is left alone.
 fn integral_text<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borrow::Cow<'t, str> {
-    let (min, max) = match ty {
-        SqlType::Int => (f64::from(i32::MIN), f64::from(i32::MAX)),
-        SqlType::BigInt => (i64::MIN as f64, i64::MAX as f64),
-        _ => return text,
-    };
     // Plain digits (nearly every value) are read as they are.
-    if !text.contains(['.', 'e', 'E']) {
+    if !matches!(ty, SqlType::Int | SqlType::BigInt) || !fractional(&text) {
         return text;
     }
+    cut_to_integral(ty, text)
+}
+
+/// Whether a number is written with a fraction or an exponent.
+#[inline]
+fn fractional(text: &str) -> bool {
+    text.as_bytes()
+        .iter()
+        .any(|&b| b == b'.' || b | 0x20 == b'e')
+}
+
+/// [`integral_text`] for a number with a fraction or an exponent.
+fn cut_to_integral<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borrow::Cow<'t, str> {
+    let (min, max) = match ty {
+        SqlType::Int => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        _ => (i64::MIN as f64, i64::MAX as f64),
+    };
     let t = text.trim();
     let numeric = t
         .bytes()
@@ -775,15 +867,8 @@ mod tests {
             "{\"name\": \"control\u{1}char\"}",
             "",
         ];
-        let read = |text: &str| -> Option<Vec<Option<String>>> {
-            let line = Lines::of(&[text]);
-            let values = Values::Flat {
-                ranges: src.flat(&line)?,
-                width: 3,
-            };
-            let mut out = Vec::new();
-            values.row(&line, 0, &mut out).ok()?;
-            Some(out.iter().map(|v| v.map(str::to_string)).collect())
+        let read = |text: &str| -> Option<LineValues> {
+            flat_texts(&src, &Lines::of(&[text])).map(|mut rows| rows.remove(0))
         };
         for text in taken {
             let flat = read(text).unwrap_or_else(|| panic!("not taken: {text}"));
@@ -797,17 +882,103 @@ mod tests {
         }
         // Lines side by side: each keeps its own values.
         let lines = Lines::of(&taken);
-        let values = Values::Flat {
-            ranges: src.flat(&lines).expect("every line flat"),
-            width: 3,
-        };
+        let flat = flat_texts(&src, &lines).expect("every line flat");
         let columns = src.tokenise(&lines).expect("arrow-json reads them");
-        for i in 0..lines.len() {
-            let mut out = Vec::new();
-            values.row(&lines, i, &mut out).expect("a row");
-            let flat: Vec<Option<String>> = out.iter().map(|v| v.map(str::to_string)).collect();
-            assert_eq!(flat, owned_row(&columns, i), "line {}", i + 1);
+        for (i, values) in flat.into_iter().enumerate() {
+            assert_eq!(values, owned_row(&columns, i), "line {}", i + 1);
         }
+    }
+
+    /// Each line's values as the flat reading finds them; None when a line
+    /// is not taken.
+    fn flat_texts(src: &JsonSource, lines: &Lines) -> Option<Vec<LineValues>> {
+        let mut ends = super::super::flat::StringEnds::default();
+        let mut ranges = Vec::new();
+        if !super::super::flat::flat_lines(lines, &mut ends, &src.names, &mut ranges) {
+            return None;
+        }
+        let width = src.columns.len();
+        let rows = ranges.chunks(width).enumerate().map(|(i, row)| {
+            let text = lines.text(i).expect("a flat line is UTF-8");
+            row.iter()
+                .map(|r| r.map(|(from, to)| text[from as usize..to as usize].to_string()))
+                .collect()
+        });
+        Some(rows.collect())
+    }
+
+    /// A batch of flat lines, converted a column at a time, reads as the
+    /// same lines read one by one: with a bad value far into it, a cut
+    /// number, and (with a line that is not flat at the end) read the
+    /// other way.
+    #[test]
+    fn a_batch_of_flat_lines_reads_as_its_lines_one_by_one() -> Result<()> {
+        let line = |i: usize| {
+            let name = "n".repeat(i % 200);
+            match i {
+                2_500 => format!("{{\"id\": \"bad\", \"name\": \"{name}\", \"ts\": null}}\n"),
+                2_900 => {
+                    "{\"ts\": \"2020-01-01 00:00:00\", \"name\": \"x\", \"id\": 7.9}\n".to_string()
+                }
+                _ => format!(
+                    "{{\"id\": {i}, \"name\": \"{name}\", \"ts\": \"2020-01-01 00:00:0{}\"}}\n",
+                    i % 10
+                ),
+            }
+        };
+        let flat: String = (0..3_000).map(line).collect();
+        // The same lines with a nested value at the end: the batch is not
+        // flat, so every line is read the other way.
+        let mixed = format!("{flat}{{\"id\": 1, \"other\": [1]}}\n");
+        let read = |text: &str, options: &[(&str, &str)]| -> (Vec<String>, String) {
+            let (mut src, path) = source(text, options, 4_096);
+            let mut rows = Vec::new();
+            let end = loop {
+                match src.next_batch() {
+                    Ok(Some(batch)) => {
+                        assert_eq!(batch.lines.len(), batch.batch.num_rows());
+                        let ids = batch.batch.column(0).as_primitive::<Int32Type>();
+                        let names = batch.batch.column(1).as_string::<i32>();
+                        rows.extend((0..batch.batch.num_rows()).map(|r| {
+                            format!(
+                                "{}:{:?}:{}",
+                                batch.lines[r],
+                                ids.is_valid(r).then(|| ids.value(r)),
+                                names.value(r).len()
+                            )
+                        }));
+                    }
+                    Ok(None) => break format!("fields nulled {}", src.stats().fields_nulled),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            let _ = std::fs::remove_file(path);
+            (rows, end)
+        };
+        for options in [&[][..], &[("json.ignore-parse-errors", "true")][..]] {
+            let (flat_rows, flat_end) = read(&flat, options);
+            let (mixed_rows, mixed_end) = read(&mixed, options);
+            let n = flat_rows.len().min(mixed_rows.len());
+            assert_eq!(flat_rows[..n], mixed_rows[..n], "{options:?}");
+            if options.is_empty() {
+                assert_eq!(flat_rows.len(), 2_500);
+                assert!(
+                    flat_end.starts_with("t.json:2501: field 'id': cannot parse 'bad' as INT"),
+                    "{flat_end}"
+                );
+                assert_eq!(flat_end, mixed_end);
+            } else {
+                assert_eq!(flat_rows.len(), 3_000);
+                assert_eq!(mixed_rows.len(), 3_001);
+                assert_eq!(flat_rows[2_500], "2501:None:100");
+                assert_eq!(flat_rows[2_900], "2901:Some(7):1");
+                assert_eq!(
+                    (flat_end.as_str(), mixed_end.as_str()),
+                    ("fields nulled 1", "fields nulled 1")
+                );
+            }
+        }
+        Ok(())
     }
 
     #[test]
