@@ -1,5 +1,5 @@
 //! The event-time core every stateful operator shares: the watermark and
-//! timers of an operator ([`service`]), how aligned windows cut time into
+//! timers of an operator ([`service`], the timers kept by [`timers`]), how aligned windows cut time into
 //! slices ([`slicing`]), how merging windows join ([`merging`]), the
 //! injectable clock for processing time ([`clock`]), what happens to a late
 //! row ([`late`]), the window columns rows carry ([`window_columns`]), the
@@ -15,6 +15,7 @@ pub mod late;
 pub mod merging;
 pub mod service;
 pub mod slicing;
+pub mod timers;
 pub mod trace;
 pub mod window_columns;
 pub(crate) mod zone;

@@ -12,9 +12,9 @@
 //! watermark in force (an OVER row accepted behind the watermark) waits for
 //! the next advance, as Flink's timer service does.
 
+use super::timers::Timers;
 use crate::runtime::snapshot::{Persist, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
-use std::collections::BTreeSet;
 use std::ops::Range;
 use tidemark_common::time::NO_WATERMARK;
 use tidemark_common::{Error, Result};
@@ -73,7 +73,7 @@ pub struct EventTime<K: Ord> {
     /// The watermark before the last advance: what rows emitted by the
     /// timers it fired met.
     before_advance: i64,
-    timers: BTreeSet<(i64, K)>,
+    timers: Timers<K>,
     /// During a run: the watermark at which it must end, the earliest due
     /// time of the timers its rows registered or foresaw.
     run_cut: i64,
@@ -93,7 +93,7 @@ impl<K: Ord + Clone> EventTime<K> {
         EventTime {
             watermark: NO_WATERMARK,
             before_advance: NO_WATERMARK,
-            timers: BTreeSet::new(),
+            timers: Timers::new(),
             run_cut: i64::MAX,
             row_watermark: NO_WATERMARK,
         }
