@@ -442,7 +442,7 @@ where
         let windows: std::collections::BTreeSet<i64> =
             self.time.timers().filter_map(S::window_of).collect();
         size.windows += windows.len() as u64;
-        // A timer: its time, key and the tree's share of a node.
+        // A timer: its time, key and its share of the run or tree it is in.
         size.bytes +=
             (self.time.timer_count() * (std::mem::size_of::<(i64, S::Key)>() + 16)) as u64;
         size

@@ -1,12 +1,12 @@
 //! The event-time core every stateful operator shares: the watermark and
-//! timers of an operator ([`service`], the timers kept by [`timers`]), how aligned windows cut time into
-//! slices ([`slicing`]), how merging windows join ([`merging`]), the
-//! injectable clock for processing time ([`clock`]), what happens to a late
-//! row ([`late`]), the window columns rows carry ([`window_columns`]), the
-//! trace of what happened when ([`trace`]), the instant a wall-clock
-//! time in a zone names ([`zone`]), how inputs are interleaved
-//! ([`align`]) and the journal of what was decided on the clock
-//! ([`journal`]).
+//! timers of an operator ([`service`], the timers kept by [`timers`]), how
+//! aligned windows cut time into slices ([`slicing`]), how merging windows
+//! join ([`merging`]), the injectable clock for processing time
+//! ([`clock`]), what happens to a late row ([`late`]), the window columns
+//! rows carry ([`window_columns`]), the trace of what happened when
+//! ([`trace`]), the instant a wall-clock time in a zone names ([`zone`]),
+//! how inputs are interleaved ([`align`]) and the journal of what was
+//! decided on the clock ([`journal`]).
 
 pub mod align;
 pub mod clock;

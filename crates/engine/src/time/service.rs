@@ -156,12 +156,12 @@ impl<K: Ord + Clone> EventTime<K> {
         self.timers.remove(&(at, key.clone()));
     }
 
-    /// How many timers are set.
     /// The pending timers' keys, in time order.
     pub fn timers(&self) -> impl Iterator<Item = &K> {
         self.timers.iter().map(|(_, key)| key)
     }
 
+    /// How many timers are set.
     pub fn timer_count(&self) -> usize {
         self.timers.len()
     }

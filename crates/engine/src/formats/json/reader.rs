@@ -81,7 +81,7 @@ pub struct JsonSource {
     parser: Parser,
     /// The columns' names, as a flat line's keys are matched against them.
     names: super::flat::Names,
-    /// A chunk of flat lines' string ends and values, kept for reuse.
+    /// A batch's string ends and flat lines' value ranges, kept for reuse.
     string_ends: super::flat::StringEnds,
     flat_ranges: Vec<Option<(u32, u32)>>,
     input: BufReader<Box<dyn Read + Send>>,
@@ -597,10 +597,7 @@ impl JsonSource {
             let (name, ty) = &self.columns[column];
             let (from, to) = ranges[row * width + column].unwrap_or_default();
             let text = &whole[starts[row] + from as usize..starts[row] + to as usize];
-            (
-                row,
-                format!("field '{name}': cannot parse '{}' as {ty}", shorten(text)),
-            )
+            (row, cannot_parse(name, ty, text))
         });
         (bad, nulled)
     }
@@ -635,11 +632,7 @@ impl JsonSource {
                 // The row's values are cut off by the caller's slice: the
                 // batch ends before this row.
                 let (name, ty) = &self.columns[i];
-                let text = values[i].unwrap_or_default();
-                Err(format!(
-                    "field '{name}': cannot parse '{}' as {ty}",
-                    shorten(text)
-                ))
+                Err(cannot_parse(name, ty, values[i].unwrap_or_default()))
             }
             _ => {
                 self.stats.fields_nulled += nulled;
@@ -660,6 +653,12 @@ impl JsonSource {
         }
         text.into()
     }
+}
+
+/// Why a row stops at a value that does not convert: the field, its text
+/// and the type (the caret goes under the field named).
+fn cannot_parse(name: &str, ty: &SqlType, text: &str) -> String {
+    format!("field '{name}': cannot parse '{}' as {ty}", shorten(text))
 }
 
 /// A timestamp's text with the `T` between date and time, if there is
