@@ -6,12 +6,13 @@
 use super::text::{
     parse_boolean, parse_decimal, parse_i64, parse_java_double, parse_java_float, Parser,
 };
+use arrow::array::PrimitiveBuilder;
 use arrow::array::{
     make_array, new_null_array, Array, ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder,
     Float32Builder, Float64Builder, Int16Builder, Int32Builder, Int64Builder, Int8Builder,
     StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
 };
-use arrow::datatypes::DataType;
+use arrow::datatypes::{ArrowPrimitiveType, DataType};
 use std::sync::Arc;
 use tidemark_common::SqlType;
 
@@ -260,23 +261,43 @@ impl ColumnBuilder {
         }
     }
 
+    /// The column built so far. The builder starts over with room for as
+    /// many values (and, for text, bytes) as it held: the next batch, of
+    /// a like size, then fills it without growing it by doubling, a copy
+    /// of everything so far at each step.
     pub(crate) fn finish(&mut self) -> ArrayRef {
         match self {
-            ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
-            ColumnBuilder::TinyInt(b) => Arc::new(b.finish()),
-            ColumnBuilder::SmallInt(b) => Arc::new(b.finish()),
-            ColumnBuilder::Float(b) => Arc::new(b.finish()),
-            ColumnBuilder::Date(b) => Arc::new(b.finish()),
-            ColumnBuilder::Time(b, _) => Arc::new(b.finish()),
-            ColumnBuilder::Int(b) => Arc::new(b.finish()),
-            ColumnBuilder::BigInt(b) => Arc::new(b.finish()),
-            ColumnBuilder::Double(b) => Arc::new(b.finish()),
-            ColumnBuilder::Decimal(b, ..) => Arc::new(b.finish()),
-            ColumnBuilder::String(b) => Arc::new(b.finish()),
-            ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => Arc::new(b.finish()),
+            ColumnBuilder::Boolean(b) => {
+                let array = b.finish();
+                *b = BooleanBuilder::with_capacity(array.len());
+                Arc::new(array)
+            }
+            ColumnBuilder::TinyInt(b) => finish_primitive(b),
+            ColumnBuilder::SmallInt(b) => finish_primitive(b),
+            ColumnBuilder::Float(b) => finish_primitive(b),
+            ColumnBuilder::Date(b) => finish_primitive(b),
+            ColumnBuilder::Time(b, _) => finish_primitive(b),
+            ColumnBuilder::Int(b) => finish_primitive(b),
+            ColumnBuilder::BigInt(b) => finish_primitive(b),
+            ColumnBuilder::Double(b) => finish_primitive(b),
+            ColumnBuilder::Decimal(b, ..) => finish_primitive(b),
+            ColumnBuilder::String(b) => {
+                let array = b.finish();
+                *b = StringBuilder::with_capacity(array.len(), array.values().len());
+                Arc::new(array)
+            }
+            ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => finish_primitive(b),
             ColumnBuilder::Unread(u) => u.finish(),
         }
     }
+}
+
+/// [`ColumnBuilder::finish`] for a primitive column: its type (a zone, a
+/// precision and scale) kept for the next batch.
+fn finish_primitive<T: ArrowPrimitiveType>(b: &mut PrimitiveBuilder<T>) -> ArrayRef {
+    let array = b.finish();
+    *b = PrimitiveBuilder::with_capacity(array.len()).with_data_type(array.data_type().clone());
+    Arc::new(array)
 }
 
 #[cfg(test)]
@@ -308,21 +329,25 @@ mod tests {
             ("t", Timestamp(3)),
             ("l", TimestampLtz(3)),
         ];
-        let (got, stats) = read_all(data, &columns, CsvOptions::default(), 10)?;
-        assert_eq!(
-            got,
-            rows(&[
-                (1, "k, 1, -9000000000, 1.5, 11.00, TRUE, 2020-01-02 03:04:05.123, 2020-01-02 03:04:05.000"),
-                (2, "q,\"x\", 7, 8, 1000.0, -0.50, FALSE, 1969-12-31 23:59:59.999, 1969-12-31 23:59:59.999"),
-            ])
-        );
-        assert_eq!(
-            stats,
-            ReadStats {
-                rows_read: 2,
-                ..ReadStats::default()
-            }
-        );
+        // A batch a row too: each batch's builders start over with the
+        // types (a zone, a precision and scale) of the first.
+        for batch_size in [10, 1] {
+            let (got, stats) = read_all(data, &columns, CsvOptions::default(), batch_size)?;
+            assert_eq!(
+                got,
+                rows(&[
+                    (1, "k, 1, -9000000000, 1.5, 11.00, TRUE, 2020-01-02 03:04:05.123, 2020-01-02 03:04:05.000"),
+                    (2, "q,\"x\", 7, 8, 1000.0, -0.50, FALSE, 1969-12-31 23:59:59.999, 1969-12-31 23:59:59.999"),
+                ])
+            );
+            assert_eq!(
+                stats,
+                ReadStats {
+                    rows_read: 2,
+                    ..ReadStats::default()
+                }
+            );
+        }
         Ok(())
     }
 
