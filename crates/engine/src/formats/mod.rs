@@ -4,14 +4,16 @@
 //! rules by which text becomes a value, which CAST and the connectors
 //! share ([`text`]), what reading any table's options shares
 //! ([`options`]), Flink's print format of changelog rows ([`print`]), and
-//! the caret picture under a data error ([`excerpt`]), and the raw format
-//! of a whole Kafka key or value ([`raw`]).
+//! the caret picture under a data error ([`excerpt`]), the raw format
+//! of a whole Kafka key or value ([`raw`]), and the marking of bytes a
+//! block at a time that both readers scan by ([`marks`]).
 
 mod column;
 pub mod csv;
 pub mod encode;
 pub mod excerpt;
 pub mod json;
+mod marks;
 pub(crate) mod options;
 pub mod print;
 pub mod raw;

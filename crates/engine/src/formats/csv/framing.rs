@@ -5,6 +5,7 @@
 //! go, for positions).
 
 use super::CsvOptions;
+use crate::formats::marks::{gather, BLOCK};
 use std::io::Read;
 use std::sync::Arc;
 
@@ -547,9 +548,6 @@ fn grow_fields(starts: &mut Vec<usize>, ends: &mut Vec<usize>) {
     starts.resize(grown, 0);
 }
 
-/// The bytes of the buffer a plain line's split looks at, a block at a time.
-const BLOCK: usize = 64;
-
 /// Block `block` of the buffer (bytes `block * BLOCK ..`), by bit: its
 /// bytes other than [`Class::Ordinary`] ones (and maybe some of those).
 /// Splitting a line then costs a step per field rather than per byte.
@@ -617,11 +615,8 @@ impl ByteClasses {
         }
     }
 
-    /// The marks of `bytes`, block `block` of the buffer. Written so that
-    /// the compiler compares the block a vector at a time: a 0/1 byte per
-    /// position, then each 8 of them gathered into 8 bits by one multiply
-    /// (the bit of byte `i` lands at bit 56 + `i`, and no two partial
-    /// products meet).
+    /// The marks of `bytes`, block `block` of the buffer: a 0/1 byte per
+    /// position, compared a vector at a time, then gathered into bits.
     #[inline]
     fn marks(&self, block: usize, bytes: &[u8; BLOCK]) -> BlockMarks {
         let [a, b, c, d, e] = self.marked;
@@ -631,16 +626,9 @@ impl ByteClasses {
             *hit = u8::from((byte == a) | (byte == b) | (byte == c) | (byte == d) | (byte == e));
             high |= byte;
         }
-        let mut bits = 0u64;
-        for (i, eight) in hits.chunks_exact(8).enumerate() {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(eight);
-            let gathered = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-            bits |= gathered << (8 * i);
-        }
         BlockMarks {
             block,
-            bits,
+            bits: gather(&hits),
             ascii: high < 0x80,
         }
     }

@@ -16,6 +16,7 @@
 //! well-formed and broken.
 
 use super::lines::Lines;
+use crate::formats::marks::{gather, BLOCK};
 use std::ops::Range;
 
 /// The values of every line of `lines`, each a flat object, appended to
@@ -77,9 +78,6 @@ pub(super) struct StringEnds {
     bits: Vec<u64>,
 }
 
-/// Bytes marked at once: one word of bits.
-const BLOCK: usize = 64;
-
 impl StringEnds {
     /// Marks the string ends of `text` over `range` (from the block
     /// `range.start` is in): what [`StringEnds::next`] then looks in.
@@ -122,24 +120,15 @@ impl StringEnds {
     }
 }
 
-/// The string ends of one block, by bit. Written so that the compiler
-/// compares the block a vector at a time: a 0/1 byte per position, then
-/// each 8 of them gathered into 8 bits by one multiply (the bit of byte
-/// `i` lands at bit 56 + `i`, and no two partial products meet).
+/// The string ends of one block, by bit: a 0/1 byte per position,
+/// compared a vector at a time, then gathered into bits.
 #[inline]
 fn block_ends(bytes: &[u8; BLOCK]) -> u64 {
     let mut hits = [0u8; BLOCK];
     for (hit, &c) in hits.iter_mut().zip(bytes) {
         *hit = u8::from((c == b'"') | (c == b'\\') | (c < 0x20));
     }
-    let mut bits = 0u64;
-    for (i, eight) in hits.chunks_exact(8).enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(eight);
-        let gathered = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        bits |= gathered << (8 * i);
-    }
-    bits
+    gather(&hits)
 }
 
 /// One line being read: the batch's text up to the line's end, the
