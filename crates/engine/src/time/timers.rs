@@ -31,11 +31,12 @@ pub struct Timers<K: Ord> {
     run: VecDeque<Slot<K>>,
     /// Dead slots in `run`.
     dead: usize,
-    /// The timers not in `run` (alive there), each set at or before the
-    /// run's end when it was set.
+    /// The timers the run does not hold: those set too far before its
+    /// end, and any set among them since.
     rest: BTreeSet<(i64, K)>,
 }
 
+/// A timer of the run, and whether it is still set.
 #[derive(Debug)]
 struct Slot<K> {
     timer: (i64, K),
