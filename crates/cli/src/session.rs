@@ -16,7 +16,7 @@ use std::sync::Arc;
 use tidemark_common::catalog::TableDef;
 use tidemark_common::{Error, Result, ResultMode, SessionOptions, CHECKPOINT_DIR};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
-use tidemark_engine::write_changelog;
+use tidemark_engine::Changelog;
 use tidemark_engine::{open_sink, TableSink};
 use tidemark_engine::{RunOutput, RunSummary, SideItem};
 use tidemark_planner::{explain, plan_query};
@@ -772,6 +772,7 @@ impl Session {
             out.rows.flush().map_err(io)?;
         }
         let mut text = String::new();
+        let mut changelog = Changelog::default();
         let rows = &mut *out.rows;
         let summary = &mut *out.summary;
         let cancel = Arc::clone(&self.cancel);
@@ -814,7 +815,7 @@ impl Session {
                         (Some(t), _) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
                         (None, Some(t)) => text = t.rows(&chunk.batch, &kinds, tz)?,
                         (None, None) => {
-                            write_changelog(&chunk.batch, &types, &kinds, tz, &mut text)?
+                            changelog.write(&chunk.batch, &types, &kinds, tz, &mut text)?
                         }
                     }
                     rows.write_all(text.as_bytes()).map_err(io)?;

@@ -14,7 +14,7 @@
 //!   encoding ([`snapshot`]).
 //! - `connectors`: tables read ([`TableSource`]) and written
 //!   ([`TableSink`]); `formats`: csv, json and Flink's print format
-//!   ([`write_changelog`]).
+//!   ([`write_changelog`], [`Changelog`]).
 
 mod connectors;
 mod expr;
@@ -36,7 +36,7 @@ pub use connectors::{
     undecoded, Connector, OpenedSource, SourceSpec, CONNECTORS,
 };
 pub use expr::eval::EvalContext;
-pub use formats::print::{format_value, write_changelog};
+pub use formats::print::{format_value, write_changelog, Changelog};
 pub use ops::accumulators::{new_accumulator, new_over_accumulator, Accumulator};
 pub use ops::emit::{key_converter, ChunkRows};
 pub use ops::keys::KeyIds;

@@ -3,7 +3,7 @@
 
 use super::sink::{PrintLines, SinkWriter};
 use super::Connector;
-use crate::formats::print::write_changelog;
+use crate::formats::print::Changelog;
 use crate::runtime::snapshot::{StateReader, StateWriter};
 use arrow::array::RecordBatch;
 use tidemark_common::catalog::TableDef;
@@ -43,13 +43,17 @@ impl Connector for Print {
             .option("print-identifier")
             .map(|id| format!("{id}> "))
             .unwrap_or_default();
-        Ok(Box::new(PrintSink { prefix }))
+        Ok(Box::new(PrintSink {
+            prefix,
+            changelog: Changelog::default(),
+        }))
     }
 }
 
 /// Lines for stdout, handed to the caller as they are made.
 struct PrintSink {
     prefix: String,
+    changelog: Changelog,
 }
 
 impl SinkWriter for PrintSink {
@@ -61,7 +65,7 @@ impl SinkWriter for PrintSink {
         tz: chrono_tz::Tz,
     ) -> Result<PrintLines> {
         let mut text = String::new();
-        write_changelog(batch, types, kinds, tz, &mut text)?;
+        self.changelog.write(batch, types, kinds, tz, &mut text)?;
         if self.prefix.is_empty() {
             return Ok(text);
         }

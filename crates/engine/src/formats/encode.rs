@@ -16,9 +16,10 @@
 
 use crate::formats::csv::CsvOptions;
 use crate::formats::json::JsonOptions;
+use crate::formats::lines::{Assembly, ColumnText};
 use crate::formats::print::{
-    format_value, push_integer, write_decimal, write_java_double, write_time, write_timestamp,
-    TimeFraction,
+    format_value, push_integer, write_decimal, write_instant, write_java_double, write_time,
+    write_timestamp, TimeFraction,
 };
 use arrow::array::{Array, AsArray, RecordBatch, TimestampMillisecondArray};
 use arrow::buffer::NullBuffer;
@@ -28,7 +29,7 @@ use arrow::datatypes::{
 };
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use tidemark_common::{Error, Result, SqlType};
+use tidemark_common::{Error, Result, RowKind, SqlType};
 
 /// How a row is written: CSV, a JSON object (one field per encoded
 /// column), or one column's text as it is.
@@ -79,6 +80,7 @@ impl LineFormat {
                 let style = Style {
                     iso_timestamps: layout.iso_timestamps,
                     plain_decimals: layout.plain_decimals,
+                    printed: None,
                 };
                 (wrap, "null", style)
             }
@@ -218,35 +220,13 @@ pub struct LineEncoder {
     columns: Vec<usize>,
     /// Per encoded column, its values' text in the batch last encoded.
     texts: Vec<ColumnText>,
+    /// How many rows the batch last encoded has.
+    rows: usize,
+    /// The pieces of a line around its values; none for JSON objects
+    /// whose member names are not one per column.
+    assembly: Option<Assembly>,
     /// One value's text, reused.
     value: String,
-}
-
-/// One encoded column's values, for each row of the batch last encoded,
-/// as the line format writes them (quoted or escaped as it asks), back to
-/// back.
-#[derive(Default)]
-struct ColumnText {
-    text: String,
-    /// Where each row's text ends in `text`; it starts where the row
-    /// before's ends.
-    ends: Vec<usize>,
-    /// The rows that are NULL; None when none is.
-    nulls: Option<NullBuffer>,
-    /// The text of the last timestamp written, copied for a row that
-    /// repeats it (a window's bounds repeat row after row).
-    last: Option<(i64, String)>,
-}
-
-impl ColumnText {
-    fn value(&self, row: usize) -> &str {
-        let start = if row == 0 { 0 } else { self.ends[row - 1] };
-        &self.text[start..self.ends[row]]
-    }
-
-    fn is_null(&self, row: usize) -> bool {
-        self.nulls.as_ref().is_some_and(|nulls| nulls.is_null(row))
-    }
 }
 
 /// How a value's text is put in a line, by format and type.
@@ -285,11 +265,40 @@ impl Wrap<'_> {
 impl LineEncoder {
     pub fn new(format: LineFormat, columns: Vec<usize>) -> Self {
         LineEncoder {
+            assembly: Self::assembly(&format, columns.len()),
             format,
             texts: columns.iter().map(|_| ColumnText::default()).collect(),
             columns,
+            rows: 0,
             value: String::new(),
         }
+    }
+
+    /// The pieces of a line of `columns` values in `format`, its line
+    /// break included.
+    fn assembly(format: &LineFormat, columns: usize) -> Option<Assembly> {
+        Some(match format {
+            LineFormat::Raw => Assembly::new(["", "\n"]),
+            LineFormat::Csv(layout) => {
+                let delimiter = layout.delimiter.to_string();
+                let between = (1..columns).map(|_| delimiter.as_str());
+                Assembly::new(std::iter::once("").chain(between).chain(["\n"]))
+            }
+            LineFormat::Json(layout) if layout.members.len() != columns => return None,
+            LineFormat::Json(layout) => {
+                let mut pieces: Vec<String> = layout
+                    .members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, member)| format!("{}{member}", if i == 0 { '{' } else { ',' }))
+                    .collect();
+                match pieces.is_empty() {
+                    true => pieces.push("{}\n".into()),
+                    false => pieces.push("}\n".into()),
+                }
+                Assembly::new(pieces.iter().map(String::as_str))
+            }
+        })
     }
 
     /// The line naming the columns that starts a CSV file written with
@@ -315,6 +324,7 @@ impl LineEncoder {
     /// Encodes the chosen columns of `batch` (column types `types`, the
     /// batch's whole width), for [`LineEncoder::line`] to put together.
     pub fn encode(&mut self, batch: &RecordBatch, types: &[SqlType]) -> Result<()> {
+        self.rows = batch.num_rows();
         for (c, text) in self.columns.iter().zip(&mut self.texts) {
             let column = batch.column(*c);
             let ty = &types[*c];
@@ -330,6 +340,32 @@ impl LineEncoder {
             )?;
         }
         Ok(())
+    }
+
+    /// The line of every row of the batch last encoded, each ending in a
+    /// line break, as [`LineEncoder::line`] writes them (a raw NULL as an
+    /// empty line), written in `room`, which is kept from batch to batch
+    /// (its bytes past the lines are left as they are).
+    pub fn lines<'r>(&self, room: &'r mut Vec<u8>) -> &'r [u8] {
+        // A JSON line whose NULL members are left out is put together
+        // row by row.
+        let leaves_out = matches!(&self.format, LineFormat::Json(layout) if layout.omit_nulls);
+        let assembly = self.assembly.as_ref();
+        let Some(assembly) =
+            assembly.filter(|_| !leaves_out || self.texts.iter().all(|t| t.nulls.is_none()))
+        else {
+            let mut line = String::new();
+            room.clear();
+            for row in 0..self.rows {
+                line.clear();
+                self.line(row, &mut line);
+                room.extend_from_slice(line.as_bytes());
+                room.push(b'\n');
+            }
+            return room;
+        };
+        let texts: Vec<&ColumnText> = self.texts.iter().collect();
+        assembly.lines(&texts, self.rows, |_| 0, room)
     }
 
     /// Appends the line of row `row` of the batch last encoded to `out`;
@@ -373,6 +409,94 @@ impl LineEncoder {
     }
 }
 
+/// Writes batches as Flink prints a changelog, a line per row
+/// (`+I[k, 2020-01-01 00:00:05.000, 4, 1.0E7, <NULL>]`): each column's
+/// values as [`format_value`] prints them, a column at a time, then the
+/// lines put together. Its room is kept from batch to batch.
+#[derive(Default)]
+pub struct Changelog {
+    /// Per column, its values' text in the batch being printed.
+    texts: Vec<ColumnText>,
+    /// The pieces of a line of so many columns, made for the first batch.
+    assembly: Option<(usize, Assembly)>,
+    /// One value's text, reused.
+    value: String,
+    /// Room for a batch's lines.
+    lines: Vec<u8>,
+}
+
+impl Changelog {
+    /// Appends a line per row of `batch` (column types `types`, row kinds
+    /// `kinds`) to `out`, TIMESTAMP_LTZ values at their time in `tz`.
+    pub fn write(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+        out: &mut String,
+    ) -> Result<()> {
+        let columns = batch.num_columns();
+        if types.len() != columns {
+            return Err(Error::Internal(format!(
+                "printing a batch of {columns} columns with {} types",
+                types.len()
+            )));
+        }
+        if kinds.len() != batch.num_rows() {
+            return Err(Error::Internal(format!(
+                "printing a batch of {} rows with {} row kinds",
+                batch.num_rows(),
+                kinds.len()
+            )));
+        }
+        self.texts.resize_with(columns, ColumnText::default);
+        for ((column, ty), text) in batch.columns().iter().zip(types).zip(&mut self.texts) {
+            // The text of a repeated timestamp is kept within a batch only.
+            text.last = None;
+            let style = Style::printed(tz);
+            encode_column(
+                column.as_ref(),
+                ty,
+                Wrap::Bare,
+                "<NULL>",
+                style,
+                &mut self.value,
+                text,
+            )?;
+        }
+        let assembly = match &self.assembly {
+            Some((n, assembly)) if *n == columns => assembly,
+            _ => {
+                let pieces = match columns {
+                    0 => vec!["[]\n"],
+                    n => std::iter::once("[")
+                        .chain((1..n).map(|_| ", "))
+                        .chain(["]\n"])
+                        .collect(),
+                };
+                let kinds = ["+I", "-U", "+U", "-D"];
+                &self
+                    .assembly
+                    .insert((columns, Assembly::with_leads(pieces, kinds)))
+                    .1
+            }
+        };
+        let texts: Vec<&ColumnText> = self.texts.iter().collect();
+        let lead = |row: usize| match kinds[row] {
+            RowKind::Insert => 0,
+            RowKind::UpdateBefore => 1,
+            RowKind::UpdateAfter => 2,
+            RowKind::Delete => 3,
+        };
+        let lines = assembly.lines(&texts, kinds.len(), lead, &mut self.lines);
+        let lines = std::str::from_utf8(lines)
+            .map_err(|e| Error::Internal(format!("a printed line is not UTF-8: {e}")))?;
+        out.push_str(lines);
+        Ok(())
+    }
+}
+
 /// Writes the text of every row of a column (`null` for its NULLs) into
 /// `into`, each value put in the line as `wrap` says. The common types are
 /// looked at once for the column; the others go through [`write_text`]
@@ -386,18 +510,16 @@ fn encode_column(
     value: &mut String,
     into: &mut ColumnText,
 ) -> Result<()> {
-    into.text.clear();
-    into.ends.clear();
-    into.nulls = match ty {
+    into.start(match ty {
         // A NullArray has no validity buffer to say its rows are NULL.
         SqlType::Null => Some(NullBuffer::new_null(array.len())),
         _ => array
             .nulls()
             .filter(|nulls| nulls.null_count() > 0)
             .cloned(),
-    };
+    });
     let mismatch = || type_mismatch(ty, array);
-    match ty {
+    let written = match ty {
         SqlType::Int => {
             let values = array.as_primitive_opt::<Int32Type>().ok_or_else(mismatch)?;
             fill(into, array.len(), null, wrap, value, |row, out| {
@@ -443,7 +565,9 @@ fn encode_column(
         _ => fill(into, array.len(), null, wrap, value, |row, out| {
             write_text(array, ty, row, style, out)
         }),
-    }
+    };
+    into.finish();
+    written
 }
 
 /// The error of a column whose Arrow type is not its SQL type's.
@@ -549,18 +673,30 @@ fn is_quotable(ty: &SqlType) -> bool {
     )
 }
 
-/// How the text formats write the values whose form an option chooses.
+/// How the text formats write the values whose form an option chooses,
+/// or that values are written as Flink prints them.
 #[derive(Clone, Copy, Debug)]
 struct Style {
     iso_timestamps: bool,
     plain_decimals: bool,
+    /// Some: every value as Flink prints it ([`format_value`]), a
+    /// TIMESTAMP_LTZ at its wall-clock time in this zone.
+    printed: Option<chrono_tz::Tz>,
 }
 
 impl Style {
     const CSV: Style = Style {
         iso_timestamps: false,
         plain_decimals: false,
+        printed: None,
     };
+
+    fn printed(tz: chrono_tz::Tz) -> Style {
+        Style {
+            printed: Some(tz),
+            ..Style::CSV
+        }
+    }
 }
 
 /// One non-NULL value as the text formats write it, unquoted.
@@ -571,6 +707,9 @@ fn write_text(
     style: Style,
     out: &mut String,
 ) -> Result<()> {
+    if let Some(tz) = style.printed {
+        return format_value(array, ty, row, tz, out);
+    }
     let mismatch = || type_mismatch(ty, array);
     match ty {
         SqlType::Boolean => {
@@ -640,6 +779,9 @@ pub fn write_shortest_decimal(unscaled: i128, scale: i8, out: &mut String) {
 /// A TIMESTAMP (or a TIMESTAMP_LTZ, in UTC with a `Z`) as the text
 /// formats write it.
 fn write_text_instant(ms: i64, ty: &SqlType, style: Style, out: &mut String) -> Result<()> {
+    if let Some(tz) = style.printed {
+        return write_instant(ms, ty, tz, out);
+    }
     write_text_timestamp(ms, style.iso_timestamps, out)?;
     if matches!(ty, SqlType::TimestampLtz(_)) {
         out.push('Z');
@@ -1145,6 +1287,116 @@ mod tests {
                 r#"{"s":" lead","i":3,"d":0.10000000,"x":0.001,"b":true,"ts":"2020-01-01T00:00:00.123","lt":"2020-01-01T00:00:00.001Z"}"#,
             ]
         );
+    }
+
+    /// A batch's lines put together at once read as its rows' lines
+    /// written one by one, each with its line break, in every format (a
+    /// JSON line leaving NULL members out among them).
+    #[test]
+    fn lines_put_together_read_as_each_row_written_alone() {
+        let (batch, types) = rows();
+        let names = ["s", "i", "d", "x", "b", "ts", "lt"].map(String::from);
+        for pairs in [
+            vec![("format", "csv")],
+            vec![("format", "csv"), ("csv.field-delimiter", "\t")],
+            vec![("format", "json")],
+            vec![
+                ("format", "json"),
+                ("json.encode.ignore-null-fields", "true"),
+            ],
+            vec![("format", "raw")],
+        ] {
+            let format = LineFormat::of(&options(&pairs), names.to_vec()).expect("valid");
+            let columns = match format {
+                LineFormat::Raw => vec![0],
+                _ => (0..types.len()).collect(),
+            };
+            let mut encoder = LineEncoder::new(format, columns);
+            // A room holding more than the lines, as a room used before
+            // does.
+            let mut room = vec![b'?'; 2000];
+            // Twice, so that a batch's text starts over.
+            for _ in 0..2 {
+                encoder.encode(&batch, &types).expect("encoded");
+                let mut one_by_one = String::new();
+                for row in 0..batch.num_rows() {
+                    encoder.line(row, &mut one_by_one);
+                    one_by_one.push('\n');
+                }
+                let together = encoder.lines(&mut room).to_vec();
+                let together = String::from_utf8(together).expect("utf-8");
+                assert_eq!(together, one_by_one, "{pairs:?}");
+            }
+        }
+    }
+
+    /// A changelog printed a column at a time reads as each value printed
+    /// on its own by `format_value`, joined as Flink's print connector
+    /// joins them: every row kind, NULLs of every type, a column of
+    /// nothing but NULLs, repeated timestamps and a zone of its own.
+    #[test]
+    fn a_printed_changelog_reads_as_each_value_printed_alone() {
+        let (batch, mut types) = rows();
+        let mut columns = batch.columns().to_vec();
+        columns.push(Arc::new(arrow::array::NullArray::new(batch.num_rows())));
+        types.push(SqlType::Null);
+        columns.push(Arc::new(Int64Array::from(vec![
+            Some(i64::MIN),
+            None,
+            Some(0),
+            Some(7),
+        ])));
+        types.push(SqlType::BigInt);
+        let fields: Vec<(String, ArrayRef)> = columns
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| (format!("c{i}"), c))
+            .collect();
+        let batch = RecordBatch::try_from_iter(fields).expect("a batch");
+        let kinds = [
+            RowKind::Insert,
+            RowKind::UpdateBefore,
+            RowKind::UpdateAfter,
+            RowKind::Delete,
+        ];
+        let mut changelog = Changelog::default();
+        for tz in [chrono_tz::UTC, chrono_tz::Asia::Shanghai] {
+            let mut expected = String::new();
+            for (row, kind) in kinds.iter().enumerate() {
+                expected.push_str(kind.short());
+                expected.push('[');
+                for (i, (column, ty)) in batch.columns().iter().zip(&types).enumerate() {
+                    if i > 0 {
+                        expected.push_str(", ");
+                    }
+                    format_value(column.as_ref(), ty, row, tz, &mut expected).expect("printed");
+                }
+                expected.push_str("]\n");
+            }
+            let mut out = String::from("kept\n");
+            changelog
+                .write(&batch, &types, &kinds, tz, &mut out)
+                .expect("printed");
+            assert_eq!(out, format!("kept\n{expected}"), "{tz}");
+        }
+        let empty = RecordBatch::new_empty(Arc::new(arrow::datatypes::Schema::empty()));
+        let mut out = String::new();
+        let none = RecordBatch::try_new_with_options(
+            empty.schema(),
+            vec![],
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(2)),
+        )
+        .expect("a batch of no columns");
+        changelog
+            .write(
+                &none,
+                &[],
+                &[RowKind::Insert, RowKind::Delete],
+                chrono_tz::UTC,
+                &mut out,
+            )
+            .expect("printed");
+        assert_eq!(out, "+I[]\n-D[]\n");
     }
 
     #[test]

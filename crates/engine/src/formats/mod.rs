@@ -1,6 +1,8 @@
 //! How rows are written as text and read from it: the csv and json
 //! formats that decode bytes for any connector carrying them ([`csv`],
-//! [`json`]), how a row is written as a line of either ([`encode`]), the Arrow columns both fill from text ([`column`]), the
+//! [`json`]), how a row is written as a line of either ([`encode`]) and
+//! how a batch's lines are put together from their columns' texts
+//! ([`lines`]), the Arrow columns both fill from text ([`column`]), the
 //! rules by which text becomes a value, which CAST and the connectors
 //! share ([`text`]), what reading any table's options shares
 //! ([`options`]), Flink's print format of changelog rows ([`print`]), and
@@ -13,6 +15,7 @@ pub mod csv;
 pub mod encode;
 pub mod excerpt;
 pub mod json;
+mod lines;
 mod marks;
 pub(crate) mod options;
 pub mod print;

@@ -10,6 +10,7 @@
 //! and TIME(p) as `12:34:56` with the fraction Flink shows. Error messages
 //! that name a value use it too.
 
+pub use crate::formats::encode::Changelog;
 use crate::time::zone::to_wall_clock;
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{
@@ -21,7 +22,8 @@ use std::fmt::Write;
 use tidemark_common::{Error, Result, RowKind, SqlType};
 
 /// Appends one line per row (each ending in '\n') to `out`:
-/// `{kind}[{v1}, {v2}, ...]`.
+/// `{kind}[{v1}, {v2}, ...]`. (A caller printing batch after batch keeps
+/// a [`Changelog`] instead, and with it its room.)
 pub fn write_changelog(
     batch: &RecordBatch,
     types: &[SqlType],
@@ -29,65 +31,27 @@ pub fn write_changelog(
     tz: chrono_tz::Tz,
     out: &mut String,
 ) -> Result<()> {
-    if types.len() != batch.num_columns() {
-        return Err(Error::Internal(format!(
-            "printing a batch of {} columns with {} types",
-            batch.num_columns(),
-            types.len()
-        )));
-    }
-    if kinds.len() != batch.num_rows() {
-        return Err(Error::Internal(format!(
-            "printing a batch of {} rows with {} row kinds",
-            batch.num_rows(),
-            kinds.len()
-        )));
-    }
-    // A timestamp column often repeats its value row after row (a
-    // window's bounds): its last text is kept and copied.
-    let mut repeated: Vec<Option<LastTimestamp>> = batch
-        .columns()
-        .iter()
-        .zip(types)
-        .map(|(column, ty)| {
-            let is_timestamp = matches!(ty, SqlType::Timestamp(_) | SqlType::TimestampLtz(_));
-            let values = column.as_primitive_opt::<TimestampMillisecondType>()?;
-            is_timestamp.then(|| LastTimestamp {
-                values: values.clone(),
-                last: None,
-                text: String::new(),
-            })
-        })
-        .collect();
-    for (row, kind) in kinds.iter().enumerate() {
-        out.push_str(kind.short());
-        out.push('[');
-        for (i, (column, ty)) in batch.columns().iter().zip(types).enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            match repeated[i].as_mut().filter(|t| t.values.is_valid(row)) {
-                Some(t) if t.last == Some(t.values.value(row)) => out.push_str(&t.text),
-                Some(t) => {
-                    let from = out.len();
-                    format_value(column.as_ref(), ty, row, tz, out)?;
-                    t.last = Some(t.values.value(row));
-                    t.text.clear();
-                    t.text.push_str(&out[from..]);
-                }
-                None => format_value(column.as_ref(), ty, row, tz, out)?,
-            }
-        }
-        out.push_str("]\n");
-    }
-    Ok(())
+    Changelog::default().write(batch, types, kinds, tz, out)
 }
 
-/// A timestamp column being printed, and the text of its last value.
-struct LastTimestamp {
-    values: arrow::array::TimestampMillisecondArray,
-    last: Option<i64>,
-    text: String,
+/// A TIMESTAMP as Flink prints it, or a TIMESTAMP_LTZ as the wall-clock
+/// time in `tz` (`ty` is one of the two).
+pub(crate) fn write_instant(
+    epoch_ms: i64,
+    ty: &SqlType,
+    tz: chrono_tz::Tz,
+    out: &mut String,
+) -> Result<()> {
+    match ty {
+        SqlType::TimestampLtz(p) => {
+            let local = to_wall_clock(epoch_ms, tz).ok_or_else(|| out_of_range(epoch_ms))?;
+            write_timestamp(local, *p, out)
+        }
+        SqlType::Timestamp(p) => write_timestamp(epoch_ms, *p, out),
+        other => Err(Error::Internal(format!(
+            "printing a {other} as a timestamp"
+        ))),
+    }
 }
 
 /// One value as Flink prints it (used also for error messages naming a
@@ -167,19 +131,11 @@ pub fn format_value(
                 return Err(mismatch());
             }
         }
-        SqlType::Timestamp(p) => {
+        SqlType::Timestamp(_) | SqlType::TimestampLtz(_) => {
             let a = array
                 .as_primitive_opt::<TimestampMillisecondType>()
                 .ok_or_else(mismatch)?;
-            write_timestamp(a.value(row), *p, out)?;
-        }
-        SqlType::TimestampLtz(p) => {
-            let a = array
-                .as_primitive_opt::<TimestampMillisecondType>()
-                .ok_or_else(mismatch)?;
-            let instant = a.value(row);
-            let local = to_wall_clock(instant, tz).ok_or_else(|| out_of_range(instant))?;
-            write_timestamp(local, *p, out)?;
+            write_instant(a.value(row), ty, tz, out)?;
         }
         SqlType::Date => {
             let a = array
@@ -674,12 +630,14 @@ mod tests {
             z ^ (z >> 31)
         };
         for i in 0..200_000 {
-            let v = match i % 4 {
+            let v = match i % 5 {
                 0 => f64::from_bits(next()),
                 1 => (next() % 2_000_000_000) as f64 / 100.0,
                 2 => (next() % 20_000) as f64 / 1000.0 - 10.0,
                 // One or two significant digits below 1: 0.5, 0.005, 0.12.
-                _ => (next() % 100) as f64 / 10f64.powi((next() % 6) as i32 + 1),
+                3 => (next() % 100) as f64 / 10f64.powi((next() % 6) as i32 + 1),
+                // Up to eight places: 123.456789, 0.0012345.
+                _ => (next() % 10_000_000_000) as f64 / 10f64.powi((next() % 9) as i32),
             };
             if !v.is_finite() || v == 0.0 {
                 continue;

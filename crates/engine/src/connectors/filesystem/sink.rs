@@ -66,7 +66,10 @@ pub struct CsvFileSink {
     /// The line naming the columns that starts each file (`csv.header`),
     /// or empty.
     header: String,
+    /// One row's line, for an upserting file.
     line: String,
+    /// Room for an appended batch's lines.
+    lines: Vec<u8>,
     /// With a key: the last line per key, written at the end.
     upsert: Option<Upsert>,
     /// How a checkpointed run stages its output; None without checkpoints.
@@ -178,6 +181,7 @@ impl CsvFileSink {
             header: encoder.header(names).unwrap_or_default(),
             encoder,
             line: String::new(),
+            lines: Vec::new(),
             upsert: None,
             staging,
         };
@@ -397,14 +401,8 @@ impl CsvFileSink {
                 ));
             }
             // The batch's lines are written in one go.
-            self.line.clear();
-            for row in 0..batch.num_rows() {
-                self.encoder.line(row, &mut self.line);
-                self.line.push('\n');
-            }
-            return file
-                .write_all(self.line.as_bytes())
-                .map_err(|e| io_error(&self.hidden, e));
+            let lines = self.encoder.lines(&mut self.lines);
+            return file.write_all(lines).map_err(|e| io_error(&self.hidden, e));
         };
         let mut value = String::new();
         for row in 0..batch.num_rows() {
