@@ -2,7 +2,8 @@
 //! formats write it (or, for a Kafka record's key or value, one STRING
 //! column's raw text). The file sinks write a line per row, and the kafka
 //! sinks make a record's value (and key) of one, so both encode through
-//! [`LineEncoder`].
+//! [`LineEncoder`]; a changelog printed as Flink prints it goes through
+//! the same column encoders ([`Changelog`]).
 //!
 //! What Flink 2.3 writes, checked value by value against it: a string is
 //! quoted when the quick check of Flink's CSV writer asks for it (a
@@ -451,10 +452,11 @@ impl Changelog {
             )));
         }
         self.texts.resize_with(columns, ColumnText::default);
+        let style = Style::printed(tz);
         for ((column, ty), text) in batch.columns().iter().zip(types).zip(&mut self.texts) {
-            // The text of a repeated timestamp is kept within a batch only.
+            // The text of a repeated timestamp is kept within a batch only:
+            // the next may be printed in another zone.
             text.last = None;
-            let style = Style::printed(tz);
             encode_column(
                 column.as_ref(),
                 ty,

@@ -78,6 +78,8 @@ pub(crate) struct Assembly {
     pieces: Vec<(usize, usize)>,
     /// Where each lead starts in `bytes` and how long it is.
     leads: Vec<(usize, usize)>,
+    /// The length of the longest lead.
+    longest_lead: usize,
 }
 
 impl Assembly {
@@ -87,7 +89,7 @@ impl Assembly {
     }
 
     /// The pieces of a line of `pieces.len() - 1` values, each line
-    /// starting with one of `leads` (of at most [`SLACK`] bytes).
+    /// starting with one of `leads`.
     pub(crate) fn with_leads<'a>(
         pieces: impl IntoIterator<Item = &'a str>,
         leads: impl IntoIterator<Item = &'a str>,
@@ -103,11 +105,11 @@ impl Assembly {
         };
         let pieces = place(&mut pieces.into_iter());
         let leads = place(&mut leads.into_iter());
-        debug_assert!(leads.iter().all(|(_, len)| *len <= SLACK));
         bytes.resize(bytes.len() + SLACK, b' ');
         Assembly {
             bytes,
             pieces,
+            longest_lead: leads.iter().map(|(_, len)| *len).max().unwrap_or(0),
             leads,
         }
     }
@@ -127,8 +129,9 @@ impl Assembly {
         debug_assert_eq!(columns.len() + 1, self.pieces.len());
         let fixed: usize = self.pieces.iter().map(|(_, len)| len).sum();
         let values: usize = columns.iter().map(|c| c.values_len()).sum();
-        // The most the lines take: a lead is at most SLACK bytes.
-        let most = values + rows * (fixed + SLACK) + SLACK;
+        // The most the lines take, and room for a fixed-size copy at the
+        // end of them.
+        let most = values + rows * (fixed + self.longest_lead) + SLACK;
         if room.len() < most {
             room.resize(most, 0);
         }
@@ -189,7 +192,13 @@ mod tests {
         let long = "x".repeat(40);
         let a = column(&["", "a", &long, "é€", "sixteen-bytes-ok"]);
         let b = column(&[&long, "", "b", "seventeen-bytes-x", ""]);
-        let leads = ["", "+I", "-U", "sixteen-bytes-ok", "+U"];
+        let leads = [
+            "",
+            "+I",
+            "a lead of more than sixteen bytes",
+            "sixteen-bytes-ok",
+            "+U",
+        ];
         let pieces = ["{\"a\":", ",\"a longer name\":", "}\n"];
         let assembly = Assembly::with_leads(pieces, leads);
         // A room holding more than the lines, as a room used before does.
