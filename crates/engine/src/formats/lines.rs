@@ -205,8 +205,8 @@ mod tests {
         let mut room = vec![b'?'; 1000];
         let out = assembly.lines(&[&a, &b], 5, |row| row, &mut room).to_vec();
         let mut expected = String::new();
-        for row in 0..5 {
-            expected.push_str(leads[row]);
+        for (row, lead) in leads.iter().enumerate() {
+            expected.push_str(lead);
             expected.push_str("{\"a\":");
             expected.push_str(a.value(row));
             expected.push_str(",\"a longer name\":");
