@@ -814,8 +814,10 @@ impl Session {
                     match (&mut target, &tableau) {
                         (Some(t), _) => text = t.sink.write(&chunk.batch, &t.types, &kinds, tz)?,
                         (None, Some(t)) => text = t.rows(&chunk.batch, &kinds, tz)?,
+                        // The lines go out as they were laid out.
                         (None, None) => {
-                            changelog.write(&chunk.batch, &types, &kinds, tz, &mut text)?
+                            let lines = changelog.lines(&chunk.batch, &types, &kinds, tz)?;
+                            rows.write_all(lines).map_err(io)?;
                         }
                     }
                     rows.write_all(text.as_bytes()).map_err(io)?;

@@ -437,6 +437,22 @@ impl Changelog {
         tz: chrono_tz::Tz,
         out: &mut String,
     ) -> Result<()> {
+        let lines = self.lines(batch, types, kinds, tz)?;
+        let lines = std::str::from_utf8(lines)
+            .map_err(|e| Error::Internal(format!("a printed line is not UTF-8: {e}")))?;
+        out.push_str(lines);
+        Ok(())
+    }
+
+    /// A line per row of `batch`, as [`Changelog::write`] appends them, as
+    /// bytes to write out (valid UTF-8), held until the next batch.
+    pub fn lines(
+        &mut self,
+        batch: &RecordBatch,
+        types: &[SqlType],
+        kinds: &[RowKind],
+        tz: chrono_tz::Tz,
+    ) -> Result<&[u8]> {
         let columns = batch.num_columns();
         if types.len() != columns {
             return Err(Error::Internal(format!(
@@ -491,11 +507,7 @@ impl Changelog {
             RowKind::UpdateAfter => 2,
             RowKind::Delete => 3,
         };
-        let lines = assembly.lines(&texts, kinds.len(), lead, &mut self.lines);
-        let lines = std::str::from_utf8(lines)
-            .map_err(|e| Error::Internal(format!("a printed line is not UTF-8: {e}")))?;
-        out.push_str(lines);
-        Ok(())
+        Ok(assembly.lines(&texts, kinds.len(), lead, &mut self.lines))
     }
 }
 
