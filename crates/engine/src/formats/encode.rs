@@ -365,8 +365,7 @@ impl LineEncoder {
             }
             return room;
         };
-        let texts: Vec<&ColumnText> = self.texts.iter().collect();
-        assembly.lines(&texts, self.rows, |_| 0, room)
+        assembly.lines(&self.texts, self.rows, |_| 0, room)
     }
 
     /// Appends the line of row `row` of the batch last encoded to `out`;
@@ -500,14 +499,13 @@ impl Changelog {
                     .1
             }
         };
-        let texts: Vec<&ColumnText> = self.texts.iter().collect();
         let lead = |row: usize| match kinds[row] {
             RowKind::Insert => 0,
             RowKind::UpdateBefore => 1,
             RowKind::UpdateAfter => 2,
             RowKind::Delete => 3,
         };
-        Ok(assembly.lines(&texts, kinds.len(), lead, &mut self.lines))
+        Ok(assembly.lines(&self.texts, kinds.len(), lead, &mut self.lines))
     }
 }
 

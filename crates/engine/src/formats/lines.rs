@@ -70,7 +70,6 @@ impl ColumnText {
 /// after the last (its line break included), as `,` between CSV fields
 /// or `,"name":` before a JSON member; and the leads a line may start
 /// with (a row kind's `+I`).
-#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Assembly {
     /// The pieces and leads back to back, then [`SLACK`] spare bytes.
     bytes: Vec<u8>,
@@ -95,16 +94,8 @@ impl Assembly {
         leads: impl IntoIterator<Item = &'a str>,
     ) -> Self {
         let mut bytes = Vec::new();
-        let mut place = |texts: &mut dyn Iterator<Item = &'a str>| {
-            let mut bounds = Vec::new();
-            for text in texts {
-                bounds.push((bytes.len(), text.len()));
-                bytes.extend_from_slice(text.as_bytes());
-            }
-            bounds
-        };
-        let pieces = place(&mut pieces.into_iter());
-        let leads = place(&mut leads.into_iter());
+        let pieces = place(&mut bytes, pieces);
+        let leads = place(&mut bytes, leads);
         bytes.resize(bytes.len() + SLACK, b' ');
         Assembly {
             bytes,
@@ -121,7 +112,7 @@ impl Assembly {
     /// (bytes past the lines are left as they are).
     pub(crate) fn lines<'r>(
         &self,
-        columns: &[&ColumnText],
+        columns: &[ColumnText],
         rows: usize,
         lead: impl Fn(usize) -> usize,
         room: &'r mut Vec<u8>,
@@ -156,6 +147,19 @@ impl Assembly {
         }
         &room[..at]
     }
+}
+
+/// Appends `texts` to `bytes`, returning where each starts and how long
+/// it is.
+fn place<'a>(bytes: &mut Vec<u8>, texts: impl IntoIterator<Item = &'a str>) -> Vec<(usize, usize)> {
+    texts
+        .into_iter()
+        .map(|text| {
+            let at = bytes.len();
+            bytes.extend_from_slice(text.as_bytes());
+            (at, text.len())
+        })
+        .collect()
 }
 
 /// Copies the `len` bytes at `from` in `text` to `at` in `out`; up to
@@ -203,7 +207,9 @@ mod tests {
         let assembly = Assembly::with_leads(pieces, leads);
         // A room holding more than the lines, as a room used before does.
         let mut room = vec![b'?'; 1000];
-        let out = assembly.lines(&[&a, &b], 5, |row| row, &mut room).to_vec();
+        let columns = [a, b];
+        let out = assembly.lines(&columns, 5, |row| row, &mut room).to_vec();
+        let [a, b] = &columns;
         let mut expected = String::new();
         for (row, lead) in leads.iter().enumerate() {
             expected.push_str(lead);
@@ -226,7 +232,7 @@ mod tests {
         let a = column(&[]);
         let mut room = Vec::new();
         assert!(Assembly::new(["", "\n"])
-            .lines(&[&a], 0, |_| 0, &mut room)
+            .lines(&[a], 0, |_| 0, &mut room)
             .is_empty());
     }
 }
