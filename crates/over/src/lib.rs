@@ -34,7 +34,7 @@ mod tests;
 use arrow::array::Array;
 use arrow::datatypes::SchemaRef;
 use arrow::row::RowConverter;
-use frames::{Frames, Out};
+use frames::{Frames, Layout, Out};
 use pending::Pending;
 use std::ops::Range;
 use store::{RowRef, Store};
@@ -218,11 +218,16 @@ impl KeyState {
 
 impl OverAggregate {
     pub fn new(spec: OverSpec) -> Result<Self> {
+        Self::with_layout(spec, Layout::Blocks)
+    }
+
+    /// An OVER aggregation keeping short ROWS frames in `layout`.
+    fn with_layout(spec: OverSpec, layout: Layout) -> Result<Self> {
         if spec.frame.preceding.is_some_and(|p| p < 0) {
             return Err(Error::Internal("a negative OVER frame".into()));
         }
         let key_converter = key_converter(&spec.key_types)?;
-        let frames = Frames::new(&spec)?;
+        let frames = Frames::with_layout(&spec, layout)?;
         Ok(OverAggregate {
             time: EventTime::new(),
             state: OverState {

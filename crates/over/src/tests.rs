@@ -7,7 +7,7 @@ use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use std::sync::Arc;
 use tidemark_common::expr::AggregateFunction;
 use tidemark_common::window::FrameUnits;
-use tidemark_engine::testing::{events, in_chunks, lines, part, resumed, rows_only, run, s};
+use tidemark_engine::testing::{events, in_chunks, lines, part, resumed, rows_only, run, s, Rng};
 
 /// `SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND
 /// CURRENT ROW)`.
@@ -480,5 +480,148 @@ fn a_frame_of_incremental_aggregates_holds_no_rows_once_they_are_out() -> Result
         }
         assert_eq!(runs[0], runs[1], "{units:?}");
     }
+    Ok(())
+}
+
+/// Random rows of a few keys, out of order, with NULLs and the DOUBLEs
+/// whose order and sums are delicate (-0.0, NaN, infinities): columns
+/// `k, ts, d DOUBLE, i BIGINT, dec DECIMAL(10, 2)`, each row meeting the
+/// watermark `ts - 3 s` of the rows before it.
+fn delicate_rows(rng: &mut Rng, n: usize) -> Result<Chunk> {
+    use arrow::array::{ArrayRef, Decimal128Array, Float64Array, Int64Array, StringArray};
+    use arrow::array::{RecordBatch, TimestampMillisecondArray};
+    let specials = [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300];
+    let (mut keys, mut times, mut ds, mut is, mut decs, mut watermarks) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut clock, mut watermark) = (0i64, NO_WATERMARK);
+    for _ in 0..n {
+        clock += rng.below(700) as i64;
+        let ts = clock - rng.below(4_000) as i64;
+        keys.push(["a", "b", "c", "d", "e"][rng.below(5) as usize]);
+        times.push(ts);
+        ds.push(match rng.below(8) {
+            0 => None,
+            1 => Some(specials[rng.below(specials.len() as u64) as usize]),
+            _ => Some((rng.below(20_000) as f64 - 10_000.0) / 7.0),
+        });
+        is.push((rng.below(6) != 0).then(|| rng.below(100) as i64 - 50));
+        decs.push((rng.below(6) != 0).then(|| rng.below(1_000_000) as i128 - 500_000));
+        watermarks.push(watermark);
+        watermark = watermark.max(ts - s(3));
+    }
+    let batch = RecordBatch::try_from_iter([
+        ("k", Arc::new(StringArray::from(keys)) as ArrayRef),
+        ("ts", Arc::new(TimestampMillisecondArray::from(times))),
+        ("d", Arc::new(Float64Array::from(ds))),
+        ("i", Arc::new(Int64Array::from(is))),
+        (
+            "dec",
+            Arc::new(Decimal128Array::from(decs).with_precision_and_scale(10, 2)?),
+        ),
+    ])?;
+    Ok(Chunk::new(batch, watermarks))
+}
+
+/// DOUBLE SUM and AVG, MIN and MAX of DOUBLE, BIGINT, DECIMAL and the
+/// rowtime over `ROWS n PRECEDING` of [`delicate_rows`], kept in `layout`.
+fn incremental_over(n: i64, ttl: Option<i64>, layout: Layout) -> Result<OverAggregate> {
+    let decimal = SqlType::Decimal(10, 2);
+    let timestamp = SqlType::Timestamp(3);
+    let calls = [
+        (AggregateFunction::Sum, 2, SqlType::Double),
+        (AggregateFunction::Avg, 2, SqlType::Double),
+        (AggregateFunction::Max, 2, SqlType::Double),
+        (AggregateFunction::Min, 2, SqlType::Double),
+        (AggregateFunction::Min, 3, SqlType::BigInt),
+        (AggregateFunction::Max, 4, decimal.clone()),
+        (AggregateFunction::Min, 1, timestamp.clone()),
+    ];
+    let mut fields = vec![
+        Field::new("k", DataType::Utf8, true),
+        Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        Field::new("d", DataType::Float64, true),
+        Field::new("i", DataType::Int64, true),
+        Field::new("dec", decimal.to_arrow(), true),
+    ];
+    let aggregates = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (func, arg, ty))| {
+            fields.push(Field::new(format!("a{i}"), ty.to_arrow(), true));
+            AggregateCall {
+                func: *func,
+                arg: Some(*arg),
+                arg_type: Some(ty.clone()),
+                distinct: false,
+                separator: None,
+                offset: 0,
+                lag_default: None,
+                ty: ty.clone(),
+            }
+        })
+        .collect();
+    OverAggregate::with_layout(
+        OverSpec {
+            partition: vec![0],
+            key_types: vec![SqlType::String],
+            time_column: 1,
+            frame: OverFrame {
+                units: FrameUnits::Rows,
+                preceding: Some(n),
+            },
+            aggregates,
+            output_schema: Arc::new(Schema::new(fields)),
+            trace: false,
+            ttl,
+        },
+        layout,
+    )
+}
+
+/// A short ROWS frame kept in one block per key gives, row for row, what
+/// the queues give: every frame length a block holds, with and without a
+/// ttl (keys starting over), in chunks of any size, across a checkpoint.
+#[test]
+fn frames_kept_in_blocks_give_what_queues_give() -> Result<()> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for n in [0, 1, 2, 5, 10, 30, 62] {
+        let chunk = delicate_rows(&mut rng, 600)?;
+        let ttl = (n % 2 == 1).then(|| s(2));
+        let queues = output(
+            &mut incremental_over(n, ttl, Layout::Queues)?,
+            vec![StreamItem::Chunk(chunk.clone())],
+        )?;
+        let batch = 1 + rng.below(40) as usize;
+        let blocks = output(
+            &mut incremental_over(n, ttl, Layout::Blocks)?,
+            in_chunks(&chunk, batch),
+        )?;
+        assert_eq!(rows_only(blocks), rows_only(queues.clone()), "ROWS {n}");
+        // A checkpoint part way: the blocks written and read back.
+        let cut = 1 + rng.below(599) as usize;
+        let mut op = incremental_over(n, ttl, Layout::Blocks)?;
+        let mut first = Vec::new();
+        op.process(part(&chunk, 0, cut), &mut first)?;
+        let mut back = resumed(&op, incremental_over(n, ttl, Layout::Blocks)?)?;
+        let mut all = lines(first);
+        all.extend(output(&mut back, vec![part(&chunk, cut, 600 - cut)])?);
+        assert_eq!(rows_only(all), rows_only(queues), "ROWS {n}, cut at {cut}");
+    }
+    Ok(())
+}
+
+/// Only short ROWS frames of incremental aggregates are kept in blocks.
+#[test]
+fn blocks_keep_only_short_frames_of_incremental_aggregates() -> Result<()> {
+    let blocks = |op: &OverAggregate| op.state.frames.in_blocks();
+    assert!(blocks(&incremental_over(62, None, Layout::Blocks)?));
+    assert!(!blocks(&incremental_over(63, None, Layout::Blocks)?));
+    assert!(!blocks(&incremental_over(2, None, Layout::Queues)?));
+    assert!(
+        !blocks(&max_over(FrameUnits::Rows, true)?),
+        "COUNT reads rows"
+    );
+    assert!(blocks(&max_over(FrameUnits::Rows, false)?));
+    assert!(!blocks(&max_over(FrameUnits::Range, false)?));
     Ok(())
 }

@@ -32,18 +32,14 @@ impl Running {
     /// The running sum of `call` over a bounded frame, if it is a DOUBLE
     /// SUM or AVG; `bound` is the most values a key holds, if known.
     pub(super) fn for_call(call: &AggregateCall, bound: Option<usize>) -> Option<Self> {
-        let double = call.arg_type == Some(SqlType::Double);
-        let func = matches!(call.func, AggregateFunction::Sum | AggregateFunction::Avg);
-        match call.arg {
-            Some(arg) if double && func => Some(Running {
-                arg,
-                average: call.func == AggregateFunction::Avg,
-                keys: Vec::new(),
-                values: KeyQueues::new(bound),
-                out: Vec::new(),
-            }),
-            _ => None,
-        }
+        let (arg, average) = running_call(call)?;
+        Some(Running {
+            arg,
+            average,
+            keys: Vec::new(),
+            values: KeyQueues::new(bound),
+            out: Vec::new(),
+        })
     }
 
     /// Makes room for key id `key`.
@@ -210,36 +206,18 @@ impl Extreme {
     /// MAX of a primitive type; `bound` is the most values a key holds,
     /// if known.
     pub(super) fn for_call(call: &AggregateCall, bound: Option<usize>) -> Option<Self> {
-        let primitive = matches!(
-            call.arg_type,
-            Some(
-                SqlType::TinyInt
-                    | SqlType::SmallInt
-                    | SqlType::Int
-                    | SqlType::BigInt
-                    | SqlType::Date
-                    | SqlType::Time(_)
-                    | SqlType::Double
-                    | SqlType::Decimal(..)
-                    | SqlType::Timestamp(_)
-                    | SqlType::TimestampLtz(_)
-            )
-        );
-        let func = matches!(call.func, AggregateFunction::Min | AggregateFunction::Max);
-        match (call.arg, &call.arg_type) {
-            (Some(arg), Some(ty)) if primitive && func => Some(Extreme {
-                arg,
-                max: call.func == AggregateFunction::Max,
-                ty: ty.clone(),
-                keys: match ty {
-                    SqlType::Decimal(..) => Candidates::Wide(KeyQueues::new(bound)),
-                    _ => Candidates::Narrow(KeyQueues::new(bound)),
-                },
-                added: Vec::new(),
-                out: Vec::new(),
-            }),
-            _ => None,
-        }
+        let (arg, max, ty) = extreme_call(call)?;
+        Some(Extreme {
+            arg,
+            max,
+            keys: match ty {
+                SqlType::Decimal(..) => Candidates::Wide(KeyQueues::new(bound)),
+                _ => Candidates::Narrow(KeyQueues::new(bound)),
+            },
+            ty,
+            added: Vec::new(),
+            out: Vec::new(),
+        })
     }
 
     /// Makes room for key id `key`.
@@ -258,18 +236,11 @@ impl Extreme {
         }
     }
 
-    /// The key DOUBLE values compare by: their bits mapped to a total
-    /// order (negative numbers reverse; NaN, positive, lands above +inf).
-    fn double_order(raw: i128) -> i128 {
-        let bits = raw as u64 as i64;
-        (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
-    }
-
     fn add(&mut self, key: usize, position: i64, raw: Option<i128>) -> Result<()> {
         let Some(raw) = raw else { return Ok(()) };
         let max = self.max;
         if self.ty == SqlType::Double {
-            with_queues!(&mut self.keys, q => push_candidate(q, key, position, raw, max, Self::double_order))
+            with_queues!(&mut self.keys, q => push_candidate(q, key, position, raw, max, double_order))
         } else {
             with_queues!(&mut self.keys, q => push_candidate(q, key, position, raw, max, |raw| raw))
         }
@@ -287,54 +258,10 @@ impl Extreme {
     /// The results since the last build (the vector keeps its capacity).
     pub(super) fn array(&mut self) -> Result<ArrayRef> {
         let mut out = std::mem::take(&mut self.out);
-        let array = self.array_of(&out);
+        let array = extreme_array(&self.ty, &out);
         out.clear();
         self.out = out;
         array
-    }
-
-    fn array_of(&self, out: &[Option<i128>]) -> Result<ArrayRef> {
-        use arrow::array::{
-            Date32Array, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
-            Time32MillisecondArray, TimestampMillisecondArray,
-        };
-        Ok(match &self.ty {
-            SqlType::TinyInt => {
-                Arc::new(Int8Array::from_iter(out.iter().map(|v| v.map(|v| v as i8))))
-            }
-            SqlType::SmallInt => Arc::new(Int16Array::from_iter(
-                out.iter().map(|v| v.map(|v| v as i16)),
-            )),
-            SqlType::Date => Arc::new(Date32Array::from_iter(
-                out.iter().map(|v| v.map(|v| v as i32)),
-            )),
-            SqlType::Time(_) => Arc::new(Time32MillisecondArray::from_iter(
-                out.iter().map(|v| v.map(|v| v as i32)),
-            )),
-            SqlType::Int => Arc::new(Int32Array::from_iter(
-                out.iter().map(|v| v.map(|v| v as i32)),
-            )),
-            SqlType::BigInt => Arc::new(Int64Array::from_iter(
-                out.iter().map(|v| v.map(|v| v as i64)),
-            )),
-            SqlType::Double => Arc::new(Float64Array::from_iter(
-                out.iter().map(|v| v.map(|v| f64::from_bits(v as u64))),
-            )),
-            SqlType::Decimal(p, s) => Arc::new(
-                Decimal128Array::from_iter(out.iter().copied()).with_precision_and_scale(*p, *s)?,
-            ),
-            ty @ (SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
-                let tz = match ty.to_arrow() {
-                    arrow::datatypes::DataType::Timestamp(_, tz) => tz,
-                    _ => None,
-                };
-                Arc::new(
-                    TimestampMillisecondArray::from_iter(out.iter().map(|v| v.map(|v| v as i64)))
-                        .with_timezone_opt(tz),
-                )
-            }
-            other => return Err(Error::Internal(format!("MIN/MAX queue over {other}"))),
-        })
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
@@ -353,6 +280,88 @@ impl Extreme {
     }
 }
 
+/// The argument of `call` and whether it averages, if it is a DOUBLE SUM
+/// or AVG: kept as a running sum over a bounded frame.
+pub(super) fn running_call(call: &AggregateCall) -> Option<(usize, bool)> {
+    let double = call.arg_type == Some(SqlType::Double);
+    let func = matches!(call.func, AggregateFunction::Sum | AggregateFunction::Avg);
+    let arg = call.arg.filter(|_| double && func)?;
+    Some((arg, call.func == AggregateFunction::Avg))
+}
+
+/// The argument of `call`, whether it is MAX, and the argument's type, if
+/// it is a MIN or MAX of a primitive type: kept as a monotonic queue over
+/// a bounded frame.
+pub(super) fn extreme_call(call: &AggregateCall) -> Option<(usize, bool, SqlType)> {
+    let ty = call.arg_type.as_ref()?;
+    let primitive = matches!(
+        ty,
+        SqlType::TinyInt
+            | SqlType::SmallInt
+            | SqlType::Int
+            | SqlType::BigInt
+            | SqlType::Date
+            | SqlType::Time(_)
+            | SqlType::Double
+            | SqlType::Decimal(..)
+            | SqlType::Timestamp(_)
+            | SqlType::TimestampLtz(_)
+    );
+    let func = matches!(call.func, AggregateFunction::Min | AggregateFunction::Max);
+    let arg = call.arg.filter(|_| primitive && func)?;
+    Some((arg, call.func == AggregateFunction::Max, ty.clone()))
+}
+
+/// The key DOUBLE values compare by: their bits mapped to a total order
+/// (negative numbers reverse; NaN, positive, lands above +inf).
+pub(super) fn double_order(raw: i128) -> i128 {
+    let bits = raw as u64 as i64;
+    (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
+}
+
+/// The MIN/MAX results `out` (raw values) as an array of type `ty`.
+pub(super) fn extreme_array(ty: &SqlType, out: &[Option<i128>]) -> Result<ArrayRef> {
+    use arrow::array::{
+        Date32Array, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
+        Time32MillisecondArray, TimestampMillisecondArray,
+    };
+    Ok(match ty {
+        SqlType::TinyInt => Arc::new(Int8Array::from_iter(out.iter().map(|v| v.map(|v| v as i8)))),
+        SqlType::SmallInt => Arc::new(Int16Array::from_iter(
+            out.iter().map(|v| v.map(|v| v as i16)),
+        )),
+        SqlType::Date => Arc::new(Date32Array::from_iter(
+            out.iter().map(|v| v.map(|v| v as i32)),
+        )),
+        SqlType::Time(_) => Arc::new(Time32MillisecondArray::from_iter(
+            out.iter().map(|v| v.map(|v| v as i32)),
+        )),
+        SqlType::Int => Arc::new(Int32Array::from_iter(
+            out.iter().map(|v| v.map(|v| v as i32)),
+        )),
+        SqlType::BigInt => Arc::new(Int64Array::from_iter(
+            out.iter().map(|v| v.map(|v| v as i64)),
+        )),
+        SqlType::Double => Arc::new(Float64Array::from_iter(
+            out.iter().map(|v| v.map(|v| f64::from_bits(v as u64))),
+        )),
+        SqlType::Decimal(p, s) => Arc::new(
+            Decimal128Array::from_iter(out.iter().copied()).with_precision_and_scale(*p, *s)?,
+        ),
+        ty @ (SqlType::Timestamp(_) | SqlType::TimestampLtz(_)) => {
+            let tz = match ty.to_arrow() {
+                arrow::datatypes::DataType::Timestamp(_, tz) => tz,
+                _ => None,
+            };
+            Arc::new(
+                TimestampMillisecondArray::from_iter(out.iter().map(|v| v.map(|v| v as i64)))
+                    .with_timezone_opt(tz),
+            )
+        }
+        other => return Err(Error::Internal(format!("MIN/MAX queue over {other}"))),
+    })
+}
+
 impl Frames {
     /// Rows `rows` of key `out.key` go out through a bounded frame reaching
     /// `back` rows (ROWS) or milliseconds (RANGE) before them.
@@ -364,6 +373,13 @@ impl Frames {
         back: i64,
     ) -> Result<()> {
         let key = out.key as usize;
+        if let Some(blocks) = &mut self.blocks {
+            blocks.emit(store, key, rows)?;
+            for row in rows {
+                self.push_row(store, *row, out.watermark);
+            }
+            return Ok(());
+        }
         self.history.ensure(key);
         for r in self.running.iter_mut().flatten() {
             r.ensure_key(key);

@@ -25,6 +25,7 @@
 //! frames and holds the incremental aggregates; [`unbounded`] emits
 //! through unbounded frames and holds the ranking functions.
 
+mod blocks;
 mod bounded;
 mod history;
 mod paged;
@@ -35,6 +36,7 @@ use crate::store::{RowRef, Store};
 use crate::OverSpec;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
+use blocks::Blocks;
 use bounded::{Extreme, Running};
 use history::History;
 use queues::KeyQueues;
@@ -46,6 +48,16 @@ use tidemark_engine::snapshot::{StateReader, StateWriter};
 use tidemark_engine::Chunk;
 use tidemark_engine::{new_over_accumulator, Accumulator};
 use unbounded::Ranking;
+
+/// Where short ROWS frames of incremental aggregates keep each key's
+/// state: in one block ([`blocks`]), or in the queues longer frames use.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Layout {
+    Blocks,
+    /// Only for tests, which compare the two.
+    #[cfg(test)]
+    Queues,
+}
 
 /// Where emitted rows go out: their key, rowtime, and the watermark they
 /// carry downstream (the one before the advance that let them out).
@@ -64,6 +76,10 @@ pub struct Frames {
     running: Vec<Option<Running>>,
     /// Per aggregate: a MIN/MAX queue (bounded, primitive types).
     extremes: Vec<Option<Extreme>>,
+    /// A short ROWS frame of only such aggregates: all of them, and the
+    /// frame itself, kept in one block per key instead (then `running`
+    /// and `extremes` hold none, and `history` nothing).
+    blocks: Option<Blocks>,
     /// Whether some aggregate is computed from its frame's rows.
     from_frames: bool,
     /// Bounded frames: per key id, what later frames need of its emitted
@@ -117,7 +133,8 @@ impl Frames {
             .flatten()
             .map(|a| a.state_bytes())
             .sum();
-        self.history.state_bytes() + running + extremes + ranking + unbounded
+        let blocks = self.blocks.as_ref().map_or(0, Blocks::state_bytes);
+        self.history.state_bytes() + running + extremes + blocks + ranking + unbounded
     }
 
     /// Writes the per-key state for a checkpoint, between two items (when
@@ -135,6 +152,9 @@ impl Frames {
             extreme.save(w);
         }
         self.history.save(w);
+        if let Some(blocks) = &self.blocks {
+            blocks.save(w);
+        }
         for acc in self.unbounded.iter().flatten() {
             acc.save(w)?;
         }
@@ -155,6 +175,9 @@ impl Frames {
             extreme.load(r)?;
         }
         self.history.load(r)?;
+        if let Some(blocks) = &mut self.blocks {
+            blocks.load(r)?;
+        }
         for acc in self.unbounded.iter_mut().flatten() {
             acc.load(r)?;
         }
@@ -166,7 +189,9 @@ impl Frames {
         Ok(())
     }
 
-    pub fn new(spec: &OverSpec) -> Result<Self> {
+    /// Frames keeping short ROWS frames in `layout` (blocks; tests compare
+    /// them with queues).
+    pub(crate) fn with_layout(spec: &OverSpec, layout: Layout) -> Result<Self> {
         let ranking = spec
             .aggregates
             .iter()
@@ -195,17 +220,25 @@ impl Frames {
             (FrameUnits::Rows, Some(n)) => usize::try_from(n).ok().map(|n| n.saturating_add(1)),
             _ => None,
         };
+        // A short ROWS frame of only those keeps each key's all in a block.
+        let blocks = match (spec.frame.units, spec.frame.preceding) {
+            (FrameUnits::Rows, Some(n)) if layout == Layout::Blocks => usize::try_from(n)
+                .ok()
+                .and_then(|n| Blocks::for_frame(&spec.aggregates, n)),
+            _ => None,
+        };
+        let queues = bounded && blocks.is_none();
         let running: Vec<Option<Running>> = spec
             .aggregates
             .iter()
-            .map(|call| bounded.then(|| Running::for_call(call, bound)).flatten())
+            .map(|call| queues.then(|| Running::for_call(call, bound)).flatten())
             .collect();
         let extremes: Vec<Option<Extreme>> = spec
             .aggregates
             .iter()
-            .map(|call| bounded.then(|| Extreme::for_call(call, bound)).flatten())
+            .map(|call| queues.then(|| Extreme::for_call(call, bound)).flatten())
             .collect();
-        let from_frames = bounded
+        let from_frames = queues
             && running
                 .iter()
                 .zip(&extremes)
@@ -222,6 +255,7 @@ impl Frames {
             input_width,
             running,
             extremes,
+            blocks,
             from_frames,
             history: History::new(spec.frame.units, from_frames, bound),
             leaving: Vec::new(),
@@ -249,6 +283,9 @@ impl Frames {
         }
         for extreme in self.extremes.iter_mut().flatten() {
             extreme.forget(k);
+        }
+        if let Some(blocks) = &mut self.blocks {
+            blocks.forget(k);
         }
         for rank in self.ranking.iter_mut().flatten() {
             rank.forget(k, &mut self.leaving);
@@ -286,7 +323,9 @@ impl Frames {
             .map(|c| store.column(&picks, c))
             .collect::<Result<Vec<ArrayRef>>>()?;
         let n = self.rows.len();
-        if self.frame.preceding.is_some() {
+        if let Some(blocks) = &mut self.blocks {
+            columns.extend(blocks.arrays()?);
+        } else if self.frame.preceding.is_some() {
             let picks = store.positions(&self.frame_rows)?;
             let mut args: HashMap<usize, ArrayRef> = HashMap::new();
             let all: Vec<u32> = (0..self.frame_rows.len() as u32).collect();
@@ -343,6 +382,12 @@ impl Frames {
         self.frame_groups.clear();
         self.release_leaving(store);
         Ok(Some(chunk))
+    }
+
+    /// Whether each key's state is kept in one block.
+    #[cfg(test)]
+    pub fn in_blocks(&self) -> bool {
+        self.blocks.is_some()
     }
 
     /// How many rows the keys' histories (and LAG's recent rows) hold.

@@ -1,0 +1,537 @@
+//! Short ROWS frames whose every aggregate is kept incrementally (DOUBLE
+//! SUM/AVG, MIN/MAX of primitive types): each key's whole state in one
+//! block of words.
+//!
+//! Kept in queues of their own ([`super::queues`]), a key's row count,
+//! running sums, retractable values and MIN/MAX candidates lived in a
+//! dozen arrays (heads, lengths, slots, spilled deques behind an index),
+//! and a row touched some ten cache lines across them. In a block they
+//! sit side by side. A ROWS frame of `n` rows needs no queue of its values
+//! either: a key's k-th row goes to slot `k mod (n + 1)` of a ring, the
+//! slot of the row that leaves the frame as it comes.
+//!
+//! A key's block, in 64-bit words:
+//! - the key's rows so far (its frame holds the last `n + 1`);
+//! - per DOUBLE SUM/AVG: the sum's bits, how many non-NULL values it
+//!   holds, a mask (bit `i`: slot `i` holds a value, not NULL; bit 63: the
+//!   sum has started), then `n + 1` slots of values;
+//! - per MIN/MAX: the head and length of its candidates' queue, then
+//!   `n + 1` entries of (row number, value in one word, two for DECIMAL).
+//!
+//! A block of zeros is a key with nothing added: a key that starts over
+//! is zeroed, and pages of new keys come zeroed from the allocator,
+//! untouched until used.
+
+use super::bounded::{double_order, extreme_array, extreme_call, running_call};
+use crate::store::{RowRef, Store};
+use arrow::array::{ArrayRef, Float64Array};
+use std::sync::Arc;
+use tidemark_common::expr::AggregateCall;
+use tidemark_common::{Result, SqlType};
+use tidemark_engine::snapshot::{StateReader, StateWriter};
+
+/// The longest frame kept in blocks: a SUM's mask has a bit per slot
+/// below bit 63. Longer frames keep their queues.
+pub(super) const MOST_ROWS: usize = 63;
+
+/// Keys per page (a power of two): pages are added as keys come, never
+/// copied.
+const PAGE_BITS: u32 = 10;
+
+/// A SUM's mask bit: the sum has started (a value was added since the
+/// key began).
+const STARTED: u64 = 1 << 63;
+
+/// Words before a SUM's slots: sum, count, mask.
+const SUM_HEAD: usize = 3;
+
+/// How one aggregate is kept, and where in a block.
+enum Part {
+    /// DOUBLE SUM or AVG, as Flink keeps it: a sum and a count, the
+    /// leaving row retracted before the new one is added.
+    Sum {
+        arg: usize,
+        average: bool,
+        at: usize,
+        out: Vec<Option<f64>>,
+    },
+    /// MIN or MAX: a monotonic queue of the values that can still be the
+    /// extreme, oldest first, in Flink's order of values.
+    Extreme {
+        arg: usize,
+        max: bool,
+        ty: SqlType,
+        /// Values in two words (DECIMAL).
+        wide: bool,
+        at: usize,
+        out: Vec<Option<i128>>,
+    },
+}
+
+pub(super) struct Blocks {
+    /// Rows a frame holds: `n + 1`.
+    bound: usize,
+    /// Words per key.
+    width: usize,
+    parts: Vec<Part>,
+    pages: Vec<Vec<u64>>,
+    /// Keys below this have been made room for.
+    keys: usize,
+}
+
+impl Blocks {
+    /// Blocks for ROWS frames of `n` preceding rows, if the frame is
+    /// short enough and every aggregate can be kept in one.
+    pub(super) fn for_frame(aggregates: &[AggregateCall], n: usize) -> Option<Self> {
+        let bound = n.checked_add(1).filter(|b| *b <= MOST_ROWS)?;
+        let mut width = 1;
+        let mut parts = Vec::new();
+        for call in aggregates {
+            let part = if let Some((arg, average)) = running_call(call) {
+                let part = Part::Sum {
+                    arg,
+                    average,
+                    at: width,
+                    out: Vec::new(),
+                };
+                width += SUM_HEAD + bound;
+                part
+            } else {
+                let (arg, max, ty) = extreme_call(call)?;
+                let wide = matches!(ty, SqlType::Decimal(..));
+                let part = Part::Extreme {
+                    arg,
+                    max,
+                    ty,
+                    wide,
+                    at: width,
+                    out: Vec::new(),
+                };
+                width += 1 + bound * entry_words(wide);
+                part
+            };
+            parts.push(part);
+        }
+        Some(Blocks {
+            bound,
+            width,
+            parts,
+            pages: Vec::new(),
+            keys: 0,
+        })
+    }
+
+    /// Key `key`'s block, made room for.
+    #[inline(always)]
+    fn block(&mut self, key: usize) -> &mut [u64] {
+        let page = key >> PAGE_BITS;
+        while self.pages.len() <= page {
+            // Zeroed by the allocator: untouched memory until a key uses it.
+            self.pages.push(vec![0; self.width << PAGE_BITS]);
+        }
+        self.keys = self.keys.max(key + 1);
+        let at = (key & ((1 << PAGE_BITS) - 1)) * self.width;
+        &mut self.pages[page][at..at + self.width]
+    }
+
+    fn block_of(&self, key: usize) -> Option<&[u64]> {
+        let page = self.pages.get(key >> PAGE_BITS)?;
+        let at = (key & ((1 << PAGE_BITS) - 1)) * self.width;
+        page.get(at..at + self.width)
+    }
+
+    /// Rows `rows` of key `key` join its frame one by one; each row's
+    /// aggregates over its frame go to the output.
+    pub(super) fn emit(&mut self, store: &Store, key: usize, rows: &[RowRef]) -> Result<()> {
+        let bound = self.bound;
+        let page = key >> PAGE_BITS;
+        self.block(key);
+        let at = (key & ((1 << PAGE_BITS) - 1)) * self.width;
+        let block = &mut self.pages[page][at..at + self.width];
+        for row in rows {
+            let added = block[0];
+            block[0] = added + 1;
+            let slot = (added % bound as u64) as usize;
+            let full = added >= bound as u64;
+            for part in &mut self.parts {
+                match part {
+                    Part::Sum {
+                        arg,
+                        average,
+                        at,
+                        out,
+                    } => {
+                        let words = &mut block[*at..*at + SUM_HEAD + bound];
+                        let value = store.f64(*row, *arg)?;
+                        out.push(sum_step(words, slot, full, value, *average));
+                    }
+                    Part::Extreme {
+                        arg,
+                        max,
+                        ty,
+                        wide,
+                        at,
+                        out,
+                    } => {
+                        let words = &mut block[*at..*at + 1 + bound * entry_words(*wide)];
+                        let value = store.raw(*row, *arg)?;
+                        let ring = Ring::new(bound, *wide);
+                        let order = if *ty == SqlType::Double {
+                            double_order
+                        } else {
+                            same_order
+                        };
+                        out.push(ring.step(words, added, value, *max, order));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The aggregates of the rows emitted since the last build, in the
+    /// order of the calls (the vectors keep their room for the next).
+    pub(super) fn arrays(&mut self) -> Result<Vec<ArrayRef>> {
+        self.parts
+            .iter_mut()
+            .map(|part| -> Result<ArrayRef> {
+                Ok(match part {
+                    Part::Sum { out, .. } => {
+                        let array = Float64Array::from_iter(out.iter().copied());
+                        out.clear();
+                        Arc::new(array)
+                    }
+                    Part::Extreme { ty, out, .. } => {
+                        let array = extreme_array(ty, out)?;
+                        out.clear();
+                        array
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Key `key` starts over, with nothing added.
+    pub(super) fn forget(&mut self, key: usize) {
+        if key < self.keys {
+            self.block(key).fill(0);
+        }
+    }
+
+    pub(super) fn state_bytes(&self) -> u64 {
+        self.pages
+            .iter()
+            .map(|p| (p.capacity() * size_of::<u64>()) as u64)
+            .sum()
+    }
+
+    /// Writes each key's frame as it stands, oldest first: its rows so
+    /// far, then per aggregate a sum (bits, count, whether started) and
+    /// its frame's values, or the extreme's candidates. What a block holds
+    /// beyond them (emptied slots) is left out: equal state, equal bytes.
+    pub(super) fn save(&self, w: &mut StateWriter) {
+        w.u64(self.keys as u64);
+        let empty = vec![0; self.width];
+        for key in 0..self.keys {
+            let block = self.block_of(key).unwrap_or(&empty);
+            let added = block[0];
+            w.u64(added);
+            let held = added.min(self.bound as u64);
+            for part in &self.parts {
+                match part {
+                    Part::Sum { at, .. } => {
+                        let words = &block[*at..*at + SUM_HEAD + self.bound];
+                        w.u64(words[0]);
+                        w.u64(words[1]);
+                        w.put(&(words[2] & STARTED != 0));
+                        for k in added - held..added {
+                            let slot = (k % self.bound as u64) as usize;
+                            let value = (words[2] & 1 << slot != 0)
+                                .then(|| f64::from_bits(words[SUM_HEAD + slot]));
+                            w.put(&value);
+                        }
+                    }
+                    Part::Extreme { wide, at, .. } => {
+                        let words = &block[*at..*at + 1 + self.bound * entry_words(*wide)];
+                        let ring = Ring::new(self.bound, *wide);
+                        let (head, len) = ring.head_len(words);
+                        w.u64(len as u64);
+                        for i in 0..len {
+                            let e = ring.entry(ring.wrap(head + i));
+                            w.u64(words[e]);
+                            w.put(&ring.value(words, e));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads what [`Blocks::save`] wrote into these (empty) blocks.
+    pub(super) fn load(&mut self, r: &mut StateReader<'_>) -> Result<()> {
+        let keys = r.count()?;
+        let bound = self.bound;
+        for key in 0..keys {
+            let mut block = vec![0; self.width];
+            let added = r.u64()?;
+            block[0] = added;
+            let held = added.min(bound as u64);
+            for part in &self.parts {
+                match part {
+                    Part::Sum { at, .. } => {
+                        let words = &mut block[*at..*at + SUM_HEAD + bound];
+                        words[0] = r.u64()?;
+                        words[1] = r.u64()?;
+                        if r.get::<bool>()? {
+                            words[2] |= STARTED;
+                        }
+                        for k in added - held..added {
+                            let slot = (k % bound as u64) as usize;
+                            if let Some(v) = r.get::<Option<f64>>()? {
+                                words[2] |= 1 << slot;
+                                words[SUM_HEAD + slot] = v.to_bits();
+                            }
+                        }
+                    }
+                    Part::Extreme { wide, at, .. } => {
+                        let words = &mut block[*at..*at + 1 + bound * entry_words(*wide)];
+                        let ring = Ring::new(bound, *wide);
+                        let len = r.count()?;
+                        if len > bound {
+                            return Err(tidemark_engine::snapshot::corrupt(
+                                "more MIN/MAX candidates than an OVER frame holds",
+                            ));
+                        }
+                        for i in 0..len {
+                            let e = ring.entry(i);
+                            words[e] = r.u64()?;
+                            ring.set_value(words, e, r.get()?);
+                        }
+                        ring.set_head_len(words, 0, len);
+                    }
+                }
+            }
+            self.block(key).copy_from_slice(&block);
+        }
+        Ok(())
+    }
+}
+
+/// Words of a MIN/MAX queue entry: its row number and its value.
+fn entry_words(wide: bool) -> usize {
+    if wide {
+        3
+    } else {
+        2
+    }
+}
+
+/// Values other than DOUBLE compare as numbers.
+fn same_order(raw: i128) -> i128 {
+    raw
+}
+
+/// Row `value` joins a SUM/AVG's frame at slot `slot`, after the row there
+/// leaves it if the frame is `full`: Flink's order, which a DOUBLE sum's
+/// result depends on. Returns the aggregate over the frame.
+#[inline(always)]
+fn sum_step(
+    words: &mut [u64],
+    slot: usize,
+    full: bool,
+    value: Option<f64>,
+    average: bool,
+) -> Option<f64> {
+    let mut sum = f64::from_bits(words[0]);
+    let mut count = words[1] as i64;
+    let mut mask = words[2];
+    let bit = 1 << slot;
+    if full && mask & bit != 0 {
+        sum -= f64::from_bits(words[SUM_HEAD + slot]);
+        count -= 1;
+    }
+    match value {
+        Some(v) => {
+            sum = if mask & STARTED != 0 {
+                sum + v
+            } else if average {
+                0.0 + v
+            } else {
+                v
+            };
+            mask |= STARTED | bit;
+            count += 1;
+            words[SUM_HEAD + slot] = v.to_bits();
+        }
+        None => {
+            mask &= !bit;
+            words[SUM_HEAD + slot] = 0;
+        }
+    }
+    words[0] = sum.to_bits();
+    words[1] = count as u64;
+    words[2] = mask;
+    match (count, average) {
+        (0, _) => None,
+        (_, true) => Some(sum / count as f64),
+        (_, false) => Some(sum),
+    }
+}
+
+/// Where a MIN/MAX queue's entries are in its words: a header word (head
+/// in bits 0-7, length in bits 8-15), then `bound` entries in a ring.
+#[derive(Clone, Copy)]
+struct Ring {
+    bound: usize,
+    wide: bool,
+}
+
+impl Ring {
+    fn new(bound: usize, wide: bool) -> Self {
+        Ring { bound, wide }
+    }
+
+    #[inline(always)]
+    fn head_len(self, words: &[u64]) -> (usize, usize) {
+        ((words[0] & 0xff) as usize, (words[0] >> 8 & 0xff) as usize)
+    }
+
+    #[inline(always)]
+    fn set_head_len(self, words: &mut [u64], head: usize, len: usize) {
+        words[0] = (head | len << 8) as u64;
+    }
+
+    #[inline(always)]
+    fn wrap(self, i: usize) -> usize {
+        if i >= self.bound {
+            i - self.bound
+        } else {
+            i
+        }
+    }
+
+    /// The first word of ring entry `i`: its row number.
+    #[inline(always)]
+    fn entry(self, i: usize) -> usize {
+        1 + i * entry_words(self.wide)
+    }
+
+    #[inline(always)]
+    fn value(self, words: &[u64], e: usize) -> i128 {
+        if self.wide {
+            (words[e + 1] as u128 | (words[e + 2] as u128) << 64) as i128
+        } else {
+            // Values other than DECIMAL fit in 64 bits.
+            words[e + 1] as i64 as i128
+        }
+    }
+
+    #[inline(always)]
+    fn set_value(self, words: &mut [u64], e: usize, raw: i128) {
+        if self.wide {
+            words[e + 1] = raw as u128 as u64;
+            words[e + 2] = (raw as u128 >> 64) as u64;
+        } else {
+            words[e + 1] = raw as i64 as u64;
+        }
+    }
+
+    /// Row number `position` with `raw` joins the frame: candidates before
+    /// the frame's first row leave, then those `raw` is more extreme than
+    /// (by `order`; equal ones stay, the oldest being the answer). Returns
+    /// the extreme over the frame.
+    #[inline(always)]
+    fn step(
+        self,
+        words: &mut [u64],
+        position: u64,
+        raw: Option<i128>,
+        max: bool,
+        order: fn(i128) -> i128,
+    ) -> Option<i128> {
+        let (mut head, mut len) = self.head_len(words);
+        let first = position.saturating_sub(self.bound as u64 - 1);
+        while len > 0 && words[self.entry(head)] < first {
+            head = self.wrap(head + 1);
+            len -= 1;
+        }
+        if let Some(raw) = raw {
+            let rank = order(raw);
+            while len > 0 {
+                let o = order(self.value(words, self.entry(self.wrap(head + len - 1))));
+                if (max && o < rank) || (!max && o > rank) {
+                    len -= 1;
+                } else {
+                    break;
+                }
+            }
+            let e = self.entry(self.wrap(head + len));
+            words[e] = position;
+            self.set_value(words, e, raw);
+            len += 1;
+        }
+        self.set_head_len(words, head, len);
+        (len > 0).then(|| self.value(words, self.entry(head)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A SUM of a ROWS 2 frame: the leaving row goes before the new one
+    /// comes, NULLs hold a slot and no value, the sum stays started.
+    #[test]
+    fn a_sum_retracts_the_leaving_row_first() {
+        let mut words = vec![0; SUM_HEAD + 3];
+        let steps = [Some(1.0), None, Some(2.0), Some(4.0), None, None, None];
+        let want = [
+            Some(1.0),
+            Some(1.0),
+            Some(3.0),
+            Some(6.0),
+            Some(6.0),
+            Some(4.0),
+            None,
+        ];
+        for (k, (value, want)) in steps.into_iter().zip(want).enumerate() {
+            let got = sum_step(&mut words, k % 3, k >= 3, value, false);
+            assert_eq!(got, want, "row {k}");
+        }
+        assert_eq!(words[2], STARTED, "started, no slot holding a value");
+        // Started with nothing held, the next value adds to the sum left
+        // (4.0 - 4.0), as Flink's retracting sum does: 0.0 + -0.0 is 0.0,
+        // where a sum not yet started would take -0.0 as it is.
+        let got = sum_step(&mut words, 1, true, Some(-0.0), false);
+        assert_eq!(got.map(f64::to_bits), Some(0.0f64.to_bits()));
+    }
+
+    /// A MAX queue over ROWS 2 (three rows) of DOUBLEs: the frame's
+    /// largest by Java's order, NaN above all and -0.0 below 0.0.
+    #[test]
+    fn a_max_queue_follows_its_frame() {
+        let ring = Ring::new(3, false);
+        let mut words = vec![0; 1 + 3 * 2];
+        let values = [0.0, -0.0, 5.0, f64::NAN, 1.0, 2.0, 3.0, -1.0];
+        let mut got = Vec::new();
+        for (k, v) in values.iter().enumerate() {
+            let raw = Some(v.to_bits() as i128);
+            let top = ring.step(&mut words, k as u64, raw, true, double_order);
+            got.push(top.map(|t| f64::from_bits(t as u64)));
+        }
+        let want: Vec<f64> = (0..values.len())
+            .map(|k| {
+                let frame = &values[k.saturating_sub(2)..=k];
+                *frame
+                    .iter()
+                    .max_by(|a, b| a.total_cmp(b))
+                    .expect("a frame holds a row")
+            })
+            .collect();
+        let bits = |v: &[Option<f64>]| v.iter().map(|v| v.map(f64::to_bits)).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&got),
+            bits(&want.into_iter().map(Some).collect::<Vec<_>>())
+        );
+    }
+}
