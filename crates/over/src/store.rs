@@ -114,6 +114,52 @@ impl Numeric {
     }
 }
 
+/// One stored row's primitive values.
+pub struct RowValues<'a> {
+    numeric: &'a [Numeric],
+    row: usize,
+}
+
+impl RowValues<'_> {
+    /// The row's value of a primitive column (TINYINT to BIGINT, DOUBLE as
+    /// its bits, DECIMAL unscaled, TIMESTAMP ms, DATE days, TIME ms),
+    /// widened to i128.
+    #[inline]
+    pub fn raw(&self, column: usize) -> Result<Option<i128>> {
+        let row = self.row;
+        let numeric = self
+            .numeric
+            .get(column)
+            .ok_or_else(|| Error::Internal("a raw value of a column not stored".into()))?;
+        Ok(match numeric {
+            Numeric::Int8(a) => value_of(a, row, i128::from),
+            Numeric::Int16(a) => value_of(a, row, i128::from),
+            Numeric::Int32(a) => value_of(a, row, i128::from),
+            Numeric::Date(a) => value_of(a, row, i128::from),
+            Numeric::Time(a) => value_of(a, row, i128::from),
+            Numeric::Int64(a) => value_of(a, row, i128::from),
+            Numeric::Double(a) => value_of(a, row, |v| v.to_bits() as i128),
+            Numeric::Decimal(a) => value_of(a, row, |v| v),
+            Numeric::Timestamp(a) => value_of(a, row, i128::from),
+            Numeric::Other(other) => {
+                return Err(Error::Internal(format!("no raw value of {other}")))
+            }
+        })
+    }
+
+    /// The row's value of DOUBLE column `column`.
+    #[inline]
+    pub fn f64(&self, column: usize) -> Result<Option<f64>> {
+        match self.numeric.get(column) {
+            Some(Numeric::Double(values)) => {
+                let row = self.row;
+                Ok(values.is_valid(row).then(|| values.value(row)))
+            }
+            _ => Err(Error::Internal("a DOUBLE argument of another type".into())),
+        }
+    }
+}
+
 /// Row `row` of `array`, or None where it is NULL, widened by `widen`.
 #[inline(always)]
 fn value_of<T: arrow::datatypes::ArrowPrimitiveType>(
@@ -327,43 +373,20 @@ impl Store {
         Ok(arrow::compute::interleave(&arrays, &picks.rows)?)
     }
 
-    /// Row `at` of a primitive column (TINYINT to BIGINT, DOUBLE as its
-    /// bits, DECIMAL unscaled, TIMESTAMP ms, DATE days, TIME ms), widened
-    /// to i128.
+    /// Row `at`'s primitive values, for [`RowValues::raw`] and
+    /// [`RowValues::f64`]: the batch found once for all of a row's reads.
     #[inline]
-    pub fn raw(&self, at: RowRef, column: usize) -> Result<Option<i128>> {
-        let row = at.row as usize;
-        let numeric = self
-            .stored(at)?
-            .numeric
-            .get(column)
-            .ok_or_else(|| Error::Internal("a raw value of a column not stored".into()))?;
-        Ok(match numeric {
-            Numeric::Int8(a) => value_of(a, row, i128::from),
-            Numeric::Int16(a) => value_of(a, row, i128::from),
-            Numeric::Int32(a) => value_of(a, row, i128::from),
-            Numeric::Date(a) => value_of(a, row, i128::from),
-            Numeric::Time(a) => value_of(a, row, i128::from),
-            Numeric::Int64(a) => value_of(a, row, i128::from),
-            Numeric::Double(a) => value_of(a, row, |v| v.to_bits() as i128),
-            Numeric::Decimal(a) => value_of(a, row, |v| v),
-            Numeric::Timestamp(a) => value_of(a, row, i128::from),
-            Numeric::Other(other) => {
-                return Err(Error::Internal(format!("no raw value of {other}")))
-            }
+    pub fn values(&self, at: RowRef) -> Result<RowValues<'_>> {
+        Ok(RowValues {
+            numeric: &self.stored(at)?.numeric,
+            row: at.row as usize,
         })
     }
 
-    /// Row `at` of DOUBLE column `column`.
-    #[inline]
-    pub fn f64(&self, at: RowRef, column: usize) -> Result<Option<f64>> {
-        match self.stored(at)?.numeric.get(column) {
-            Some(Numeric::Double(values)) => {
-                let row = at.row as usize;
-                Ok(values.is_valid(row).then(|| values.value(row)))
-            }
-            _ => Err(Error::Internal("a DOUBLE argument of another type".into())),
-        }
+    /// Row `at` of a primitive column, as [`RowValues::raw`] reads it.
+    #[cfg(test)]
+    pub fn raw(&self, at: RowRef, column: usize) -> Result<Option<i128>> {
+        self.values(at)?.raw(column)
     }
 
     /// Row `at` of column `column`, as a one-row array.

@@ -11,7 +11,9 @@
 //! slot of the row that leaves the frame as it comes.
 //!
 //! A key's block, in 64-bit words:
-//! - the key's rows so far (its frame holds the last `n + 1`);
+//! - the key's rows so far (its frame holds the last `n + 1`), and the
+//!   slot the next goes to (their count mod `n + 1`, kept to spare a
+//!   division a row);
 //! - per DOUBLE SUM/AVG: the sum's bits, how many non-NULL values it
 //!   holds, a mask (bit `i`: slot `i` holds a value, not NULL; bit 63: the
 //!   sum has started), then `n + 1` slots of values;
@@ -41,6 +43,9 @@ const PAGE_BITS: u32 = 10;
 /// A SUM's mask bit: the sum has started (a value was added since the
 /// key began).
 const STARTED: u64 = 1 << 63;
+
+/// Words before a block's aggregates: rows so far, next slot.
+const KEY_HEAD: usize = 2;
 
 /// Words before a SUM's slots: sum, count, mask.
 const SUM_HEAD: usize = 3;
@@ -84,7 +89,7 @@ impl Blocks {
     /// short enough and every aggregate can be kept in one.
     pub(super) fn for_frame(aggregates: &[AggregateCall], n: usize) -> Option<Self> {
         let bound = n.checked_add(1).filter(|b| *b <= MOST_ROWS)?;
-        let mut width = 1;
+        let mut width = KEY_HEAD;
         let mut parts = Vec::new();
         for call in aggregates {
             let part = if let Some((arg, average)) = running_call(call) {
@@ -144,14 +149,19 @@ impl Blocks {
     /// aggregates over its frame go to the output.
     pub(super) fn emit(&mut self, store: &Store, key: usize, rows: &[RowRef]) -> Result<()> {
         let bound = self.bound;
-        let page = key >> PAGE_BITS;
         self.block(key);
+        let page = &mut self.pages[key >> PAGE_BITS];
         let at = (key & ((1 << PAGE_BITS) - 1)) * self.width;
-        let block = &mut self.pages[page][at..at + self.width];
+        let block = &mut page[at..at + self.width];
         for row in rows {
-            let added = block[0];
+            let values = store.values(*row)?;
+            let (added, slot) = (block[0], block[1] as usize);
             block[0] = added + 1;
-            let slot = (added % bound as u64) as usize;
+            block[1] = if slot + 1 == bound {
+                0
+            } else {
+                slot as u64 + 1
+            };
             let full = added >= bound as u64;
             for part in &mut self.parts {
                 match part {
@@ -162,7 +172,7 @@ impl Blocks {
                         out,
                     } => {
                         let words = &mut block[*at..*at + SUM_HEAD + bound];
-                        let value = store.f64(*row, *arg)?;
+                        let value = values.f64(*arg)?;
                         out.push(sum_step(words, slot, full, value, *average));
                     }
                     Part::Extreme {
@@ -174,14 +184,13 @@ impl Blocks {
                         out,
                     } => {
                         let words = &mut block[*at..*at + 1 + bound * entry_words(*wide)];
-                        let value = store.raw(*row, *arg)?;
+                        let value = values.raw(*arg)?;
                         let ring = Ring::new(bound, *wide);
-                        let order = if *ty == SqlType::Double {
-                            double_order
+                        out.push(if *ty == SqlType::Double {
+                            ring.step(words, added, value, *max, double_order)
                         } else {
-                            same_order
-                        };
-                        out.push(ring.step(words, added, value, *max, order));
+                            ring.step(words, added, value, *max, same_order)
+                        });
                     }
                 }
             }
@@ -275,6 +284,7 @@ impl Blocks {
             let mut block = vec![0; self.width];
             let added = r.u64()?;
             block[0] = added;
+            block[1] = added % bound as u64;
             let held = added.min(bound as u64);
             for part in &self.parts {
                 match part {
@@ -447,7 +457,7 @@ impl Ring {
         position: u64,
         raw: Option<i128>,
         max: bool,
-        order: fn(i128) -> i128,
+        order: impl Fn(i128) -> i128,
     ) -> Option<i128> {
         let (mut head, mut len) = self.head_len(words);
         let first = position.saturating_sub(self.bound as u64 - 1);

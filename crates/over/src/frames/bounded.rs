@@ -404,14 +404,14 @@ impl Frames {
                 }
             }
             for r in self.running.iter_mut().flatten() {
-                r.add(key, store.f64(*row, r.arg)?)?;
+                r.add(key, store.values(*row)?.f64(r.arg)?)?;
                 r.out.push(r.value(key));
             }
             for e in self.extremes.iter_mut().flatten() {
                 let position = e.added[key];
                 e.added[key] += 1;
                 e.evict(key, position - n as i64);
-                e.add(key, position, store.raw(*row, e.arg)?)?;
+                e.add(key, position, store.values(*row)?.raw(e.arg)?)?;
                 e.out.push(e.value(key));
             }
             if self.from_frames {
@@ -446,10 +446,10 @@ impl Frames {
         }
         for row in rows {
             for r in self.running.iter_mut().flatten() {
-                r.add(key, store.f64(*row, r.arg)?)?;
+                r.add(key, store.values(*row)?.f64(r.arg)?)?;
             }
             for e in self.extremes.iter_mut().flatten() {
-                e.add(key, out.rowtime, store.raw(*row, e.arg)?)?;
+                e.add(key, out.rowtime, store.values(*row)?.raw(e.arg)?)?;
             }
             self.history.push_back(store, key, out.rowtime, *row)?;
         }
