@@ -734,10 +734,8 @@ impl OverState {
             rowtime: at,
             watermark: time.watermark_before_advance(),
         };
+        // Each row's reference passes from waiting to the output.
         self.frames.emit(&mut self.store, out, group)?;
-        for row in group {
-            self.store.release(*row);
-        }
         let key = &mut self.keys[id as usize];
         key.last_emitted = at;
         key.waiting -= group.len() as u32;

@@ -376,7 +376,7 @@ impl Frames {
         if let Some(blocks) = &mut self.blocks {
             blocks.emit(store, key, rows)?;
             for row in rows {
-                self.push_row(store, *row, out.watermark);
+                self.push_row(*row, out.watermark);
             }
             return Ok(());
         }
@@ -425,7 +425,7 @@ impl Frames {
                 self.frame_groups.push(group);
             }
             self.history.push_back(store, key, out.rowtime, *row)?;
-            self.push_row(store, *row, out.watermark);
+            self.push_row(*row, out.watermark);
         }
         Ok(())
     }
@@ -467,7 +467,7 @@ impl Frames {
                     self.frame_groups.push(group);
                 }
             }
-            self.push_row(store, *row, out.watermark);
+            self.push_row(*row, out.watermark);
         }
         Ok(())
     }

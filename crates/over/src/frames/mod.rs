@@ -298,7 +298,8 @@ impl Frames {
     }
 
     /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
-    /// out now.
+    /// out now: each keeps the store reference it held while it waited
+    /// until the output is built.
     pub fn emit(&mut self, store: &mut Store, out: Out, rows: &[RowRef]) -> Result<()> {
         match self.frame.preceding {
             Some(back) => self.emit_bounded(store, &out, rows, back),
@@ -306,8 +307,8 @@ impl Frames {
         }
     }
 
-    fn push_row(&mut self, store: &mut Store, row: RowRef, watermark: i64) {
-        store.retain(row);
+    /// Row `row` goes out: the output holds the reference it waited with.
+    fn push_row(&mut self, row: RowRef, watermark: i64) {
         self.rows.push(row);
         self.watermarks.push(watermark);
     }

@@ -233,7 +233,7 @@ impl Frames {
                 rank.emit(store, key, step, &mut self.leaving);
             }
             for row in step {
-                self.push_row(store, *row, out.watermark);
+                self.push_row(*row, out.watermark);
             }
         }
         Ok(())
