@@ -42,6 +42,9 @@ type Entry = (u64, u64, u32, RowRef);
 /// Bucket 0, then per byte of a rowtime (lowest first) one per value.
 const BUCKETS: usize = 1 + 8 * 256;
 
+/// The most rows an emptied bucket keeps room for.
+const KEPT_ROOM: usize = 64;
+
 /// The rowtime with its sign bit flipped: unsigned order is time order.
 fn order(rowtime: i64) -> u64 {
     (rowtime as u64) ^ (1 << 63)
@@ -137,8 +140,13 @@ impl Pending {
             for entry in moving.drain(..) {
                 self.file(entry);
             }
-            // The emptied vector keeps its room for the bucket.
-            self.buckets[lowest] = moving;
+            // The emptied vector keeps its room for the bucket, unless
+            // that is large: most of the 2,049 buckets are used now and
+            // then, and each keeping the room it once needed held
+            // megabytes.
+            if moving.capacity() <= KEPT_ROOM {
+                self.buckets[lowest] = moving;
+            }
         }
         Some(rowtime(self.last))
     }
