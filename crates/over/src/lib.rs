@@ -453,7 +453,7 @@ impl OverState {
                 .watermark(watermark);
             self.side(line)?;
         }
-        self.frames.forget(id);
+        self.frames.forget(&self.store, id)?;
         self.metrics.keys_expired += 1;
         self.keys[id as usize] = KeyState {
             waiting: key.waiting,

@@ -80,8 +80,8 @@ impl Stored {
     }
 }
 
-/// A column as the values [`Store::raw`] and [`Store::f64`] read.
-enum Numeric {
+/// A column of a primitive type, downcast once, read a value at a time.
+pub enum Numeric {
     Int8(PrimitiveArray<Int8Type>),
     Int16(PrimitiveArray<Int16Type>),
     Int32(PrimitiveArray<Int32Type>),
@@ -96,7 +96,7 @@ enum Numeric {
 }
 
 impl Numeric {
-    fn of(array: &ArrayRef) -> Self {
+    pub fn of(array: &ArrayRef) -> Self {
         match array.data_type() {
             DataType::Int8 => Numeric::Int8(array.as_primitive().clone()),
             DataType::Int16 => Numeric::Int16(array.as_primitive().clone()),
@@ -114,24 +114,12 @@ impl Numeric {
     }
 }
 
-/// One stored row's primitive values.
-pub struct RowValues<'a> {
-    numeric: &'a [Numeric],
-    row: usize,
-}
-
-impl RowValues<'_> {
-    /// The row's value of a primitive column (TINYINT to BIGINT, DOUBLE as
-    /// its bits, DECIMAL unscaled, TIMESTAMP ms, DATE days, TIME ms),
-    /// widened to i128.
+impl Numeric {
+    /// Row `row`'s value (TINYINT to BIGINT, DOUBLE as its bits, DECIMAL
+    /// unscaled, TIMESTAMP ms, DATE days, TIME ms), widened to i128.
     #[inline]
-    pub fn raw(&self, column: usize) -> Result<Option<i128>> {
-        let row = self.row;
-        let numeric = self
-            .numeric
-            .get(column)
-            .ok_or_else(|| Error::Internal("a raw value of a column not stored".into()))?;
-        Ok(match numeric {
+    pub fn raw(&self, row: usize) -> Result<Option<i128>> {
+        Ok(match self {
             Numeric::Int8(a) => value_of(a, row, i128::from),
             Numeric::Int16(a) => value_of(a, row, i128::from),
             Numeric::Int32(a) => value_of(a, row, i128::from),
@@ -147,16 +135,39 @@ impl RowValues<'_> {
         })
     }
 
+    /// Row `row`'s value of a DOUBLE column.
+    #[inline]
+    pub fn f64(&self, row: usize) -> Result<Option<f64>> {
+        match self {
+            Numeric::Double(values) => Ok(values.is_valid(row).then(|| values.value(row))),
+            _ => Err(Error::Internal("a DOUBLE argument of another type".into())),
+        }
+    }
+}
+
+/// One stored row's primitive values.
+pub struct RowValues<'a> {
+    numeric: &'a [Numeric],
+    row: usize,
+}
+
+impl RowValues<'_> {
+    fn column(&self, column: usize) -> Result<&Numeric> {
+        self.numeric
+            .get(column)
+            .ok_or_else(|| Error::Internal("a value of a column not stored".into()))
+    }
+
+    /// The row's value of a primitive column, as [`Numeric::raw`] gives it.
+    #[inline]
+    pub fn raw(&self, column: usize) -> Result<Option<i128>> {
+        self.column(column)?.raw(self.row)
+    }
+
     /// The row's value of DOUBLE column `column`.
     #[inline]
     pub fn f64(&self, column: usize) -> Result<Option<f64>> {
-        match self.numeric.get(column) {
-            Some(Numeric::Double(values)) => {
-                let row = self.row;
-                Ok(values.is_valid(row).then(|| values.value(row)))
-            }
-            _ => Err(Error::Internal("a DOUBLE argument of another type".into())),
-        }
+        self.column(column)?.f64(self.row)
     }
 }
 

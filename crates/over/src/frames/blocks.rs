@@ -25,7 +25,7 @@
 //! untouched until used.
 
 use super::bounded::{double_order, extreme_array, extreme_call, running_call};
-use crate::store::{RowRef, Store};
+use crate::store::Numeric;
 use arrow::array::{ArrayRef, Float64Array};
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
@@ -82,6 +82,12 @@ pub(super) struct Blocks {
     pages: Vec<Vec<u64>>,
     /// Keys below this have been made room for.
     keys: usize,
+    /// The keys of the rows that went out since the last settling, in
+    /// the order they went out.
+    emitted: Vec<u32>,
+    /// Scratch for settling: each row's number among its key's rows and
+    /// its slot.
+    places: Vec<(u64, usize)>,
 }
 
 impl Blocks {
@@ -123,6 +129,8 @@ impl Blocks {
             parts,
             pages: Vec::new(),
             keys: 0,
+            emitted: Vec::new(),
+            places: Vec::new(),
         })
     }
 
@@ -145,56 +153,83 @@ impl Blocks {
         page.get(at..at + self.width)
     }
 
-    /// Rows `rows` of key `key` join its frame one by one; each row's
-    /// aggregates over its frame go to the output.
-    pub(super) fn emit(&mut self, store: &Store, key: usize, rows: &[RowRef]) -> Result<()> {
+    /// Rows of key `key`, `rows` of them, went out: they go through its
+    /// frame when the output is built ([`Blocks::settle`]), a column at a
+    /// time.
+    pub(super) fn emit(&mut self, key: u32, rows: usize) {
+        self.emitted.extend(std::iter::repeat_n(key, rows));
+    }
+
+    /// How many rows went out and have not been through their frames.
+    pub(super) fn unsettled(&self) -> usize {
+        self.emitted.len()
+    }
+
+    /// The rows that went out since the last settling go through their
+    /// keys' frames in the order they went out, each row's aggregates
+    /// over its frame into the output. `column(c)` gives input column `c`
+    /// of those rows.
+    pub(super) fn settle(&mut self, column: impl Fn(usize) -> Result<ArrayRef>) -> Result<()> {
+        if self.emitted.is_empty() {
+            return Ok(());
+        }
         let bound = self.bound;
-        self.block(key);
-        let page = &mut self.pages[key >> PAGE_BITS];
-        let at = (key & ((1 << PAGE_BITS) - 1)) * self.width;
-        let block = &mut page[at..at + self.width];
-        for row in rows {
-            let values = store.values(*row)?;
-            let (added, slot) = (block[0], block[1] as usize);
+        // Each row's number among its key's rows, and the slot it takes.
+        let mut places = std::mem::take(&mut self.places);
+        places.clear();
+        for i in 0..self.emitted.len() {
+            let block = self.block(self.emitted[i] as usize);
+            let (added, slot) = (block[0], block[1]);
             block[0] = added + 1;
-            block[1] = if slot + 1 == bound {
+            block[1] = if slot as usize + 1 == bound {
                 0
             } else {
-                slot as u64 + 1
+                slot + 1
             };
-            let full = added >= bound as u64;
-            for part in &mut self.parts {
-                match part {
-                    Part::Sum {
-                        arg,
-                        average,
-                        at,
-                        out,
-                    } => {
-                        let words = &mut block[*at..*at + SUM_HEAD + bound];
-                        let value = values.f64(*arg)?;
-                        out.push(sum_step(words, slot, full, value, *average));
+            places.push((added, slot as usize));
+        }
+        let (pages, width) = (&mut self.pages, self.width);
+        for part in &mut self.parts {
+            match part {
+                Part::Sum {
+                    arg,
+                    average,
+                    at,
+                    out,
+                } => {
+                    let values = Numeric::of(&column(*arg)?);
+                    for (row, (key, (added, slot))) in self.emitted.iter().zip(&places).enumerate()
+                    {
+                        let words = &mut block_mut(pages, width, *key)[*at..*at + SUM_HEAD + bound];
+                        let full = *added >= bound as u64;
+                        out.push(sum_step(words, *slot, full, values.f64(row)?, *average));
                     }
-                    Part::Extreme {
-                        arg,
-                        max,
-                        ty,
-                        wide,
-                        at,
-                        out,
-                    } => {
-                        let words = &mut block[*at..*at + 1 + bound * entry_words(*wide)];
-                        let value = values.raw(*arg)?;
-                        let ring = Ring::new(bound, *wide);
+                }
+                Part::Extreme {
+                    arg,
+                    max,
+                    ty,
+                    wide,
+                    at,
+                    out,
+                } => {
+                    let values = Numeric::of(&column(*arg)?);
+                    let ring = Ring::new(bound, *wide);
+                    let end = *at + 1 + bound * entry_words(*wide);
+                    for (row, (key, (added, _))) in self.emitted.iter().zip(&places).enumerate() {
+                        let words = &mut block_mut(pages, width, *key)[*at..end];
+                        let value = values.raw(row)?;
                         out.push(if *ty == SqlType::Double {
-                            ring.step(words, added, value, *max, double_order)
+                            ring.step(words, *added, value, *max, double_order)
                         } else {
-                            ring.step(words, added, value, *max, same_order)
+                            ring.step(words, *added, value, *max, same_order)
                         });
                     }
                 }
             }
         }
+        self.emitted.clear();
+        self.places = places;
         Ok(())
     }
 
@@ -325,6 +360,15 @@ impl Blocks {
         }
         Ok(())
     }
+}
+
+/// Key `key`'s block in `pages` of blocks of `width` words, made room for
+/// by [`Blocks::block`].
+#[inline(always)]
+fn block_mut(pages: &mut [Vec<u64>], width: usize, key: u32) -> &mut [u64] {
+    let key = key as usize;
+    let at = (key & ((1 << PAGE_BITS) - 1)) * width;
+    &mut pages[key >> PAGE_BITS][at..at + width]
 }
 
 /// Words of a MIN/MAX queue entry: its row number and its value.

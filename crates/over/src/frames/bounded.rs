@@ -374,7 +374,7 @@ impl Frames {
     ) -> Result<()> {
         let key = out.key as usize;
         if let Some(blocks) = &mut self.blocks {
-            blocks.emit(store, key, rows)?;
+            blocks.emit(out.key, rows.len());
             for row in rows {
                 self.push_row(*row, out.watermark);
             }

@@ -275,17 +275,24 @@ impl Frames {
     /// its history holds leave after the next build, its running
     /// aggregates, extremes, ranks and accumulator group start empty —
     /// for a row that comes later, or another key given its number.
-    pub fn forget(&mut self, key: u32) {
+    pub fn forget(&mut self, store: &Store, key: u32) -> Result<()> {
         let k = key as usize;
+        if let Some(blocks) = &mut self.blocks {
+            // The rows out before go through their frames first: the key
+            // may be among them.
+            let from = self.rows.len() - blocks.unsettled();
+            if from < self.rows.len() {
+                let picks = store.positions(&self.rows[from..])?;
+                blocks.settle(|c| store.column(&picks, c))?;
+            }
+            blocks.forget(k);
+        }
         self.history.forget(k, &mut self.leaving);
         for running in self.running.iter_mut().flatten() {
             running.forget(k);
         }
         for extreme in self.extremes.iter_mut().flatten() {
             extreme.forget(k);
-        }
-        if let Some(blocks) = &mut self.blocks {
-            blocks.forget(k);
         }
         for rank in self.ranking.iter_mut().flatten() {
             rank.forget(k, &mut self.leaving);
@@ -295,6 +302,7 @@ impl Frames {
                 acc.reset(group);
             }
         }
+        Ok(())
     }
 
     /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
@@ -325,6 +333,9 @@ impl Frames {
             .collect::<Result<Vec<ArrayRef>>>()?;
         let n = self.rows.len();
         if let Some(blocks) = &mut self.blocks {
+            // The rows not yet through their frames are the last ones.
+            let from = n - blocks.unsettled();
+            blocks.settle(|c| Ok(columns[c].slice(from, n - from)))?;
             columns.extend(blocks.arrays()?);
         } else if self.frame.preceding.is_some() {
             let picks = store.positions(&self.frame_rows)?;
