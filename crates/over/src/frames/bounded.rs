@@ -373,13 +373,6 @@ impl Frames {
         back: i64,
     ) -> Result<()> {
         let key = out.key as usize;
-        if let Some(blocks) = &mut self.blocks {
-            blocks.emit(out.key, rows.len());
-            for row in rows {
-                self.push_row(*row, out.watermark);
-            }
-            return Ok(());
-        }
         self.history.ensure(key);
         for r in self.running.iter_mut().flatten() {
             r.ensure_key(key);

@@ -308,7 +308,16 @@ impl Frames {
     /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
     /// out now: each keeps the store reference it held while it waited
     /// until the output is built.
+    #[inline]
     pub fn emit(&mut self, store: &mut Store, out: Out, rows: &[RowRef]) -> Result<()> {
+        if let Some(blocks) = &mut self.blocks {
+            // Through their frames when the output is built.
+            blocks.emit(out.key, rows.len());
+            self.rows.extend_from_slice(rows);
+            self.watermarks
+                .extend(std::iter::repeat_n(out.watermark, rows.len()));
+            return Ok(());
+        }
         match self.frame.preceding {
             Some(back) => self.emit_bounded(store, &out, rows, back),
             None => self.emit_unbounded(store, &out, rows),
