@@ -26,10 +26,11 @@
 
 use super::bounded::{double_order, extreme_array, extreme_call, running_call};
 use crate::store::Numeric;
-use arrow::array::{ArrayRef, Float64Array};
+use arrow::array::{Array, ArrayRef, Float64Array, PrimitiveArray};
+use arrow::datatypes::ArrowPrimitiveType;
 use std::sync::Arc;
 use tidemark_common::expr::AggregateCall;
-use tidemark_common::{Result, SqlType};
+use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 
 /// The longest frame kept in blocks: a SUM's mask has a bit per slot
@@ -189,6 +190,11 @@ impl Blocks {
             places.push((added, slot as usize));
         }
         let (pages, width) = (&mut self.pages, self.width);
+        let rows = Rows {
+            keys: &self.emitted,
+            places: &places,
+            bound,
+        };
         for part in &mut self.parts {
             match part {
                 Part::Sum {
@@ -197,33 +203,43 @@ impl Blocks {
                     at,
                     out,
                 } => {
-                    let values = Numeric::of(&column(*arg)?);
-                    for (row, (key, (added, slot))) in self.emitted.iter().zip(&places).enumerate()
-                    {
-                        let words = &mut block_mut(pages, width, *key)[*at..*at + SUM_HEAD + bound];
-                        let full = *added >= bound as u64;
-                        out.push(sum_step(words, *slot, full, values.f64(row)?, *average));
-                    }
+                    let Numeric::Double(values) = Numeric::of(&column(*arg)?) else {
+                        return Err(Error::Internal("a DOUBLE sum of another type".into()));
+                    };
+                    rows.sums(pages, width, *at, &values, *average, out);
                 }
                 Part::Extreme {
                     arg,
                     max,
-                    ty,
                     wide,
                     at,
                     out,
+                    ..
                 } => {
-                    let values = Numeric::of(&column(*arg)?);
                     let ring = Ring::new(bound, *wide);
-                    let end = *at + 1 + bound * entry_words(*wide);
-                    for (row, (key, (added, _))) in self.emitted.iter().zip(&places).enumerate() {
-                        let words = &mut block_mut(pages, width, *key)[*at..end];
-                        let value = values.raw(row)?;
-                        out.push(if *ty == SqlType::Double {
-                            ring.step(words, *added, value, *max, double_order)
-                        } else {
-                            ring.step(words, *added, value, *max, same_order)
-                        });
+                    let at = *at;
+                    let max = *max;
+                    // Each type's loop reads its values as they are held.
+                    macro_rules! extremes {
+                        ($values:expr, $widen:expr, $order:expr) => {
+                            rows.extremes(pages, width, at, ring, max, $values, $widen, $order, out)
+                        };
+                    }
+                    match Numeric::of(&column(*arg)?) {
+                        Numeric::Int8(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Int16(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Int32(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Date(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Time(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Int64(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Timestamp(a) => extremes!(&a, i128::from, same_order),
+                        Numeric::Decimal(a) => extremes!(&a, |v| v, same_order),
+                        Numeric::Double(a) => {
+                            extremes!(&a, |v: f64| v.to_bits() as i128, double_order)
+                        }
+                        Numeric::Other(ty) => {
+                            return Err(Error::Internal(format!("a MIN/MAX queue over {ty}")))
+                        }
                     }
                 }
             }
@@ -359,6 +375,58 @@ impl Blocks {
             self.block(key).copy_from_slice(&block);
         }
         Ok(())
+    }
+}
+
+/// The rows being settled: their keys, and each one's number among its
+/// key's rows and slot.
+struct Rows<'a> {
+    keys: &'a [u32],
+    places: &'a [(u64, usize)],
+    bound: usize,
+}
+
+impl Rows<'_> {
+    /// A DOUBLE SUM or AVG at word `at` of each row's block over `values`.
+    fn sums(
+        &self,
+        pages: &mut [Vec<u64>],
+        width: usize,
+        at: usize,
+        values: &Float64Array,
+        average: bool,
+        out: &mut Vec<Option<f64>>,
+    ) {
+        let end = at + SUM_HEAD + self.bound;
+        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
+            let words = &mut block_mut(pages, width, *key)[at..end];
+            let full = *added >= self.bound as u64;
+            let value = values.is_valid(row).then(|| values.value(row));
+            out.push(sum_step(words, *slot, full, value, average));
+        }
+    }
+
+    /// A MIN or MAX queue at word `at` of each row's block over `values`,
+    /// each widened to i128 by `widen` and compared by `order`.
+    #[allow(clippy::too_many_arguments)]
+    fn extremes<T: ArrowPrimitiveType>(
+        &self,
+        pages: &mut [Vec<u64>],
+        width: usize,
+        at: usize,
+        ring: Ring,
+        max: bool,
+        values: &PrimitiveArray<T>,
+        widen: impl Fn(T::Native) -> i128,
+        order: impl Fn(i128) -> i128 + Copy,
+        out: &mut Vec<Option<i128>>,
+    ) {
+        let end = at + 1 + self.bound * entry_words(ring.wide);
+        for (row, (key, (added, _))) in self.keys.iter().zip(self.places).enumerate() {
+            let words = &mut block_mut(pages, width, *key)[at..end];
+            let value = values.is_valid(row).then(|| widen(values.value(row)));
+            out.push(ring.step(words, *added, value, max, order));
+        }
     }
 }
 
