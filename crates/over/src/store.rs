@@ -112,9 +112,7 @@ impl Numeric {
             other => Numeric::Other(other.clone()),
         }
     }
-}
 
-impl Numeric {
     /// Row `row`'s value (TINYINT to BIGINT, DOUBLE as its bits, DECIMAL
     /// unscaled, TIMESTAMP ms, DATE days, TIME ms), widened to i128.
     #[inline]

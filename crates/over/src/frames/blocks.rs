@@ -33,9 +33,9 @@ use tidemark_common::expr::AggregateCall;
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 
-/// The longest frame kept in blocks: a SUM's mask has a bit per slot
-/// below bit 63. Longer frames keep their queues.
-pub(super) const MOST_ROWS: usize = 63;
+/// The most rows a frame kept in blocks holds (`n + 1`): a SUM's mask has
+/// a bit per slot below bit 63. Longer frames keep their queues.
+const MOST_ROWS: usize = 63;
 
 /// Keys per page (a power of two): pages are added as keys come, never
 /// copied.

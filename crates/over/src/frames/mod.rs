@@ -17,13 +17,19 @@
 //!   records its frame's rows and the output build feeds them all to fresh
 //!   accumulators at once, one group per output row.
 //!
+//! A ROWS frame of up to 62 rows back whose every aggregate is one of the
+//! first two kinds keeps each key's whole state in one block of words
+//! instead ([`blocks`]): its rows go through it a column at a time when
+//! the output is built.
+//!
 //! An unbounded frame keeps running accumulators per key (adding only, as
 //! Flink does), and no rows.
 //!
 //! This module keeps [`Frames`]: how it is made, its checkpoint state, the
 //! output build and the histories. [`bounded`] emits through ROWS and RANGE
-//! frames and holds the incremental aggregates; [`unbounded`] emits
-//! through unbounded frames and holds the ranking functions.
+//! frames and holds the incremental aggregates; [`blocks`] keeps the short
+//! ROWS frames; [`unbounded`] emits through unbounded frames and holds the
+//! ranking functions.
 
 mod blocks;
 mod bounded;
@@ -220,7 +226,8 @@ impl Frames {
             (FrameUnits::Rows, Some(n)) => usize::try_from(n).ok().map(|n| n.saturating_add(1)),
             _ => None,
         };
-        // A short ROWS frame of only those keeps each key's all in a block.
+        // A short ROWS frame whose every aggregate is one of those keeps
+        // each key's whole state in a block instead.
         let blocks = match (spec.frame.units, spec.frame.preceding) {
             (FrameUnits::Rows, Some(n)) if layout == Layout::Blocks => usize::try_from(n)
                 .ok()
