@@ -393,9 +393,9 @@ fn rows_sharing_a_rowtime_go_out_key_by_key() -> Result<()> {
     Ok(())
 }
 
-/// `MAX(v)` over two keys' rows (BIGINT), with `COUNT(*)` beside it when
-/// `count`: then the frame holds its rows, else only their count (ROWS)
-/// or rowtimes (RANGE).
+/// `MAX(v)` over two keys' rows (BIGINT), with `AVG(v)` beside it when
+/// `count` (an aggregate computed from its frame's rows): then the frame
+/// holds its rows, else only their count (ROWS) or rowtimes (RANGE).
 fn max_over(units: FrameUnits, count: bool) -> Result<OverAggregate> {
     let call = |func, arg| AggregateCall {
         func,
@@ -415,7 +415,7 @@ fn max_over(units: FrameUnits, count: bool) -> Result<OverAggregate> {
         Field::new("hi", DataType::Int64, true),
     ];
     if count {
-        aggregates.push(call(AggregateFunction::Count, None));
+        aggregates.push(call(AggregateFunction::Avg, Some(2)));
         fields.push(Field::new("n", DataType::Int64, true));
     }
     let preceding = match units {
@@ -439,7 +439,7 @@ fn max_over(units: FrameUnits, count: bool) -> Result<OverAggregate> {
 
 #[test]
 fn a_frame_of_incremental_aggregates_holds_no_rows_once_they_are_out() -> Result<()> {
-    // Up to MAX: COUNT's column dropped, as are LATE lines' brackets.
+    // Up to MAX: AVG's column dropped, as are LATE lines' brackets.
     let maxes = |lines: Vec<String>| -> Vec<String> {
         let fields = |l: &String| l.split(", ").take(4).collect::<Vec<_>>().join(", ");
         rows_only(lines)
@@ -484,15 +484,18 @@ fn a_frame_of_incremental_aggregates_holds_no_rows_once_they_are_out() -> Result
 }
 
 /// Random rows of a few keys, out of order, with NULLs and the DOUBLEs
-/// whose order and sums are delicate (-0.0, NaN, infinities): columns
-/// `k, ts, d DOUBLE, i BIGINT, dec DECIMAL(10, 2)`, each row meeting the
-/// watermark `ts - 3 s` of the rows before it.
+/// whose order and sums are delicate (-0.0, NaN, infinities), integers
+/// whose sums wrap: columns `k, ts, d DOUBLE, i BIGINT, dec DECIMAL(10,
+/// 2), n INT`, each row meeting the watermark `ts - 3 s` of the rows
+/// before it.
 fn delicate_rows(rng: &mut Rng, n: usize) -> Result<Chunk> {
-    use arrow::array::{ArrayRef, Decimal128Array, Float64Array, Int64Array, StringArray};
+    use arrow::array::StringArray;
+    use arrow::array::{ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array};
     use arrow::array::{RecordBatch, TimestampMillisecondArray};
     let specials = [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300];
     let (mut keys, mut times, mut ds, mut is, mut decs, mut watermarks) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut ns = vec![];
     let (mut clock, mut watermark) = (0i64, NO_WATERMARK);
     for _ in 0..n {
         clock += rng.below(700) as i64;
@@ -504,7 +507,14 @@ fn delicate_rows(rng: &mut Rng, n: usize) -> Result<Chunk> {
             1 => Some(specials[rng.below(specials.len() as u64) as usize]),
             _ => Some((rng.below(20_000) as f64 - 10_000.0) / 7.0),
         });
-        is.push((rng.below(6) != 0).then(|| rng.below(100) as i64 - 50));
+        is.push((rng.below(6) != 0).then(|| match rng.below(4) {
+            0 => i64::MAX - rng.below(100) as i64,
+            _ => rng.below(100) as i64 - 50,
+        }));
+        ns.push((rng.below(6) != 0).then(|| match rng.below(3) {
+            0 => i32::MIN + rng.below(100) as i32,
+            _ => rng.below(1 << 30) as i32,
+        }));
         decs.push((rng.below(6) != 0).then(|| rng.below(1_000_000) as i128 - 500_000));
         watermarks.push(watermark);
         watermark = watermark.max(ts - s(3));
@@ -518,6 +528,7 @@ fn delicate_rows(rng: &mut Rng, n: usize) -> Result<Chunk> {
             "dec",
             Arc::new(Decimal128Array::from(decs).with_precision_and_scale(10, 2)?),
         ),
+        ("n", Arc::new(Int32Array::from(ns))),
     ])?;
     Ok(Chunk::new(batch, watermarks))
 }
@@ -535,6 +546,10 @@ fn incremental_over(n: i64, ttl: Option<i64>, layout: Layout) -> Result<OverAggr
         (AggregateFunction::Min, 3, SqlType::BigInt),
         (AggregateFunction::Max, 4, decimal.clone()),
         (AggregateFunction::Min, 1, timestamp.clone()),
+        (AggregateFunction::Sum, 3, SqlType::BigInt),
+        (AggregateFunction::Sum, 5, SqlType::Int),
+        (AggregateFunction::Count, 2, SqlType::BigInt),
+        (AggregateFunction::CountStar, 0, SqlType::BigInt),
     ];
     let mut fields = vec![
         Field::new("k", DataType::Utf8, true),
@@ -542,21 +557,25 @@ fn incremental_over(n: i64, ttl: Option<i64>, layout: Layout) -> Result<OverAggr
         Field::new("d", DataType::Float64, true),
         Field::new("i", DataType::Int64, true),
         Field::new("dec", decimal.to_arrow(), true),
+        Field::new("n", DataType::Int32, true),
     ];
     let aggregates = calls
         .iter()
         .enumerate()
         .map(|(i, (func, arg, ty))| {
-            fields.push(Field::new(format!("a{i}"), ty.to_arrow(), true));
+            let star = *func == AggregateFunction::CountStar;
+            let count = star || *func == AggregateFunction::Count;
+            let result = if count { SqlType::BigInt } else { ty.clone() };
+            fields.push(Field::new(format!("a{i}"), result.to_arrow(), true));
             AggregateCall {
                 func: *func,
-                arg: Some(*arg),
-                arg_type: Some(ty.clone()),
+                arg: (!star).then_some(*arg),
+                arg_type: (!star).then(|| ty.clone()),
                 distinct: false,
                 separator: None,
                 offset: 0,
                 lag_default: None,
-                ty: ty.clone(),
+                ty: result,
             }
         })
         .collect();

@@ -1,6 +1,6 @@
 //! Short ROWS frames whose every aggregate is kept incrementally (DOUBLE
-//! SUM/AVG, MIN/MAX of primitive types): each key's whole state in one
-//! block of words.
+//! SUM/AVG, MIN/MAX of primitive types, SUM of integers, COUNT): each
+//! key's whole state in one block of words.
 //!
 //! Kept in queues of their own ([`super::queues`]), a key's row count,
 //! running sums, retractable values and MIN/MAX candidates lived in a
@@ -18,7 +18,11 @@
 //!   holds, a mask (bit `i`: slot `i` holds a value, not NULL; bit 63: the
 //!   sum has started), then `n + 1` slots of values;
 //! - per MIN/MAX: the head and length of its candidates' queue, then
-//!   `n + 1` entries of (row number, value in one word, two for DECIMAL).
+//!   `n + 1` entries of (row number, value in one word, two for DECIMAL);
+//! - per SUM of an integer type: as a DOUBLE sum, the sum wrapping in 64
+//!   bits (the type's own wrapping, taken modulo its width at the end);
+//! - per COUNT(x): how many of the frame's values are not NULL, and a mask
+//!   of the slots holding one (COUNT(*) is the frame's length: no words).
 //!
 //! A block of zeros is a key with nothing added: a key that starts over
 //! is zeroed, and pages of new keys come zeroed from the allocator,
@@ -26,10 +30,10 @@
 
 use super::bounded::{double_order, extreme_array, extreme_call, running_call};
 use crate::store::Numeric;
-use arrow::array::{Array, ArrayRef, Float64Array, PrimitiveArray};
+use arrow::array::{Array, ArrayRef, Float64Array, Int64Array, PrimitiveArray};
 use arrow::datatypes::ArrowPrimitiveType;
 use std::sync::Arc;
-use tidemark_common::expr::AggregateCall;
+use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::{Error, Result, SqlType};
 use tidemark_engine::snapshot::{StateReader, StateWriter};
 
@@ -51,6 +55,9 @@ const KEY_HEAD: usize = 2;
 /// Words before a SUM's slots: sum, count, mask.
 const SUM_HEAD: usize = 3;
 
+/// Words of a COUNT(x): count, mask.
+const COUNT_HEAD: usize = 2;
+
 /// How one aggregate is kept, and where in a block.
 enum Part {
     /// DOUBLE SUM or AVG, as Flink keeps it: a sum and a count, the
@@ -60,6 +67,20 @@ enum Part {
         average: bool,
         at: usize,
         out: Vec<Option<f64>>,
+    },
+    /// SUM of TINYINT to BIGINT: a sum and a count, as a DOUBLE sum, but
+    /// exact in any order (it wraps as the type does).
+    IntegerSum {
+        arg: usize,
+        ty: SqlType,
+        at: usize,
+        out: Vec<Option<i64>>,
+    },
+    /// COUNT(x), or COUNT(*) without an argument.
+    Count {
+        arg: Option<usize>,
+        at: usize,
+        out: Vec<i64>,
     },
     /// MIN or MAX: a monotonic queue of the values that can still be the
     /// extreme, oldest first, in Flink's order of values.
@@ -107,6 +128,25 @@ impl Blocks {
                     out: Vec::new(),
                 };
                 width += SUM_HEAD + bound;
+                part
+            } else if let Some((arg, ty)) = integer_sum_call(call) {
+                let part = Part::IntegerSum {
+                    arg,
+                    ty,
+                    at: width,
+                    out: Vec::new(),
+                };
+                width += SUM_HEAD + bound;
+                part
+            } else if let Some(arg) = count_call(call) {
+                let part = Part::Count {
+                    arg,
+                    at: width,
+                    out: Vec::new(),
+                };
+                if arg.is_some() {
+                    width += COUNT_HEAD;
+                }
                 part
             } else {
                 let (arg, max, ty) = extreme_call(call)?;
@@ -208,6 +248,29 @@ impl Blocks {
                     };
                     rows.sums(pages, width, *at, &values, *average, out);
                 }
+                Part::IntegerSum { arg, at, out, .. } => {
+                    let at = *at;
+                    match Numeric::of(&column(*arg)?) {
+                        Numeric::Int8(a) => rows.integer_sums(pages, width, at, &a, out),
+                        Numeric::Int16(a) => rows.integer_sums(pages, width, at, &a, out),
+                        Numeric::Int32(a) => rows.integer_sums(pages, width, at, &a, out),
+                        Numeric::Int64(a) => rows.integer_sums(pages, width, at, &a, out),
+                        _ => return Err(Error::Internal("an integer sum of another type".into())),
+                    }
+                }
+                Part::Count { arg: None, out, .. } => {
+                    // COUNT(*): the rows the frame holds.
+                    out.extend(
+                        places
+                            .iter()
+                            .map(|(added, _)| (*added + 1).min(bound as u64) as i64),
+                    );
+                }
+                Part::Count {
+                    arg: Some(arg),
+                    at,
+                    out,
+                } => rows.counts(pages, width, *at, column(*arg)?.as_ref(), out),
                 Part::Extreme {
                     arg,
                     max,
@@ -261,6 +324,16 @@ impl Blocks {
                         out.clear();
                         Arc::new(array)
                     }
+                    Part::IntegerSum { ty, out, .. } => {
+                        let array = integer_array(ty, out)?;
+                        out.clear();
+                        array
+                    }
+                    Part::Count { out, .. } => {
+                        let array = Int64Array::from_iter_values(out.iter().copied());
+                        out.clear();
+                        Arc::new(array)
+                    }
                     Part::Extreme { ty, out, .. } => {
                         let array = extreme_array(ty, out)?;
                         out.clear();
@@ -311,6 +384,26 @@ impl Blocks {
                             w.put(&value);
                         }
                     }
+                    Part::IntegerSum { at, .. } => {
+                        let words = &block[*at..*at + SUM_HEAD + self.bound];
+                        w.u64(words[0]);
+                        w.u64(words[1]);
+                        for k in added - held..added {
+                            let slot = (k % self.bound as u64) as usize;
+                            let value = (words[2] & 1 << slot != 0)
+                                .then_some(words[SUM_HEAD + slot] as i64);
+                            w.put(&value);
+                        }
+                    }
+                    Part::Count { arg: None, .. } => {}
+                    Part::Count { at, .. } => {
+                        let words = &block[*at..*at + COUNT_HEAD];
+                        w.u64(words[0]);
+                        for k in added - held..added {
+                            let slot = (k % self.bound as u64) as usize;
+                            w.put(&(words[1] & 1 << slot != 0));
+                        }
+                    }
                     Part::Extreme { wide, at, .. } => {
                         let words = &block[*at..*at + 1 + self.bound * entry_words(*wide)];
                         let ring = Ring::new(self.bound, *wide);
@@ -351,6 +444,28 @@ impl Blocks {
                             if let Some(v) = r.get::<Option<f64>>()? {
                                 words[2] |= 1 << slot;
                                 words[SUM_HEAD + slot] = v.to_bits();
+                            }
+                        }
+                    }
+                    Part::IntegerSum { at, .. } => {
+                        let words = &mut block[*at..*at + SUM_HEAD + bound];
+                        words[0] = r.u64()?;
+                        words[1] = r.u64()?;
+                        for k in added - held..added {
+                            let slot = (k % bound as u64) as usize;
+                            if let Some(v) = r.get::<Option<i64>>()? {
+                                words[2] |= 1 << slot;
+                                words[SUM_HEAD + slot] = v as u64;
+                            }
+                        }
+                    }
+                    Part::Count { arg: None, .. } => {}
+                    Part::Count { at, .. } => {
+                        let words = &mut block[*at..*at + COUNT_HEAD];
+                        words[0] = r.u64()?;
+                        for k in added - held..added {
+                            if r.get::<bool>()? {
+                                words[1] |= 1 << (k % bound as u64);
                             }
                         }
                     }
@@ -403,6 +518,52 @@ impl Rows<'_> {
             let full = *added >= self.bound as u64;
             let value = values.is_valid(row).then(|| values.value(row));
             out.push(sum_step(words, *slot, full, value, average));
+        }
+    }
+
+    /// A SUM of an integer type at word `at` of each row's block over
+    /// `values`, in 64 bits that wrap.
+    fn integer_sums<T: ArrowPrimitiveType>(
+        &self,
+        pages: &mut [Vec<u64>],
+        width: usize,
+        at: usize,
+        values: &PrimitiveArray<T>,
+        out: &mut Vec<Option<i64>>,
+    ) where
+        T::Native: Into<i64>,
+    {
+        let end = at + SUM_HEAD + self.bound;
+        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
+            let words = &mut block_mut(pages, width, *key)[at..end];
+            let full = *added >= self.bound as u64;
+            let value = values.is_valid(row).then(|| values.value(row).into());
+            out.push(integer_sum_step(words, *slot, full, value));
+        }
+    }
+
+    /// A COUNT(x) at word `at` of each row's block over `values`.
+    fn counts(
+        &self,
+        pages: &mut [Vec<u64>],
+        width: usize,
+        at: usize,
+        values: &dyn Array,
+        out: &mut Vec<i64>,
+    ) {
+        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
+            let words = &mut block_mut(pages, width, *key)[at..at + COUNT_HEAD];
+            let bit = 1 << slot;
+            if *added >= self.bound as u64 && words[1] & bit != 0 {
+                words[0] -= 1;
+            }
+            if values.is_valid(row) {
+                words[0] += 1;
+                words[1] |= bit;
+            } else {
+                words[1] &= !bit;
+            }
+            out.push(words[0] as i64);
         }
     }
 
@@ -497,6 +658,73 @@ fn sum_step(
         (0, _) => None,
         (_, true) => Some(sum / count as f64),
         (_, false) => Some(sum),
+    }
+}
+
+/// Row `value` joins an integer SUM's frame at slot `slot`, after the row
+/// there leaves it if the frame is `full`. Returns the sum over the frame
+/// (NULL when it holds no value), wrapped in 64 bits.
+#[inline(always)]
+fn integer_sum_step(words: &mut [u64], slot: usize, full: bool, value: Option<i64>) -> Option<i64> {
+    let (mut sum, mut count, mut mask) = (words[0] as i64, words[1], words[2]);
+    let bit = 1 << slot;
+    if full && mask & bit != 0 {
+        sum = sum.wrapping_sub(words[SUM_HEAD + slot] as i64);
+        count -= 1;
+    }
+    match value {
+        Some(v) => {
+            sum = sum.wrapping_add(v);
+            count += 1;
+            mask |= bit;
+            words[SUM_HEAD + slot] = v as u64;
+        }
+        None => {
+            mask &= !bit;
+            words[SUM_HEAD + slot] = 0;
+        }
+    }
+    (words[0], words[1], words[2]) = (sum as u64, count, mask);
+    (count > 0).then_some(sum)
+}
+
+/// Integer sums `out`, wrapped in 64 bits, as an array of their type
+/// `ty`: taken modulo its width, as the type's own wrapping gives.
+fn integer_array(ty: &SqlType, out: &[Option<i64>]) -> Result<ArrayRef> {
+    use arrow::array::{Int16Array, Int32Array, Int8Array};
+    Ok(match ty {
+        SqlType::TinyInt => Arc::new(Int8Array::from_iter(out.iter().map(|v| v.map(|v| v as i8)))),
+        SqlType::SmallInt => Arc::new(Int16Array::from_iter(
+            out.iter().map(|v| v.map(|v| v as i16)),
+        )),
+        SqlType::Int => Arc::new(Int32Array::from_iter(
+            out.iter().map(|v| v.map(|v| v as i32)),
+        )),
+        SqlType::BigInt => Arc::new(Int64Array::from_iter(out.iter().copied())),
+        other => return Err(Error::Internal(format!("an integer sum of {other}"))),
+    })
+}
+
+/// The argument of `call` and its type, if it is a SUM (not DISTINCT) of
+/// TINYINT to BIGINT: its result does not depend on the order values
+/// come and go in.
+fn integer_sum_call(call: &AggregateCall) -> Option<(usize, SqlType)> {
+    let ty = call.arg_type.as_ref()?;
+    let integer = matches!(
+        ty,
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+    );
+    let sum = call.func == AggregateFunction::Sum && !call.distinct && integer;
+    Some((call.arg.filter(|_| sum)?, ty.clone()))
+}
+
+/// The argument of `call` (none for COUNT(*)), if it is a COUNT, not
+/// DISTINCT.
+fn count_call(call: &AggregateCall) -> Option<Option<usize>> {
+    match call.func {
+        AggregateFunction::CountStar => Some(None),
+        AggregateFunction::Count if !call.distinct => Some(Some(call.arg?)),
+        _ => None,
     }
 }
 
