@@ -18,9 +18,10 @@
 //!   accumulators at once, one group per output row.
 //!
 //! A ROWS frame of up to 62 rows back whose every aggregate is one of the
-//! first two kinds keeps each key's whole state in one block of words
-//! instead ([`blocks`]): its rows go through it a column at a time when
-//! the output is built.
+//! first two kinds, a COUNT or a SUM of an integer type keeps each key's
+//! whole state in one block of words instead ([`blocks`]), the counts and
+//! integer sums kept incrementally there too: its rows go through it a
+//! column at a time when the output is built.
 //!
 //! An unbounded frame keeps running accumulators per key (adding only, as
 //! Flink does), and no rows.
@@ -82,9 +83,10 @@ pub struct Frames {
     running: Vec<Option<Running>>,
     /// Per aggregate: a MIN/MAX queue (bounded, primitive types).
     extremes: Vec<Option<Extreme>>,
-    /// A short ROWS frame of only such aggregates: all of them, and the
-    /// frame itself, kept in one block per key instead (then `running`
-    /// and `extremes` hold none, and `history` nothing).
+    /// A short ROWS frame of only such aggregates, counts and integer
+    /// sums: all of them, and the frame itself, kept in one block per key
+    /// instead (then `running` and `extremes` hold none, and `history`
+    /// nothing).
     blocks: Option<Blocks>,
     /// Whether some aggregate is computed from its frame's rows.
     from_frames: bool,
@@ -226,8 +228,9 @@ impl Frames {
             (FrameUnits::Rows, Some(n)) => usize::try_from(n).ok().map(|n| n.saturating_add(1)),
             _ => None,
         };
-        // A short ROWS frame whose every aggregate is one of those keeps
-        // each key's whole state in a block instead.
+        // A short ROWS frame whose every aggregate is one of those, a
+        // COUNT or an integer SUM keeps each key's whole state in a block
+        // instead.
         let blocks = match (spec.frame.units, spec.frame.preceding) {
             (FrameUnits::Rows, Some(n)) if layout == Layout::Blocks => usize::try_from(n)
                 .ok()
