@@ -16,7 +16,7 @@ use std::ops::{Index, IndexMut};
 
 /// Entries per page (a power of two).
 const PAGE_BITS: u32 = 12;
-const PAGE: usize = 1 << PAGE_BITS;
+pub(super) const PAGE: usize = 1 << PAGE_BITS;
 
 pub(super) struct Paged<T> {
     pages: Vec<Vec<T>>,

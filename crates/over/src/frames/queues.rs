@@ -13,7 +13,7 @@
 //! deques themselves are only as many as the queues that spilled (a key
 //! that starts over gives its deque's place to the next that spills).
 
-use super::paged::Paged;
+use super::paged::{Paged, PAGE};
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{Persist, StateReader, StateWriter};
@@ -48,6 +48,9 @@ pub(super) struct KeyQueues<T> {
     deques: Vec<VecDeque<T>>,
     /// Deques given back by keys that started over, for the next to spill.
     free_deques: Vec<u32>,
+    /// Keys made room for with [`Self::ensure`] (the arrays may have room
+    /// for more: they grow a page of keys at a time).
+    made: usize,
     /// The entries the deques have room for, kept as they grow and go:
     /// adding up millions of deques every time state is measured cost a
     /// run with a key per row a few percent.
@@ -70,25 +73,35 @@ impl<T: Copy + Default> KeyQueues<T> {
             spill_at: Vec::new(),
             deques: Vec::new(),
             free_deques: Vec::new(),
+            made: 0,
             spilled_room: 0,
         }
     }
 
     /// How many keys have a queue.
     pub(super) fn keys(&self) -> usize {
-        self.lens.len()
+        self.made
     }
 
     /// Makes room for key `key`, with an empty queue.
+    #[inline]
     pub(super) fn ensure(&mut self, key: usize) {
-        if key < self.keys() {
+        if key < self.made {
             return;
         }
-        self.heads.grow(key + 1, 0);
-        self.lens.grow(key + 1, 0);
-        self.slots.grow((key + 1) * self.cap, T::default());
+        self.made = key + 1;
+        if key < self.lens.len() {
+            return;
+        }
+        // Room for the rest of the key's page at once: keys come one at a
+        // time, and growing four arrays by one key cost more than the
+        // key's row where each row has a key of its own.
+        let room = (key | (PAGE - 1)) + 1;
+        self.heads.grow(room, 0);
+        self.lens.grow(room, 0);
+        self.slots.grow(room * self.cap, T::default());
         if self.open {
-            self.spill_at.resize(key + 1, u32::MAX);
+            self.spill_at.resize(room, u32::MAX);
         }
     }
 
