@@ -94,8 +94,9 @@ impl<T: Copy + Default> KeyQueues<T> {
             return;
         }
         // Room for the rest of the key's page at once: keys come one at a
-        // time, and growing four arrays by one key cost more than the
-        // key's row where each row has a key of its own.
+        // time, and where each row has a key of its own, growing four
+        // arrays by one key cost a dozen calls a row (2 % of OVER RANGE's
+        // instructions there).
         let room = (key | (PAGE - 1)) + 1;
         self.heads.grow(room, 0);
         self.lens.grow(room, 0);
