@@ -28,7 +28,7 @@
 //! is zeroed, and pages of new keys come zeroed from the allocator,
 //! untouched until used.
 
-use super::bounded::{double_order, extreme_array, extreme_call, running_call};
+use super::bounded::{double_order, extreme_call, raw_array, running_call};
 use crate::store::Numeric;
 use arrow::array::{Array, ArrayRef, Float64Array, Int64Array, PrimitiveArray};
 use arrow::datatypes::ArrowPrimitiveType;
@@ -74,7 +74,7 @@ enum Part {
         arg: usize,
         ty: SqlType,
         at: usize,
-        out: Vec<Option<i64>>,
+        out: Vec<Option<i128>>,
     },
     /// COUNT(x), or COUNT(*) without an argument.
     Count {
@@ -324,18 +324,16 @@ impl Blocks {
                         out.clear();
                         Arc::new(array)
                     }
-                    Part::IntegerSum { ty, out, .. } => {
-                        let array = integer_array(ty, out)?;
-                        out.clear();
-                        array
-                    }
                     Part::Count { out, .. } => {
                         let array = Int64Array::from_iter_values(out.iter().copied());
                         out.clear();
                         Arc::new(array)
                     }
-                    Part::Extreme { ty, out, .. } => {
-                        let array = extreme_array(ty, out)?;
+                    // An integer sum wrapped in 64 bits is taken modulo its
+                    // type's width as the raw values are, as the type's own
+                    // wrapping gives.
+                    Part::IntegerSum { ty, out, .. } | Part::Extreme { ty, out, .. } => {
+                        let array = raw_array(ty, out)?;
                         out.clear();
                         array
                     }
@@ -529,7 +527,7 @@ impl Rows<'_> {
         width: usize,
         at: usize,
         values: &PrimitiveArray<T>,
-        out: &mut Vec<Option<i64>>,
+        out: &mut Vec<Option<i128>>,
     ) where
         T::Native: Into<i64>,
     {
@@ -538,7 +536,7 @@ impl Rows<'_> {
             let words = &mut block_mut(pages, width, *key)[at..end];
             let full = *added >= self.bound as u64;
             let value = values.is_valid(row).then(|| values.value(row).into());
-            out.push(integer_sum_step(words, *slot, full, value));
+            out.push(integer_sum_step(words, *slot, full, value).map(i128::from));
         }
     }
 
@@ -686,23 +684,6 @@ fn integer_sum_step(words: &mut [u64], slot: usize, full: bool, value: Option<i6
     }
     (words[0], words[1], words[2]) = (sum as u64, count, mask);
     (count > 0).then_some(sum)
-}
-
-/// Integer sums `out`, wrapped in 64 bits, as an array of their type
-/// `ty`: taken modulo its width, as the type's own wrapping gives.
-fn integer_array(ty: &SqlType, out: &[Option<i64>]) -> Result<ArrayRef> {
-    use arrow::array::{Int16Array, Int32Array, Int8Array};
-    Ok(match ty {
-        SqlType::TinyInt => Arc::new(Int8Array::from_iter(out.iter().map(|v| v.map(|v| v as i8)))),
-        SqlType::SmallInt => Arc::new(Int16Array::from_iter(
-            out.iter().map(|v| v.map(|v| v as i16)),
-        )),
-        SqlType::Int => Arc::new(Int32Array::from_iter(
-            out.iter().map(|v| v.map(|v| v as i32)),
-        )),
-        SqlType::BigInt => Arc::new(Int64Array::from_iter(out.iter().copied())),
-        other => return Err(Error::Internal(format!("an integer sum of {other}"))),
-    })
 }
 
 /// The argument of `call` and its type, if it is a SUM (not DISTINCT) of

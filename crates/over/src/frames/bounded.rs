@@ -258,7 +258,7 @@ impl Extreme {
     /// The results since the last build (the vector keeps its capacity).
     pub(super) fn array(&mut self) -> Result<ArrayRef> {
         let mut out = std::mem::take(&mut self.out);
-        let array = extreme_array(&self.ty, &out);
+        let array = raw_array(&self.ty, &out);
         out.clear();
         self.out = out;
         array
@@ -319,8 +319,10 @@ pub(super) fn double_order(raw: i128) -> i128 {
     (bits ^ (((bits >> 63) as u64) >> 1) as i64) as i128
 }
 
-/// The MIN/MAX results `out` (raw values) as an array of type `ty`.
-pub(super) fn extreme_array(ty: &SqlType, out: &[Option<i128>]) -> Result<ArrayRef> {
+/// Raw values `out` (as [`crate::store::Numeric::raw`] gives them: MIN/MAX
+/// results, integer sums) as an array of type `ty`, each narrowed to the
+/// type's width (an integer sum wrapped in 64 bits is so taken modulo it).
+pub(super) fn raw_array(ty: &SqlType, out: &[Option<i128>]) -> Result<ArrayRef> {
     use arrow::array::{
         Date32Array, Decimal128Array, Int16Array, Int32Array, Int64Array, Int8Array,
         Time32MillisecondArray, TimestampMillisecondArray,
