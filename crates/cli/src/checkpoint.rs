@@ -33,8 +33,10 @@ use tidemark_engine::StagedRename;
 /// where each session's timer is set, an OVER aggregation where each
 /// key's expiry timer is set; 6: a bounded OVER frame of incremental
 /// aggregates only keeps its rows' rowtimes or count, not the rows, and
-/// its MIN/MAX queues hold each value once, in 64 bits but for DECIMAL).
-const MAGIC: &[u8] = b"tidemark checkpoint 6\n";
+/// its MIN/MAX queues hold each value once, in 64 bits but for DECIMAL;
+/// 7: a short ROWS frame of such aggregates, counts and integer sums keeps
+/// each key's state in one block, written key by key).
+const MAGIC: &[u8] = b"tidemark checkpoint 7\n";
 
 /// The file's name in the checkpoint folder.
 const FILE: &str = "checkpoint";
