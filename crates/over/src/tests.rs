@@ -394,9 +394,10 @@ fn rows_sharing_a_rowtime_go_out_key_by_key() -> Result<()> {
 }
 
 /// `MAX(v)` over two keys' rows (BIGINT), with `AVG(v)` beside it when
-/// `count` (an aggregate computed from its frame's rows): then the frame
-/// holds its rows, else only their count (ROWS) or rowtimes (RANGE).
-fn max_over(units: FrameUnits, count: bool) -> Result<OverAggregate> {
+/// `reads_rows` (an aggregate computed from its frame's rows): then the
+/// frame holds its rows, else only their count (ROWS) or rowtimes
+/// (RANGE).
+fn max_over(units: FrameUnits, reads_rows: bool) -> Result<OverAggregate> {
     let call = |func, arg| AggregateCall {
         func,
         arg,
@@ -414,7 +415,7 @@ fn max_over(units: FrameUnits, count: bool) -> Result<OverAggregate> {
         Field::new("v", DataType::Int64, true),
         Field::new("hi", DataType::Int64, true),
     ];
-    if count {
+    if reads_rows {
         aggregates.push(call(AggregateFunction::Avg, Some(2)));
         fields.push(Field::new("n", DataType::Int64, true));
     }
@@ -450,14 +451,14 @@ fn a_frame_of_incremental_aggregates_holds_no_rows_once_they_are_out() -> Result
     let chunk = two_keys();
     for units in [FrameUnits::Rows, FrameUnits::Range] {
         let mut runs = Vec::new();
-        for count in [true, false] {
+        for reads_rows in [true, false] {
             // Six rows in (a@1 has gone out, four wait), then a
             // checkpoint, then the rest.
-            let mut op = max_over(units, count)?;
+            let mut op = max_over(units, reads_rows)?;
             let mut first = Vec::new();
             op.process(StreamItem::Chunk(chunk.slice(0, 6)), &mut first)?;
             let (held, waiting) = (op.state.store.referenced(), op.state.pending.len());
-            if count {
+            if reads_rows {
                 assert!(
                     held > waiting,
                     "{units:?}: {held} rows held, {waiting} wait"
@@ -465,14 +466,14 @@ fn a_frame_of_incremental_aggregates_holds_no_rows_once_they_are_out() -> Result
             } else {
                 assert_eq!(held, waiting, "{units:?}: rows held besides those waiting");
             }
-            let mut back = resumed(&op, max_over(units, count)?)?;
+            let mut back = resumed(&op, max_over(units, reads_rows)?)?;
             let mut all = lines(first);
             all.extend(output(
                 &mut back,
                 vec![StreamItem::Chunk(chunk.slice(6, 3))],
             )?);
             let straight = output(
-                &mut max_over(units, count)?,
+                &mut max_over(units, reads_rows)?,
                 vec![StreamItem::Chunk(chunk.clone())],
             )?;
             assert_eq!(rows_only(all.clone()), rows_only(straight), "{units:?}");
