@@ -32,6 +32,7 @@ use super::bounded::{double_order, extreme_call, raw_array, running_call};
 use crate::store::Numeric;
 use arrow::array::{Array, ArrayRef, Float64Array, Int64Array, PrimitiveArray};
 use arrow::datatypes::ArrowPrimitiveType;
+use std::ops::Range;
 use std::sync::Arc;
 use tidemark_common::expr::{AggregateCall, AggregateFunction};
 use tidemark_common::{Error, Result, SqlType};
@@ -95,6 +96,20 @@ enum Part {
     },
 }
 
+impl Part {
+    /// The words of a block this aggregate keeps, for frames of `bound`
+    /// rows.
+    fn span(&self, bound: usize) -> Range<usize> {
+        let (at, words) = match self {
+            Part::Sum { at, .. } | Part::IntegerSum { at, .. } => (*at, SUM_HEAD + bound),
+            Part::Count { arg: None, at, .. } => (*at, 0),
+            Part::Count { at, .. } => (*at, COUNT_HEAD),
+            Part::Extreme { wide, at, .. } => (*at, 1 + bound * entry_words(*wide)),
+        };
+        at..at + words
+    }
+}
+
 pub(super) struct Blocks {
     /// Rows a frame holds: `n + 1`.
     bound: usize,
@@ -120,48 +135,35 @@ impl Blocks {
         let mut width = KEY_HEAD;
         let mut parts = Vec::new();
         for call in aggregates {
+            let at = width;
             let part = if let Some((arg, average)) = running_call(call) {
-                let part = Part::Sum {
+                let out = Vec::new();
+                Part::Sum {
                     arg,
                     average,
-                    at: width,
-                    out: Vec::new(),
-                };
-                width += SUM_HEAD + bound;
-                part
-            } else if let Some((arg, ty)) = integer_sum_call(call) {
-                let part = Part::IntegerSum {
-                    arg,
-                    ty,
-                    at: width,
-                    out: Vec::new(),
-                };
-                width += SUM_HEAD + bound;
-                part
-            } else if let Some(arg) = count_call(call) {
-                let part = Part::Count {
-                    arg,
-                    at: width,
-                    out: Vec::new(),
-                };
-                if arg.is_some() {
-                    width += COUNT_HEAD;
+                    at,
+                    out,
                 }
-                part
+            } else if let Some((arg, ty)) = integer_sum_call(call) {
+                let out = Vec::new();
+                Part::IntegerSum { arg, ty, at, out }
+            } else if let Some(arg) = count_call(call) {
+                let out = Vec::new();
+                Part::Count { arg, at, out }
             } else {
                 let (arg, max, ty) = extreme_call(call)?;
                 let wide = matches!(ty, SqlType::Decimal(..));
-                let part = Part::Extreme {
+                let out = Vec::new();
+                Part::Extreme {
                     arg,
                     max,
                     ty,
                     wide,
-                    at: width,
-                    out: Vec::new(),
-                };
-                width += 1 + bound * entry_words(wide);
-                part
+                    at,
+                    out,
+                }
             };
+            width = part.span(bound).end;
             parts.push(part);
         }
         Some(Blocks {
@@ -236,28 +238,23 @@ impl Blocks {
             bound,
         };
         for part in &mut self.parts {
+            let span = part.span(bound);
             match part {
                 Part::Sum {
-                    arg,
-                    average,
-                    at,
-                    out,
+                    arg, average, out, ..
                 } => {
                     let Numeric::Double(values) = Numeric::of(&column(*arg)?) else {
                         return Err(Error::Internal("a DOUBLE sum of another type".into()));
                     };
-                    rows.sums(pages, width, *at, &values, *average, out);
+                    rows.sums(pages, width, span, &values, *average, out);
                 }
-                Part::IntegerSum { arg, at, out, .. } => {
-                    let at = *at;
-                    match Numeric::of(&column(*arg)?) {
-                        Numeric::Int8(a) => rows.integer_sums(pages, width, at, &a, out),
-                        Numeric::Int16(a) => rows.integer_sums(pages, width, at, &a, out),
-                        Numeric::Int32(a) => rows.integer_sums(pages, width, at, &a, out),
-                        Numeric::Int64(a) => rows.integer_sums(pages, width, at, &a, out),
-                        _ => return Err(Error::Internal("an integer sum of another type".into())),
-                    }
-                }
+                Part::IntegerSum { arg, out, .. } => match Numeric::of(&column(*arg)?) {
+                    Numeric::Int8(a) => rows.integer_sums(pages, width, span, &a, out),
+                    Numeric::Int16(a) => rows.integer_sums(pages, width, span, &a, out),
+                    Numeric::Int32(a) => rows.integer_sums(pages, width, span, &a, out),
+                    Numeric::Int64(a) => rows.integer_sums(pages, width, span, &a, out),
+                    _ => return Err(Error::Internal("an integer sum of another type".into())),
+                },
                 Part::Count { arg: None, out, .. } => {
                     // COUNT(*): the rows the frame holds.
                     out.extend(
@@ -268,24 +265,24 @@ impl Blocks {
                 }
                 Part::Count {
                     arg: Some(arg),
-                    at,
                     out,
-                } => rows.counts(pages, width, *at, column(*arg)?.as_ref(), out),
+                    ..
+                } => rows.counts(pages, width, span, column(*arg)?.as_ref(), out),
                 Part::Extreme {
                     arg,
                     max,
                     wide,
-                    at,
                     out,
                     ..
                 } => {
                     let ring = Ring::new(bound, *wide);
-                    let at = *at;
                     let max = *max;
                     // Each type's loop reads its values as they are held.
                     macro_rules! extremes {
                         ($values:expr, $widen:expr, $order:expr) => {
-                            rows.extremes(pages, width, at, ring, max, $values, $widen, $order, out)
+                            rows.extremes(
+                                pages, width, span, ring, max, $values, $widen, $order, out,
+                            )
                         };
                     }
                     match Numeric::of(&column(*arg)?) {
@@ -369,9 +366,9 @@ impl Blocks {
             w.u64(added);
             let held = added.min(self.bound as u64);
             for part in &self.parts {
+                let words = &block[part.span(self.bound)];
                 match part {
-                    Part::Sum { at, .. } => {
-                        let words = &block[*at..*at + SUM_HEAD + self.bound];
+                    Part::Sum { .. } => {
                         w.u64(words[0]);
                         w.u64(words[1]);
                         w.put(&(words[2] & STARTED != 0));
@@ -382,8 +379,7 @@ impl Blocks {
                             w.put(&value);
                         }
                     }
-                    Part::IntegerSum { at, .. } => {
-                        let words = &block[*at..*at + SUM_HEAD + self.bound];
+                    Part::IntegerSum { .. } => {
                         w.u64(words[0]);
                         w.u64(words[1]);
                         for k in added - held..added {
@@ -394,16 +390,14 @@ impl Blocks {
                         }
                     }
                     Part::Count { arg: None, .. } => {}
-                    Part::Count { at, .. } => {
-                        let words = &block[*at..*at + COUNT_HEAD];
+                    Part::Count { .. } => {
                         w.u64(words[0]);
                         for k in added - held..added {
                             let slot = (k % self.bound as u64) as usize;
                             w.put(&(words[1] & 1 << slot != 0));
                         }
                     }
-                    Part::Extreme { wide, at, .. } => {
-                        let words = &block[*at..*at + 1 + self.bound * entry_words(*wide)];
+                    Part::Extreme { wide, .. } => {
                         let ring = Ring::new(self.bound, *wide);
                         let (head, len) = ring.head_len(words);
                         w.u64(len as u64);
@@ -429,9 +423,9 @@ impl Blocks {
             block[1] = added % bound as u64;
             let held = added.min(bound as u64);
             for part in &self.parts {
+                let words = &mut block[part.span(bound)];
                 match part {
-                    Part::Sum { at, .. } => {
-                        let words = &mut block[*at..*at + SUM_HEAD + bound];
+                    Part::Sum { .. } => {
                         words[0] = r.u64()?;
                         words[1] = r.u64()?;
                         if r.get::<bool>()? {
@@ -445,8 +439,7 @@ impl Blocks {
                             }
                         }
                     }
-                    Part::IntegerSum { at, .. } => {
-                        let words = &mut block[*at..*at + SUM_HEAD + bound];
+                    Part::IntegerSum { .. } => {
                         words[0] = r.u64()?;
                         words[1] = r.u64()?;
                         for k in added - held..added {
@@ -458,8 +451,7 @@ impl Blocks {
                         }
                     }
                     Part::Count { arg: None, .. } => {}
-                    Part::Count { at, .. } => {
-                        let words = &mut block[*at..*at + COUNT_HEAD];
+                    Part::Count { .. } => {
                         words[0] = r.u64()?;
                         for k in added - held..added {
                             if r.get::<bool>()? {
@@ -467,8 +459,7 @@ impl Blocks {
                             }
                         }
                     }
-                    Part::Extreme { wide, at, .. } => {
-                        let words = &mut block[*at..*at + 1 + bound * entry_words(*wide)];
+                    Part::Extreme { wide, .. } => {
                         let ring = Ring::new(bound, *wide);
                         let len = r.count()?;
                         if len > bound {
@@ -500,59 +491,81 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    /// A DOUBLE SUM or AVG at word `at` of each row's block over `values`.
+    /// Calls `step` for each row in turn with its number among the rows,
+    /// words `span` of its key's block in `pages` (of blocks of `width`
+    /// words), its number among its key's rows and its slot.
+    #[inline(always)]
+    fn each(
+        &self,
+        pages: &mut [Vec<u64>],
+        width: usize,
+        span: Range<usize>,
+        mut step: impl FnMut(usize, &mut [u64], u64, usize),
+    ) {
+        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
+            step(
+                row,
+                &mut block_mut(pages, width, *key)[span.clone()],
+                *added,
+                *slot,
+            );
+        }
+    }
+
+    /// Whether a row that is its key's `added`-th fills a full frame, so
+    /// that the row in its slot leaves.
+    fn full(&self, added: u64) -> bool {
+        added >= self.bound as u64
+    }
+
+    /// A DOUBLE SUM or AVG in words `span` of each row's block over
+    /// `values`.
     fn sums(
         &self,
         pages: &mut [Vec<u64>],
         width: usize,
-        at: usize,
+        span: Range<usize>,
         values: &Float64Array,
         average: bool,
         out: &mut Vec<Option<f64>>,
     ) {
-        let end = at + SUM_HEAD + self.bound;
-        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
-            let words = &mut block_mut(pages, width, *key)[at..end];
-            let full = *added >= self.bound as u64;
+        self.each(pages, width, span, |row, words, added, slot| {
             let value = values.is_valid(row).then(|| values.value(row));
-            out.push(sum_step(words, *slot, full, value, average));
-        }
+            out.push(sum_step(words, slot, self.full(added), value, average));
+        });
     }
 
-    /// A SUM of an integer type at word `at` of each row's block over
+    /// A SUM of an integer type in words `span` of each row's block over
     /// `values`, in 64 bits that wrap.
     fn integer_sums<T: ArrowPrimitiveType>(
         &self,
         pages: &mut [Vec<u64>],
         width: usize,
-        at: usize,
+        span: Range<usize>,
         values: &PrimitiveArray<T>,
         out: &mut Vec<Option<i128>>,
     ) where
         T::Native: Into<i64>,
     {
-        let end = at + SUM_HEAD + self.bound;
-        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
-            let words = &mut block_mut(pages, width, *key)[at..end];
-            let full = *added >= self.bound as u64;
+        self.each(pages, width, span, |row, words, added, slot| {
             let value = values.is_valid(row).then(|| values.value(row).into());
-            out.push(integer_sum_step(words, *slot, full, value).map(i128::from));
-        }
+            let sum = integer_sum_step(words, slot, self.full(added), value);
+            out.push(sum.map(i128::from));
+        });
     }
 
-    /// A COUNT(x) at word `at` of each row's block over `values`.
+    /// A COUNT(x) in words `span` of each row's block over `values`.
     fn counts(
         &self,
         pages: &mut [Vec<u64>],
         width: usize,
-        at: usize,
+        span: Range<usize>,
         values: &dyn Array,
         out: &mut Vec<i64>,
     ) {
-        for (row, (key, (added, slot))) in self.keys.iter().zip(self.places).enumerate() {
-            let words = &mut block_mut(pages, width, *key)[at..at + COUNT_HEAD];
+        self.each(pages, width, span, |row, words, added, slot| {
             let bit = 1 << slot;
-            if *added >= self.bound as u64 && words[1] & bit != 0 {
+            if self.full(added) && words[1] & bit != 0 {
                 words[0] -= 1;
             }
             if values.is_valid(row) {
@@ -562,17 +575,17 @@ impl Rows<'_> {
                 words[1] &= !bit;
             }
             out.push(words[0] as i64);
-        }
+        });
     }
 
-    /// A MIN or MAX queue at word `at` of each row's block over `values`,
-    /// each widened to i128 by `widen` and compared by `order`.
+    /// A MIN or MAX queue in words `span` of each row's block over
+    /// `values`, each widened to i128 by `widen` and compared by `order`.
     #[allow(clippy::too_many_arguments)]
     fn extremes<T: ArrowPrimitiveType>(
         &self,
         pages: &mut [Vec<u64>],
         width: usize,
-        at: usize,
+        span: Range<usize>,
         ring: Ring,
         max: bool,
         values: &PrimitiveArray<T>,
@@ -580,12 +593,10 @@ impl Rows<'_> {
         order: impl Fn(i128) -> i128 + Copy,
         out: &mut Vec<Option<i128>>,
     ) {
-        let end = at + 1 + self.bound * entry_words(ring.wide);
-        for (row, (key, (added, _))) in self.keys.iter().zip(self.places).enumerate() {
-            let words = &mut block_mut(pages, width, *key)[at..end];
+        self.each(pages, width, span, |row, words, added, _| {
             let value = values.is_valid(row).then(|| widen(values.value(row)));
-            out.push(ring.step(words, *added, value, max, order));
-        }
+            out.push(ring.step(words, added, value, max, order));
+        });
     }
 }
 
