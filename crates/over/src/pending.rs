@@ -5,19 +5,30 @@
 //! and the watermark moves a little at nearly every row, so thousands of
 //! rows wait and one or two go out at a time. A binary heap sifted through
 //! a dozen levels for every row (13.5 % of OVER 10 rows in the benchmark).
-//! Here a radix heap keyed by rowtime, 256 ways at each byte, holds them:
-//! a row goes into the bucket named by the highest byte in which its
-//! rowtime differs from `last` (the last rowtime taken out, or the
-//! earliest waiting once looked for) and its own value of that byte
-//! (bucket 0: the same rowtime). Buckets in that order hold ever later
-//! rows, so taking the earliest rowtime empties the lowest bucket in use
-//! into lower buckets, measured from its earliest rowtime: a row moves
-//! down at most once per byte (twice for the benchmark's 2-second delay)
-//! and is never compared with the rows of other buckets. Buckets keep the
-//! order rows came in, and a bucket is only ever emptied into empty
-//! buckets, so the rows of one rowtime stay in arrival order. (Sixteen
-//! ways at each hex digit moved a row three times there, and the heap
-//! took a fifth more instructions.)
+//! Here a radix heap keyed by rowtime holds them, measured from `last`
+//! (the last rowtime taken out, or the earliest waiting once looked for;
+//! every row in it is at or after `last`):
+//!
+//! - A row within the same 2^16 milliseconds as `last` (its rowtime
+//!   differs from `last` only in the low 16 bits) goes into the bucket of
+//!   its rowtime itself, one of 65,536: with a watermark delay of up to a
+//!   minute most rows go there once and are taken out from there, never
+//!   moved nor compared.
+//! - A later row goes into the bucket named by the highest byte in which
+//!   its rowtime differs from `last` and its own value of that byte.
+//!
+//! Buckets in that order hold ever later rows. When the lowest bucket in
+//! use is one of the latter, its rows all go lower, measured from its
+//! earliest rowtime (a row moves at most once per byte). Before, every
+//! byte had 256 buckets and the benchmark's rows (a 2-second delay) moved
+//! twice before they went out; the heap took about 250 instructions a row.
+//!
+//! A bucket is a list of its rows in arrival order, linked through one
+//! vector of entries whose free places are used again, so that a bucket
+//! costs 8 bytes whether it is used or not; a bucket is only ever emptied
+//! into empty buckets, so the rows of one rowtime stay in arrival order.
+//! A bitmap of the buckets in use and a bitmap of its words in use find
+//! the lowest.
 //!
 //! (The `radix-heap` crate was measured first: it has no way to look at
 //! the earliest row without taking it and scans every bucket to find the
@@ -35,15 +46,31 @@ use std::collections::BinaryHeap;
 /// A waiting row: its rowtime, arrival number, key and where it is stored.
 pub(crate) type Waiting = (i64, u64, u32, RowRef);
 
-/// A row in a bucket: its rowtime as an unsigned number in the same order
-/// ([`order`]), then as [`Waiting`].
-type Entry = (u64, u64, u32, RowRef);
+/// The low bits of a rowtime that have a bucket for each value.
+const NEAR_BITS: u32 = 16;
 
-/// Bucket 0, then per byte of a rowtime (lowest first) one per value.
-const BUCKETS: usize = 1 + 8 * 256;
+/// Buckets of rows that differ from `last` only in the low bits.
+const NEAR: usize = 1 << NEAR_BITS;
 
-/// The most rows an emptied bucket keeps room for.
-const KEPT_ROOM: usize = 64;
+/// Buckets per byte above the low bits, one per value.
+const FAR: usize = (64 - NEAR_BITS as usize) / 8 * 256;
+
+const BUCKETS: usize = NEAR + FAR;
+
+/// Words of the bitmap of buckets in use.
+const WORDS: usize = BUCKETS / 64;
+
+/// A row in a bucket.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// Its rowtime as an unsigned number in the same order ([`order`]).
+    at: u64,
+    seq: u64,
+    key: u32,
+    /// The next row of its bucket (none after the bucket's last).
+    next: u32,
+    row: RowRef,
+}
 
 /// The rowtime with its sign bit flipped: unsigned order is time order.
 fn order(rowtime: i64) -> u64 {
@@ -56,12 +83,17 @@ fn rowtime(order: u64) -> i64 {
 
 pub(crate) struct Pending {
     /// The last rowtime taken out, or the earliest waiting once
-    /// [`Pending::earliest`] looked for it (as [`order`]); every row in
-    /// the buckets is at or after it.
+    /// [`Pending::earliest`] looked for it (as [`order`]).
     last: u64,
-    buckets: Vec<Vec<Entry>>,
+    /// Per bucket in use: its first and last entry.
+    ends: Vec<[u32; 2]>,
+    entries: Vec<Entry>,
+    /// Places in `entries` free for the next row.
+    free: Vec<u32>,
     /// Bit `b % 64` of word `b / 64` set: bucket `b` holds rows.
-    occupied: [u64; BUCKETS.div_ceil(64)],
+    occupied: Vec<u64>,
+    /// Bit `w % 64` of word `w / 64` set: word `w` of `occupied` is not 0.
+    words_used: [u64; WORDS.div_ceil(64)],
     /// Rows behind `last`, earliest (rowtime, arrival) first.
     behind: BinaryHeap<Reverse<Waiting>>,
     len: usize,
@@ -71,8 +103,13 @@ impl Default for Pending {
     fn default() -> Self {
         Pending {
             last: 0,
-            buckets: vec![Vec::new(); BUCKETS],
-            occupied: [0; BUCKETS.div_ceil(64)],
+            // Zeroed, so that the pages of buckets never used are never
+            // touched.
+            ends: vec![[0; 2]; BUCKETS],
+            entries: Vec::new(),
+            free: Vec::new(),
+            occupied: vec![0; WORDS],
+            words_used: [0; WORDS.div_ceil(64)],
             behind: BinaryHeap::new(),
             len: 0,
         }
@@ -88,29 +125,65 @@ impl Pending {
     #[inline]
     fn bucket(&self, order: u64) -> usize {
         let differ = order ^ self.last;
-        if differ == 0 {
-            return 0;
+        if differ < NEAR as u64 {
+            return order as usize & (NEAR - 1);
         }
-        let digit = (63 - differ.leading_zeros()) / 8;
-        let value = (order >> (digit * 8)) & 0xff;
-        1 + (digit * 256) as usize + value as usize
+        let byte = (63 - differ.leading_zeros()) / 8;
+        let value = (order >> (byte * 8)) & 0xff;
+        NEAR + (byte as usize - NEAR_BITS as usize / 8) * 256 + value as usize
     }
 
+    /// Entry `i` goes last into its bucket.
     #[inline]
-    fn file(&mut self, entry: Entry) {
-        let b = self.bucket(entry.0);
-        self.buckets[b].push(entry);
-        self.occupied[b / 64] |= 1 << (b % 64);
+    fn file(&mut self, i: u32) {
+        let b = self.bucket(self.entries[i as usize].at);
+        let (word, bit) = (b / 64, 1 << (b % 64));
+        if self.occupied[word] & bit == 0 {
+            self.occupied[word] |= bit;
+            self.words_used[word / 64] |= 1 << (word % 64);
+            self.ends[b] = [i, i];
+        } else {
+            let tail = self.ends[b][1];
+            self.entries[tail as usize].next = i;
+            self.ends[b][1] = i;
+        }
+    }
+
+    /// Bucket `b` is emptied (its entries stay where they are).
+    #[inline]
+    fn clear(&mut self, b: usize) {
+        let word = b / 64;
+        self.occupied[word] &= !(1 << (b % 64));
+        if self.occupied[word] == 0 {
+            self.words_used[word / 64] &= !(1 << (word % 64));
+        }
+    }
+
+    /// The entries of bucket `b` in order, read before each is handed to
+    /// `each` (which may file it elsewhere).
+    #[inline]
+    fn walk(&mut self, b: usize, mut each: impl FnMut(&mut Self, u32)) {
+        let [mut i, tail] = self.ends[b];
+        loop {
+            let next = self.entries[i as usize].next;
+            each(self, i);
+            if i == tail {
+                return;
+            }
+            i = next;
+        }
     }
 
     /// The lowest bucket holding rows.
     fn lowest(&self) -> Option<usize> {
-        let (word, bits) = self
-            .occupied
+        // No bucket below the one of `last` holds rows.
+        let start = (self.last as usize & (NEAR - 1)) / 64 / 64;
+        let (s, used) = self.words_used[start..]
             .iter()
             .enumerate()
-            .find(|(_, bits)| **bits != 0)?;
-        Some(word * 64 + bits.trailing_zeros() as usize)
+            .find(|(_, used)| **used != 0)?;
+        let word = (start + s) * 64 + used.trailing_zeros() as usize;
+        Some(word * 64 + self.occupied[word].trailing_zeros() as usize)
     }
 
     /// Adds a row; rows are added in arrival order.
@@ -119,36 +192,50 @@ impl Pending {
         let at = order(rowtime);
         if at < self.last {
             self.behind.push(Reverse((rowtime, seq, key, row)));
-        } else {
-            self.file((at, seq, key, row));
+            return;
         }
+        let entry = Entry {
+            at,
+            seq,
+            key,
+            next: 0,
+            row,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.entries[i as usize] = entry;
+                i
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.file(i);
     }
 
-    /// The earliest rowtime waiting. When it is in the radix heap, its
-    /// rows are in bucket 0 after this.
+    /// The earliest rowtime waiting. When it is in the radix heap, it is
+    /// `last` after this, and its rows are in the bucket of its low bits.
     pub(crate) fn earliest(&mut self) -> Option<i64> {
         if let Some(Reverse((rowtime, ..))) = self.behind.peek() {
             return Some(*rowtime);
         }
-        let lowest = self.lowest()?;
-        if lowest != 0 {
+        loop {
+            let lowest = self.lowest()?;
+            if lowest < NEAR {
+                self.last = (self.last & !(NEAR as u64 - 1)) | lowest as u64;
+                return Some(rowtime(self.last));
+            }
             // The lowest bucket in use holds the earliest row: it becomes
             // the new `last`, and the bucket's rows all go lower.
-            let mut moving = std::mem::take(&mut self.buckets[lowest]);
-            self.occupied[lowest / 64] &= !(1 << (lowest % 64));
-            self.last = moving.iter().map(|e| e.0).min()?;
-            for entry in moving.drain(..) {
-                self.file(entry);
-            }
-            // The emptied vector keeps its room for the bucket, unless
-            // that is large: most of the 2,049 buckets are used now and
-            // then, and each keeping the room it once needed held
-            // megabytes.
-            if moving.capacity() <= KEPT_ROOM {
-                self.buckets[lowest] = moving;
-            }
+            self.clear(lowest);
+            let mut earliest = u64::MAX;
+            self.walk(lowest, |p, i| {
+                earliest = earliest.min(p.entries[i as usize].at)
+            });
+            self.last = earliest;
+            self.walk(lowest, |p, i| p.file(i));
         }
-        Some(rowtime(self.last))
     }
 
     /// When the earliest rowtime waiting is at or before `watermark`:
@@ -164,8 +251,13 @@ impl Pending {
                 }
             }
         } else {
-            due.extend(self.buckets[0].drain(..).map(|(_, _, key, row)| (key, row)));
-            self.occupied[0] &= !1;
+            let b = self.last as usize & (NEAR - 1);
+            self.clear(b);
+            self.walk(b, |p, i| {
+                let entry = &p.entries[i as usize];
+                due.push((entry.key, entry.row));
+                p.free.push(i);
+            });
         }
         self.len -= due.len();
         Some(at)
@@ -174,12 +266,22 @@ impl Pending {
     /// Every row waiting, in (rowtime, arrival) order.
     pub(crate) fn sorted(&self) -> Vec<Waiting> {
         let mut all: Vec<Waiting> = self.behind.iter().map(|Reverse(w)| *w).collect();
-        all.extend(
-            self.buckets
-                .iter()
-                .flatten()
-                .map(|(at, seq, key, row)| (rowtime(*at), *seq, *key, *row)),
-        );
+        for (word, bits) in self.occupied.iter().enumerate() {
+            let mut bits = *bits;
+            while bits != 0 {
+                let b = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let [mut i, tail] = self.ends[b];
+                loop {
+                    let e = &self.entries[i as usize];
+                    all.push((rowtime(e.at), e.seq, e.key, e.row));
+                    if i == tail {
+                        break;
+                    }
+                    i = e.next;
+                }
+            }
+        }
         all.sort_unstable();
         all
     }
@@ -200,13 +302,14 @@ mod tests {
     use super::*;
 
     /// Rows out of order, with many ties and rows accepted behind the last
-    /// one taken, rowtimes apart by milliseconds or by spans that reach
-    /// the second and third bytes, come out as the model says: at each advance of the
-    /// watermark, every row waiting at or before it, by (rowtime,
+    /// one taken, rowtimes apart by milliseconds (each row in the bucket
+    /// of its rowtime) or by spans that reach the third to fifth bytes
+    /// (rows moving down), come out as the model says: at each advance of
+    /// the watermark, every row waiting at or before it, by (rowtime,
     /// arrival). Rebuilding from the sorted rows (a checkpoint) keeps it.
     #[test]
     fn rows_come_out_by_rowtime_then_arrival() {
-        for scale in [1, 300, 70_001] {
+        for scale in [1, 300, 70_001, 90_000_007] {
             rows_come_out_in_order_at(scale);
         }
     }
