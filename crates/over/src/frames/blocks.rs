@@ -53,6 +53,10 @@ const STARTED: u64 = 1 << 63;
 /// Words before a block's aggregates: rows so far, next slot.
 const KEY_HEAD: usize = 2;
 
+/// In the next slot's word, when keys' state expires: the key has rows
+/// out that have not been through its frame.
+const UNSETTLED: u64 = 1 << 63;
+
 /// Words before a SUM's slots: sum, count, mask.
 const SUM_HEAD: usize = 3;
 
@@ -125,12 +129,20 @@ pub(super) struct Blocks {
     /// Scratch for settling: each row's number among its key's rows and
     /// its slot.
     places: Vec<(u64, usize)>,
+    /// Whether keys' state expires: then a block marks the key's rows not
+    /// yet through its frame ([`UNSETTLED`]), so that a key expiring
+    /// settles the rows out before only when some are its own.
+    marks_unsettled: bool,
 }
 
 impl Blocks {
     /// Blocks for ROWS frames of `n` preceding rows, if the frame is
     /// short enough and every aggregate can be kept in one.
-    pub(super) fn for_frame(aggregates: &[AggregateCall], n: usize) -> Option<Self> {
+    pub(super) fn for_frame(
+        aggregates: &[AggregateCall],
+        n: usize,
+        marks_unsettled: bool,
+    ) -> Option<Self> {
         let bound = n.checked_add(1).filter(|b| *b <= MOST_ROWS)?;
         let mut width = KEY_HEAD;
         let mut parts = Vec::new();
@@ -174,6 +186,7 @@ impl Blocks {
             keys: 0,
             emitted: Vec::new(),
             places: Vec::new(),
+            marks_unsettled,
         })
     }
 
@@ -201,6 +214,19 @@ impl Blocks {
     /// time.
     pub(super) fn emit(&mut self, key: u32, rows: usize) {
         self.emitted.extend(std::iter::repeat_n(key, rows));
+        if self.marks_unsettled {
+            self.block(key as usize)[1] |= UNSETTLED;
+        }
+    }
+
+    /// Whether rows of key `key` went out and have not been through its
+    /// frame (when blocks do not mark them: whether any rows have not).
+    pub(super) fn unsettled_of(&self, key: usize) -> bool {
+        if !self.marks_unsettled {
+            return !self.emitted.is_empty();
+        }
+        self.block_of(key)
+            .is_some_and(|block| block[1] & UNSETTLED != 0)
     }
 
     /// How many rows went out and have not been through their frames.
@@ -222,7 +248,7 @@ impl Blocks {
         places.clear();
         for i in 0..self.emitted.len() {
             let block = self.block(self.emitted[i] as usize);
-            let (added, slot) = (block[0], block[1]);
+            let (added, slot) = (block[0], block[1] & !UNSETTLED);
             block[0] = added + 1;
             block[1] = if slot as usize + 1 == bound {
                 0

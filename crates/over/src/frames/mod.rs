@@ -234,7 +234,7 @@ impl Frames {
         let blocks = match (spec.frame.units, spec.frame.preceding) {
             (FrameUnits::Rows, Some(n)) if layout == Layout::Blocks => usize::try_from(n)
                 .ok()
-                .and_then(|n| Blocks::for_frame(&spec.aggregates, n)),
+                .and_then(|n| Blocks::for_frame(&spec.aggregates, n, spec.ttl.is_some())),
             _ => None,
         };
         let queues = bounded && blocks.is_none();
@@ -288,10 +288,13 @@ impl Frames {
     pub fn forget(&mut self, store: &Store, key: u32) -> Result<()> {
         let k = key as usize;
         if let Some(blocks) = &mut self.blocks {
-            // The rows out before go through their frames first: the key
-            // may be among them.
+            // The rows out before go through their frames first when the
+            // key is among them. (Settling them at every key that expired
+            // gathered the rows out since the last for each: where every
+            // row has a key of its own and keys expire as fast as rows go
+            // out, a row at a time.)
             let from = self.rows.len() - blocks.unsettled();
-            if from < self.rows.len() {
+            if blocks.unsettled_of(k) {
                 let picks = store.positions(&self.rows[from..])?;
                 blocks.settle(|c| store.column(&picks, c))?;
             }
