@@ -212,11 +212,19 @@ impl Blocks {
     /// Rows of key `key`, `rows` of them, went out: they go through its
     /// frame when the output is built ([`Blocks::settle`]), a column at a
     /// time.
+    #[inline(always)]
     pub(super) fn emit(&mut self, key: u32, rows: usize) {
         self.emitted.extend(std::iter::repeat_n(key, rows));
         if self.marks_unsettled {
-            self.block(key as usize)[1] |= UNSETTLED;
+            self.mark_unsettled(key);
         }
+    }
+
+    /// Key `key` has rows out not yet through its frame (kept out of line:
+    /// [`Blocks::emit`] is on every row's way out).
+    #[inline(never)]
+    fn mark_unsettled(&mut self, key: u32) {
+        self.block(key as usize)[1] |= UNSETTLED;
     }
 
     /// Whether rows of key `key` went out and have not been through its

@@ -321,7 +321,7 @@ impl Frames {
     /// Rows `rows` of one key, all at `out.rowtime` in arrival order, go
     /// out now: each keeps the store reference it held while it waited
     /// until the output is built.
-    #[inline]
+    #[inline(always)]
     pub fn emit(&mut self, store: &mut Store, out: Out, rows: &[RowRef]) -> Result<()> {
         if let Some(blocks) = &mut self.blocks {
             // Through their frames when the output is built.
