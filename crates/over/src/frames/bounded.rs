@@ -4,6 +4,7 @@
 //! rather than recomputed from the frame's rows: DOUBLE SUM and AVG
 //! ([`Running`]) and MIN and MAX of primitive types ([`Extreme`]).
 
+use super::paged::Paged;
 use super::{Frames, KeyQueues, Out};
 use crate::store::{RowRef, Store};
 use arrow::array::{ArrayRef, Float64Array};
@@ -20,7 +21,7 @@ pub(super) struct Running {
     average: bool,
     /// Per key id: the sum (SUM: none before the first value; AVG: from
     /// 0.0) and how many non-NULL values it holds.
-    keys: Vec<(Option<f64>, i64)>,
+    keys: Paged<(Option<f64>, i64)>,
     /// Per key id: the values added and not yet retracted, oldest first
     /// (the rows of the key's history, in its order).
     values: KeyQueues<Option<f64>>,
@@ -36,7 +37,7 @@ impl Running {
         Some(Running {
             arg,
             average,
-            keys: Vec::new(),
+            keys: Paged::new(),
             values: KeyQueues::new(bound),
             out: Vec::new(),
         })
@@ -45,7 +46,7 @@ impl Running {
     /// Makes room for key id `key`.
     fn ensure_key(&mut self, key: usize) {
         if self.keys.len() <= key {
-            self.keys.resize(key + 1, (None, 0));
+            self.keys.grow(key + 1, (None, 0));
             self.values.ensure(key);
         }
     }
@@ -104,7 +105,7 @@ impl Running {
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
-        self.values.state_bytes() + (self.keys.capacity() * 16) as u64
+        self.values.state_bytes() + (self.keys.capacity() * 24) as u64
     }
 
     pub(super) fn save(&self, w: &mut StateWriter) {
@@ -130,7 +131,7 @@ pub(super) struct Extreme {
     /// Per key id: (position: row number or rowtime, raw value).
     keys: Candidates,
     /// Per key id: rows added so far (ROWS positions).
-    added: Vec<i64>,
+    added: Paged<i64>,
     out: Vec<Option<i128>>,
 }
 
@@ -215,7 +216,7 @@ impl Extreme {
                 _ => Candidates::Narrow(KeyQueues::new(bound)),
             },
             ty,
-            added: Vec::new(),
+            added: Paged::new(),
             out: Vec::new(),
         })
     }
@@ -224,7 +225,7 @@ impl Extreme {
     fn ensure_key(&mut self, key: usize) {
         if self.added.len() <= key {
             with_queues!(&mut self.keys, q => q.ensure(key));
-            self.added.resize(key + 1, 0);
+            self.added.grow(key + 1, 0);
         }
     }
 
@@ -476,12 +477,14 @@ mod tests {
     fn extreme(max: bool) -> Extreme {
         let mut keys = KeyQueues::new(Some(5));
         keys.ensure(0);
+        let mut added = Paged::new();
+        added.push(0);
         Extreme {
             arg: 0,
             max,
             ty: SqlType::Double,
             keys: Candidates::Narrow(keys),
-            added: vec![0],
+            added,
             out: vec![],
         }
     }

@@ -1,5 +1,6 @@
 //! A vector grown by pages: per-key state of OVER windows over millions
-//! of keys grows without ever copying what it holds.
+//! of keys grows without ever copying what it holds (the frames' queues,
+//! running sums and row counts).
 //!
 //! A `Vec` that doubles copies every entry at each step and holds both
 //! copies while it does; at two million keys that is hundreds of MiB
@@ -13,6 +14,8 @@
 //! not touched, so it costs no memory until it is.)
 
 use std::ops::{Index, IndexMut};
+use tidemark_common::Result;
+use tidemark_engine::snapshot::{Persist, StateReader, StateWriter};
 
 /// Entries per page (a power of two).
 const PAGE_BITS: u32 = 12;
@@ -66,9 +69,22 @@ impl<T> Paged<T> {
         self.pages.get_mut(i >> PAGE_BITS)?.get_mut(i & (PAGE - 1))
     }
 
-    #[cfg(test)]
     pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
         self.pages.iter().flatten()
+    }
+
+    /// Adds `value` as the last entry.
+    #[inline]
+    pub(super) fn push(&mut self, value: T) {
+        match self.pages.last_mut() {
+            Some(page) if page.len() < PAGE => page.push(value),
+            _ => {
+                let mut page = Vec::with_capacity(PAGE);
+                page.push(value);
+                self.pages.push(page);
+            }
+        }
+        self.len += 1;
     }
 }
 
@@ -92,6 +108,25 @@ impl<T> IndexMut<usize> for Paged<T> {
     #[inline(always)]
     fn index_mut(&mut self, i: usize) -> &mut T {
         &mut self.pages[i >> PAGE_BITS][i & (PAGE - 1)]
+    }
+}
+
+/// Written as a vector of the same entries is.
+impl<T: Persist> Persist for Paged<T> {
+    fn save(&self, w: &mut StateWriter) {
+        w.u64(self.len as u64);
+        for entry in self.iter() {
+            entry.save(w);
+        }
+    }
+
+    fn load(r: &mut StateReader<'_>) -> Result<Self> {
+        let n = r.count()?;
+        let mut paged = Paged::new();
+        for _ in 0..n {
+            paged.push(T::load(r)?);
+        }
+        Ok(paged)
     }
 }
 
@@ -134,5 +169,28 @@ mod tests {
         plain[PAGE + 1] = 7;
         assert!((0..plain.len()).all(|i| paged[i] == plain[i] && paged.get(i) == Some(&plain[i])));
         assert_eq!(paged.get(plain.len()), None);
+    }
+
+    /// Entries pushed across pages are written as a vector of them is,
+    /// and read back the same.
+    #[test]
+    fn pushed_entries_persist_as_a_vector() -> Result<()> {
+        let mut paged = Paged::new();
+        let plain: Vec<(Option<f64>, i64)> = (0..2 * PAGE as i64 + 3)
+            .map(|i| ((i % 3 != 0).then_some(i as f64 / 4.0), -i))
+            .collect();
+        for entry in &plain {
+            paged.push(*entry);
+        }
+        assert_eq!(paged.len(), plain.len());
+        let (mut a, mut b) = (StateWriter::new(), StateWriter::new());
+        a.put(&paged);
+        b.put(&plain);
+        let bytes = a.into_bytes();
+        assert_eq!(bytes, b.into_bytes());
+        let back: Paged<(Option<f64>, i64)> = StateReader::new(&bytes).get()?;
+        assert!(back.iter().eq(plain.iter()));
+        assert_eq!(back.len(), plain.len());
+        Ok(())
     }
 }
