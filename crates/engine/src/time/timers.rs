@@ -9,11 +9,10 @@
 //! before the run's front, or a few slots after it, and it is looked for
 //! among the front's slots first: an OVER aggregation's timer for its
 //! earliest waiting row, moved earlier at many rows, sits there ahead of
-//! a minute of its keys' expiry timers (in a B-tree, after a search of
-//! the whole run, it cost a tenth of such a run's instructions). A B-tree
-//! (where
-//! inserting with millions of keys set costs dozens of comparisons a
-//! level) holds only the others. A timer removed from the run is marked
+//! a minute of its keys' expiry timers (in the B-tree, after a search of
+//! the whole run, it cost 9 % of such a run's instructions). A B-tree
+//! (where inserting with millions of keys set costs dozens of comparisons
+//! a level) holds only the others. A timer removed from the run is marked
 //! dead where it lies rather than moved out, and the run is compacted once
 //! the dead are as many as the living, so removing costs no more than a
 //! search.

@@ -293,8 +293,8 @@ impl Frames {
             // gathered the rows out since the last for each: where every
             // row has a key of its own and keys expire as fast as rows go
             // out, a row at a time.)
-            let from = self.rows.len() - blocks.unsettled();
             if blocks.unsettled_of(k) {
+                let from = self.rows.len() - blocks.unsettled();
                 let picks = store.positions(&self.rows[from..])?;
                 blocks.settle(|c| store.column(&picks, c))?;
             }
