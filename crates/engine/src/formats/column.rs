@@ -8,13 +8,13 @@ use super::text::{
 };
 use arrow::array::PrimitiveBuilder;
 use arrow::array::{
-    make_array, new_null_array, Array, ArrayRef, BooleanBuilder, Date32Builder, Decimal128Builder,
-    Float32Builder, Float64Builder, Int16Builder, Int32Builder, Int64Builder, Int8Builder,
-    StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
+    make_array, new_null_array, Array, ArrayRef, BinaryBuilder, BooleanBuilder, Date32Builder,
+    Decimal128Builder, Float32Builder, Float64Builder, Int16Builder, Int32Builder, Int64Builder,
+    Int8Builder, StringArray, Time32MillisecondBuilder, TimestampMillisecondBuilder,
 };
 use arrow::datatypes::{ArrowPrimitiveType, DataType};
 use std::sync::Arc;
-use tidemark_common::SqlType;
+use tidemark_common::{Result, SqlType};
 
 /// One output column: its Arrow builder and how text becomes a value.
 pub(crate) enum ColumnBuilder {
@@ -28,7 +28,11 @@ pub(crate) enum ColumnBuilder {
     Date(Date32Builder),
     Time(Time32MillisecondBuilder, u8),
     Decimal(Decimal128Builder, u8, i8),
-    String(StringBuilder),
+    /// Text gathered as bytes, each field checked to be UTF-8 unless it
+    /// is known to be (an ASCII line, a JSON string), and the whole
+    /// checked once more as the column is finished: a check per field
+    /// through `str::from_utf8` cost more than reading a long field.
+    String(BinaryBuilder),
     Timestamp(TimestampMillisecondBuilder),
     TimestampLtz(TimestampMillisecondBuilder),
     /// A column no step of the query reads: its fields are not decoded
@@ -115,7 +119,7 @@ impl ColumnBuilder {
                 *s,
             ),
             SqlType::String => {
-                ColumnBuilder::String(StringBuilder::with_capacity(capacity, capacity * 16))
+                ColumnBuilder::String(BinaryBuilder::with_capacity(capacity, capacity * 16))
             }
             SqlType::Timestamp(_) => {
                 ColumnBuilder::Timestamp(TimestampMillisecondBuilder::with_capacity(capacity))
@@ -225,10 +229,12 @@ impl ColumnBuilder {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
-            ColumnBuilder::String(b) => match std::str::from_utf8(text) {
-                Ok(v) => b.append_value(v),
-                Err(_) => return false,
-            },
+            ColumnBuilder::String(b) => {
+                if std::str::from_utf8(text).is_err() {
+                    return false;
+                }
+                b.append_value(text);
+            }
             ColumnBuilder::Timestamp(b) => match parser.timestamp(text, false) {
                 Some(v) => b.append_value(v),
                 None => return false,
@@ -250,23 +256,28 @@ impl ColumnBuilder {
     }
 
     /// [`ColumnBuilder::append_text`] for text already known to be UTF-8
-    /// (a JSON value): a STRING column takes it without checking again.
-    pub(crate) fn append_str(&mut self, text: &str, parser: &mut Parser) -> bool {
+    /// (a field of an ASCII line, a JSON value): a STRING column takes it
+    /// without checking it again, a column not read just counts it.
+    pub(crate) fn append_utf8(&mut self, text: &[u8], parser: &mut Parser) -> bool {
         match self {
-            ColumnBuilder::String(b) => {
-                b.append_value(text);
-                true
-            }
-            builder => builder.append_text(text.as_bytes(), parser),
+            ColumnBuilder::String(b) => b.append_value(text),
+            ColumnBuilder::Unread(u) => u.rows += 1,
+            builder => return builder.append_text(text, parser),
         }
+        true
+    }
+
+    /// [`ColumnBuilder::append_utf8`] of a string.
+    pub(crate) fn append_str(&mut self, text: &str, parser: &mut Parser) -> bool {
+        self.append_utf8(text.as_bytes(), parser)
     }
 
     /// The column built so far. The builder starts over with room for as
     /// many values (and, for text, bytes) as it held: the next batch, of
     /// a like size, then fills it without growing it by doubling, a copy
     /// of everything so far at each step.
-    pub(crate) fn finish(&mut self) -> ArrayRef {
-        match self {
+    pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
+        Ok(match self {
             ColumnBuilder::Boolean(b) => {
                 let array = b.finish();
                 *b = BooleanBuilder::with_capacity(array.len());
@@ -282,13 +293,14 @@ impl ColumnBuilder {
             ColumnBuilder::Double(b) => finish_primitive(b),
             ColumnBuilder::Decimal(b, ..) => finish_primitive(b),
             ColumnBuilder::String(b) => {
-                let array = b.finish();
-                *b = StringBuilder::with_capacity(array.len(), array.values().len());
-                Arc::new(array)
+                let bytes = b.finish();
+                *b = BinaryBuilder::with_capacity(bytes.len(), bytes.values().len());
+                // Every field is UTF-8: checked, or known to be.
+                Arc::new(StringArray::try_from_binary(bytes)?)
             }
             ColumnBuilder::Timestamp(b) | ColumnBuilder::TimestampLtz(b) => finish_primitive(b),
             ColumnBuilder::Unread(u) => u.finish(),
-        }
+        })
     }
 }
 

@@ -294,8 +294,8 @@ impl CsvSource {
             let arrays: Vec<ArrayRef> = self
                 .builders
                 .iter_mut()
-                .map(|b| b.finish().slice(0, lines.len()))
-                .collect();
+                .map(|b| Ok(b.finish()?.slice(0, lines.len())))
+                .collect::<Result<_>>()?;
             let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
             self.stats.rows_read += lines.len() as u64;
             return Ok(Some(ReadBatch {
@@ -317,7 +317,7 @@ impl CsvSource {
             .builders
             .iter_mut()
             .map(ColumnBuilder::finish)
-            .collect();
+            .collect::<Result<_>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += lines.len() as u64;
         Ok(Some(ReadBatch {
@@ -409,16 +409,25 @@ impl CsvSource {
             self.skip(line, format!("invalid UTF-8 in field '{name}'"));
             return Ok(false);
         }
+        let ascii = self.input.ascii;
         for i in 0..found {
-            if self.input.ascii && self.builders[i].is_unread() {
+            if ascii && self.builders[i].is_unread() {
                 // Not decoded, and valid UTF-8 as the whole line is.
                 self.builders[i].append_null();
                 continue;
             }
             let text = self.input.field(i);
+            let appended = |builder: &mut ColumnBuilder, parser: &mut Parser| {
+                // A field of an ASCII line is UTF-8: not checked again.
+                if ascii {
+                    builder.append_utf8(text, parser)
+                } else {
+                    builder.append_text(text, parser)
+                }
+            };
             if self.options.null_literal.as_deref().map(str::as_bytes) == Some(text) {
                 self.builders[i].append_null();
-            } else if !self.builders[i].append_text(text, &mut self.parser) {
+            } else if !appended(&mut self.builders[i], &mut self.parser) {
                 if ignore {
                     self.builders[i].append_null();
                     self.stats.fields_nulled += 1;

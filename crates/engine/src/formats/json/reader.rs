@@ -367,8 +367,8 @@ impl JsonSource {
         let arrays: Vec<ArrayRef> = self
             .builders
             .iter_mut()
-            .map(|b| b.finish().slice(0, rows.len()))
-            .collect();
+            .map(|b| Ok(b.finish()?.slice(0, rows.len())))
+            .collect::<Result<_>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += rows.len() as u64;
         self.last_batch_bytes = lines.bytes();
