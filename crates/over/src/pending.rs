@@ -57,6 +57,11 @@ const FAR: usize = (64 - NEAR_BITS as usize) / 8 * 256;
 
 const BUCKETS: usize = NEAR + FAR;
 
+/// Free places in the entries kept however few rows wait; beyond them,
+/// once three in four places are free, the rows are filed anew in
+/// entries of their own number.
+const KEPT_FREE: usize = 1 << 16;
+
 /// Words of the bitmap of buckets in use.
 const WORDS: usize = BUCKETS / 64;
 
@@ -260,6 +265,11 @@ impl Pending {
             });
         }
         self.len -= due.len();
+        if self.free.len() > KEPT_FREE && self.free.len() > 3 * self.len {
+            // A backlog has drained: its places go back to the allocator
+            // (the rows left are filed anew, in their order).
+            *self = Pending::from_sorted(self.sorted());
+        }
         Some(at)
     }
 
@@ -364,6 +374,35 @@ mod tests {
         expected.extend(waiting.iter().map(|(t, _, key)| (*t, *key)));
         assert!(behind > 100, "only {behind} rows went behind the heap");
         assert_eq!(pending.len(), 0);
+        assert_eq!(taken, expected);
+    }
+
+    /// A backlog that drained gives its room back, and the rows left
+    /// still come out in order.
+    #[test]
+    fn a_drained_backlog_gives_its_room_back() {
+        let mut pending = Pending::default();
+        let rows = 4 * KEPT_FREE as u64;
+        for seq in 0..rows {
+            // Two rows a millisecond, every other one a millisecond back.
+            let rowtime = (seq / 2) as i64 - (seq % 2) as i64;
+            pending.push(rowtime, seq, seq as u32, RowRef::default());
+        }
+        let (mut due, mut taken, mut room_left) = (Vec::new(), Vec::new(), None);
+        while let Some(at) = pending.take_due(i64::MAX, &mut due) {
+            taken.extend(due.iter().map(|(key, _)| (at, *key)));
+            if pending.len() <= 100 && room_left.is_none() {
+                room_left = Some(pending.entries.len());
+            }
+        }
+        assert!(
+            room_left.is_some_and(|room| room < 4 * KEPT_FREE / 3),
+            "{room_left:?} places for 100 rows"
+        );
+        let mut expected: Vec<(i64, u32)> = (0..rows)
+            .map(|seq| ((seq / 2) as i64 - (seq % 2) as i64, seq as u32))
+            .collect();
+        expected.sort_unstable();
         assert_eq!(taken, expected);
     }
 
