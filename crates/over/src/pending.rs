@@ -72,7 +72,8 @@ struct Entry {
     at: u64,
     seq: u64,
     key: u32,
-    /// The next row of its bucket (none after the bucket's last).
+    /// The next row of its bucket (left as it was for the bucket's last,
+    /// which the bucket's ends tell).
     next: u32,
     row: RowRef,
 }
@@ -101,7 +102,6 @@ pub(crate) struct Pending {
     words_used: [u64; WORDS.div_ceil(64)],
     /// Rows behind `last`, earliest (rowtime, arrival) first.
     behind: BinaryHeap<Reverse<Waiting>>,
-    len: usize,
 }
 
 impl Default for Pending {
@@ -116,14 +116,14 @@ impl Default for Pending {
             occupied: vec![0; WORDS],
             words_used: [0; WORDS.div_ceil(64)],
             behind: BinaryHeap::new(),
-            len: 0,
         }
     }
 }
 
 impl Pending {
+    /// Rows waiting: every entry not free, and those behind.
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.entries.len() - self.free.len() + self.behind.len()
     }
 
     /// The bucket of a row at `order`, at or after `last`.
@@ -193,7 +193,6 @@ impl Pending {
 
     /// Adds a row; rows are added in arrival order.
     pub(crate) fn push(&mut self, rowtime: i64, seq: u64, key: u32, row: RowRef) {
-        self.len += 1;
         let at = order(rowtime);
         if at < self.last {
             self.behind.push(Reverse((rowtime, seq, key, row)));
@@ -264,8 +263,7 @@ impl Pending {
                 p.free.push(i);
             });
         }
-        self.len -= due.len();
-        if self.free.len() > KEPT_FREE && self.free.len() > 3 * self.len {
+        if self.free.len() > KEPT_FREE && self.free.len() > 3 * self.len() {
             // A backlog has drained: its places go back to the allocator
             // (the rows left are filed anew, in their order).
             *self = Pending::from_sorted(self.sorted());

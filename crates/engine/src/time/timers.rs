@@ -82,15 +82,6 @@ impl<K: Ord> Timers<K> {
             self.run.push_back(Slot { timer, alive: true });
             return true;
         }
-        if self.run.front().is_some_and(|first| timer < first.timer) {
-            // Before the run: on its front, unless it is set among the
-            // rest.
-            if self.rest.contains(&timer) {
-                return false;
-            }
-            self.run.push_front(Slot { timer, alive: true });
-            return true;
-        }
         match self.find(&timer) {
             Ok(i) if self.run[i].alive => false,
             Ok(i) => {
@@ -98,8 +89,9 @@ impl<K: Ord> Timers<K> {
                 self.dead -= 1;
                 true
             }
-            // A little before the run's end or after its front: into its
-            // place there, unless it is set among the rest.
+            // A little before the run's end, or before or a little after
+            // its front: into its place there, unless it is set among the
+            // rest.
             Err(i)
                 if (self.run.len() - i <= NEAR_END || i <= NEAR_END)
                     && !self.rest.contains(&timer) =>

@@ -105,7 +105,7 @@ impl Running {
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
-        self.values.state_bytes() + (self.keys.capacity() * 24) as u64
+        self.values.state_bytes() + (self.keys.capacity() * size_of::<(Option<f64>, i64)>()) as u64
     }
 
     pub(super) fn save(&self, w: &mut StateWriter) {
@@ -266,7 +266,8 @@ impl Extreme {
     }
 
     pub(super) fn state_bytes(&self) -> u64 {
-        with_queues!(&self.keys, q => q.state_bytes()) + (self.added.capacity() * 8) as u64
+        with_queues!(&self.keys, q => q.state_bytes())
+            + (self.added.capacity() * size_of::<i64>()) as u64
     }
 
     pub(super) fn save(&self, w: &mut StateWriter) {
