@@ -7,25 +7,41 @@
 //! found for the whole batch a block at a time, so a string of any length
 //! costs a look at a bit mask rather than at each of its bytes.
 //!
+//! Lines written by one program mostly have one layout: the same keys in
+//! the same order, with the same spacing. The bytes between the values of
+//! the last line read key by key are kept as its [`Shape`], and the next
+//! line is first read against it: each stretch between two values is
+//! compared whole (mostly one compare of 16 bytes), where reading it key by
+//! key costs a look at each key, colon, comma and space. A line that
+//! differs anywhere is read key by key and becomes the shape.
+//!
 //! A line this reading does not take (a nested value, an escape, a field
 //! named twice, a control character, anything that is not such an object)
 //! is left to arrow-json and serde_json as before; so it takes only lines
 //! that arrow-json reads, and gives what arrow-json gives for them: a
 //! string's contents, a number or boolean as written, NULL for `null` or a
-//! field that is not there. A unit test compares the two on lines both
-//! well-formed and broken.
+//! field that is not there. Unit tests compare the two on lines both
+//! well-formed and broken, and lines read against a shape with the same
+//! lines read alone.
 
 use super::lines::Lines;
 use crate::formats::marks::{gather, BLOCK};
 use std::ops::Range;
 
+/// What reading flat lines keeps from batch to batch: the marks of the
+/// batch's string ends and the shape of the last line read key by key.
+#[derive(Default)]
+pub(super) struct Scanner {
+    ends: StringEnds,
+    shape: Shape,
+}
+
 /// The values of every line of `lines`, each a flat object, appended to
 /// `out`, a row of `names.len()` a line; false when a line is not one this
-/// reading takes (`out` then holds the lines before it). `ends` is where
-/// the string ends of the lines are marked.
+/// reading takes (`out` then holds the lines before it).
 pub(super) fn flat_lines(
     lines: &Lines,
-    ends: &mut StringEnds,
+    scanner: &mut Scanner,
     names: &Names,
     out: &mut Vec<Option<(u32, u32)>>,
 ) -> bool {
@@ -36,22 +52,22 @@ pub(super) fn flat_lines(
         return false;
     };
     let text = lines.whole();
-    ends.mark(text.as_bytes(), first.start..last.end);
+    scanner.ends.mark(text.as_bytes(), first.start..last.end);
     (0..lines.len()).all(|i| {
         lines
             .span(i)
-            .is_some_and(|span| flat_values(text, span, ends, names, out))
+            .is_some_and(|span| flat_values(text, span, scanner, names, out))
     })
 }
 
 /// Each column's value in the line at `span` of `text`, as a byte range
 /// of the line (`None` for a missing field or `null`), appended to `out`;
 /// false, with `out` as it was, when the line is not one this reading
-/// takes. `ends` are the string ends of all of `text`.
+/// takes. The scanner's string ends are those of all of `text`.
 fn flat_values(
     text: &str,
     span: Range<usize>,
-    ends: &StringEnds,
+    scanner: &mut Scanner,
     names: &Names,
     out: &mut Vec<Option<(u32, u32)>>,
 ) -> bool {
@@ -59,10 +75,13 @@ fn flat_values(
     out.resize(start + names.len(), None);
     let line = Line {
         b: &text.as_bytes()[..span.end],
+        whole: text.as_bytes(),
         from: span.start,
-        ends,
+        ends: &scanner.ends,
     };
-    let taken = line.scan(names, &mut out[start..]).is_some();
+    let taken = line
+        .scan(names, &mut scanner.shape, &mut out[start..])
+        .is_some();
     if !taken {
         out.truncate(start);
     }
@@ -131,22 +150,69 @@ fn block_ends(bytes: &[u8; BLOCK]) -> u64 {
     gather(&hits)
 }
 
-/// One line being read: the batch's text up to the line's end, the
-/// line's first byte, and the batch's string ends. Positions are of the
-/// batch's text; the ranges handed out are of the line.
+/// One line being read: the batch's text up to the line's end, all of
+/// it, the line's first byte, and the batch's string ends. Positions are
+/// of the batch's text; the ranges handed out are of the line.
 struct Line<'a> {
     b: &'a [u8],
+    whole: &'a [u8],
     from: usize,
     ends: &'a StringEnds,
 }
 
 impl Line<'_> {
-    /// Fills `values` from the object; None when the line is not taken.
-    fn scan(&self, names: &Names, values: &mut [Option<(u32, u32)>]) -> Option<()> {
+    /// Fills `values` from the object, against `shape` when the line has
+    /// it, else key by key, and then the line becomes the shape; None when
+    /// the line is not taken.
+    fn scan(
+        &self,
+        names: &Names,
+        shape: &mut Shape,
+        values: &mut [Option<(u32, u32)>],
+    ) -> Option<()> {
         // Ranges are kept as u32: a longer line goes the slow way.
         if self.b.len() - self.from > u32::MAX as usize || names.len() > 64 {
             return None;
         }
+        if self.scan_by_shape(shape, values).is_some() {
+            return Some(());
+        }
+        values.fill(None);
+        shape.found.clear();
+        self.scan_by_keys(names, &mut shape.found, values)?;
+        shape.take(self.b, self.from);
+        Some(())
+    }
+
+    /// Fills `values` when the line is `shape` with values between its
+    /// pieces; None, with `values` partly filled, when it is not.
+    #[inline(always)]
+    fn scan_by_shape(&self, shape: &Shape, values: &mut [Option<(u32, u32)>]) -> Option<()> {
+        let (last, between) = shape.pieces.split_last()?;
+        let mut at = self.from;
+        for piece in between {
+            if !shape.is_at(piece, self.whole, at, self.b.len()) {
+                return None;
+            }
+            let mut value = None;
+            at = self.read_value(at + piece.len as usize, &mut value)?;
+            if let Some(column) = piece.column {
+                values[column as usize] = value;
+            }
+        }
+        (shape.is_at(last, self.whole, at, self.b.len()) && at + last.len as usize == self.b.len())
+            .then_some(())
+    }
+
+    /// Fills `values` from the object key by key, noting in `found` where
+    /// each value starts and ends and its column; None when the line is
+    /// not taken.
+    fn scan_by_keys(
+        &self,
+        names: &Names,
+        found: &mut Vec<Found>,
+        values: &mut [Option<(u32, u32)>],
+    ) -> Option<()> {
         let b = self.b;
         let mut seen = 0u64;
         // Fields mostly come in the same order on every line: the column
@@ -169,6 +235,11 @@ impl Line<'_> {
             };
             let mut value = None;
             let next = self.read_value(at, &mut value)?;
+            found.push(Found {
+                from: at,
+                to: next,
+                column: column.map(|c| c as u8),
+            });
             if let Some(column) = column {
                 next_column = column + 1;
                 // A field named twice: which one counts is for the slow way.
@@ -218,6 +289,91 @@ impl Line<'_> {
         };
         *value = Some(((from - self.from) as u32, (to - self.from) as u32));
         Some(end)
+    }
+}
+
+/// A value of a line read key by key: where it starts and ends in the
+/// batch's text, and its column (None for a field no column names).
+pub(super) struct Found {
+    from: usize,
+    to: usize,
+    column: Option<u8>,
+}
+
+/// The layout of a line read key by key: the stretches of bytes before,
+/// between and after its values (the first from the line's start, the
+/// last to its end), each with the column of the value after it.
+#[derive(Default)]
+pub(super) struct Shape {
+    /// Every piece's bytes, one after another.
+    text: Vec<u8>,
+    pieces: Vec<Piece>,
+    /// The values of the line being read key by key.
+    found: Vec<Found>,
+}
+
+/// A stretch of a shape: its place in the shape's text, and its first 16
+/// bytes as a number with a mask of those that are its own, so that it is
+/// mostly told at a place of a line by one compare.
+struct Piece {
+    from: u32,
+    len: u32,
+    head: u128,
+    mask: u128,
+    /// The column of the value after the piece, if a column names it.
+    column: Option<u8>,
+}
+
+impl Shape {
+    /// The line of `b` from `from` to its end, whose values are `found`,
+    /// as the shape.
+    fn take(&mut self, b: &[u8], from: usize) {
+        let Shape {
+            text,
+            pieces,
+            found,
+        } = self;
+        text.clear();
+        pieces.clear();
+        let mut start = from;
+        let values = found.iter().map(|f| (f.from, f.to, f.column));
+        for (to, next, column) in values.chain([(b.len(), b.len(), None)]) {
+            let bytes = &b[start..to];
+            let mut head = [0u8; 16];
+            let n = bytes.len().min(16);
+            head[..n].copy_from_slice(&bytes[..n]);
+            pieces.push(Piece {
+                from: text.len() as u32,
+                len: bytes.len() as u32,
+                head: u128::from_le_bytes(head),
+                mask: if n == 16 {
+                    u128::MAX
+                } else {
+                    (1 << (8 * n)) - 1
+                },
+                column,
+            });
+            text.extend_from_slice(bytes);
+            start = next;
+        }
+    }
+
+    /// Whether `piece` is at `at` of `whole`, ending by `end`.
+    #[inline(always)]
+    fn is_at(&self, piece: &Piece, whole: &[u8], at: usize, end: usize) -> bool {
+        let len = piece.len as usize;
+        if at + len > end {
+            return false;
+        }
+        let own = &self.text[piece.from as usize..][..len];
+        match whole.get(at..at + 16) {
+            Some(word) => {
+                let word = u128::from_le_bytes(word.try_into().unwrap_or_default());
+                word & piece.mask == piece.head
+                    && (len <= 16 || same(&own[16..], &whole[at + 16..at + len]))
+            }
+            None => same(own, &whole[at..at + len]),
+        }
     }
 }
 
@@ -437,18 +593,133 @@ mod tests {
         }
     }
 
+    /// Each line's values as read one after another by one scanner (so
+    /// against the shape of a line before), or None where it is not taken.
+    /// Also counted: the lines read against the shape.
+    fn read_in_turn(lines: &[String], names: &Names) -> (Vec<Option<Vec<Option<String>>>>, usize) {
+        let text = lines.join("\n");
+        let mut scanner = Scanner::default();
+        scanner.ends.mark(text.as_bytes(), 0..text.len());
+        let mut start = 0;
+        let mut by_shape = 0;
+        let values = lines
+            .iter()
+            .map(|line| {
+                let span = start..start + line.len();
+                start = span.end + 1;
+                let mut out = vec![None; names.len()];
+                let whole = Line {
+                    b: &text.as_bytes()[..span.end],
+                    whole: text.as_bytes(),
+                    from: span.start,
+                    ends: &scanner.ends,
+                };
+                by_shape += usize::from(whole.scan_by_shape(&scanner.shape, &mut out).is_some());
+                out.clear();
+                flat_values(&text, span, &mut scanner, names, &mut out).then(|| {
+                    out.iter()
+                        .map(|r| r.map(|(from, to)| line[from as usize..to as usize].to_string()))
+                        .collect()
+                })
+            })
+            .collect();
+        (values, by_shape)
+    }
+
+    #[test]
+    fn a_line_read_against_a_shape_reads_as_alone() {
+        let names = Names::new([
+            "id",
+            "name",
+            "ts",
+            "a",
+            "b",
+            "a_key_longer_than_sixteen_bytes",
+        ]);
+        // Layouts with a value or two left open, filled with good and bad
+        // values of every kind: a line with the layout of the one before is
+        // read against its shape, and must read as it does alone.
+        let layouts = [
+            r#"{"id": #, "name": #, "ts": "2020-04-15 08:05:00"}"#,
+            r#"{"a":#,"other":#,"b":true}"#,
+            "  {\"name\":#,\t\"id\" : #}  ",
+            r#"{"a_key_longer_than_sixteen_bytes": #, "id": #}"#,
+            r#"{"id":#}"#,
+        ];
+        let values = [
+            "1",
+            "-0.5e+3",
+            "12345678901234567890",
+            "01",
+            "1.",
+            "-",
+            "\"x\"",
+            "\"\"",
+            "\"a\\\"b\"",
+            "\"open",
+            "\"a\", \"b\": \"c\"",
+            "null",
+            "nul",
+            "true",
+            "truex",
+            "false",
+            "[1]",
+            "{\"x\": 1}",
+            "1 ",
+            " 1",
+            "",
+            "\"é\"",
+        ];
+        let mut lines = Vec::new();
+        for layout in layouts {
+            for first in values {
+                for second in values {
+                    lines.push(layout.replacen('#', first, 1).replacen('#', second, 1));
+                }
+            }
+            // The same layout but for a key, or with more after it.
+            let filled = layout.replace('#', "1");
+            lines.push(filled.clone());
+            lines.push(filled.replace("\"id\"", "\"name\""));
+            lines.push(filled.replace("bytes\"", "bytez\""));
+            for more in [" x", "}", ","] {
+                lines.push(filled.clone());
+                lines.push(format!("{filled}{more}"));
+            }
+            lines.push("{}".to_string());
+        }
+        let alone: Vec<_> = lines
+            .iter()
+            .map(|line| read_in_turn(std::slice::from_ref(line), &names).0.remove(0))
+            .collect();
+        let (in_turn, by_shape) = read_in_turn(&lines, &names);
+        for ((line, alone), in_turn) in lines.iter().zip(&alone).zip(&in_turn) {
+            assert_eq!(alone, in_turn, "{line}");
+        }
+        // Many lines were taken, most of them against a shape.
+        let taken = alone.iter().filter(|v| v.is_some()).count();
+        assert!(taken > lines.len() / 4, "{taken} of {}", lines.len());
+        assert!(by_shape > taken / 2, "{by_shape} of {taken}");
+    }
+
     #[test]
     fn values_are_found_by_name_in_any_order() {
         let names = Names::new(["a", "bb", "c"]);
-        let mut ends = StringEnds::default();
+        let mut scanner = Scanner::default();
         let mut out = Vec::new();
         // The line among others in one text, ranges counted from its start.
         let before = "{\"c\": \"an earlier line, longer than a block of the marks\"}\n";
         let line = r#"{"c": "x", "zz": "a string running on past the end of a block", "a": -1.5e3, "bb": null}"#;
         let text = format!("{before}{line}\n{{\"a\": \"after\"}}");
-        ends.mark(text.as_bytes(), 0..text.len());
+        scanner.ends.mark(text.as_bytes(), 0..text.len());
         let span = before.len()..before.len() + line.len();
-        assert!(flat_values(&text, span.clone(), &ends, &names, &mut out));
+        assert!(flat_values(
+            &text,
+            span.clone(),
+            &mut scanner,
+            &names,
+            &mut out
+        ));
         let values: Vec<Option<&str>> = out
             .iter()
             .map(|r| r.map(|(from, to)| &line[from as usize..to as usize]))
@@ -456,15 +727,21 @@ mod tests {
         assert_eq!(values, [Some("-1.5e3"), None, Some("x")]);
         // A line not taken leaves what was there.
         let text = r#"{"a": [1]}"#;
-        ends.mark(text.as_bytes(), 0..text.len());
-        assert!(!flat_values(text, 0..text.len(), &ends, &names, &mut out));
+        scanner.ends.mark(text.as_bytes(), 0..text.len());
+        assert!(!flat_values(
+            text,
+            0..text.len(),
+            &mut scanner,
+            &names,
+            &mut out
+        ));
         assert_eq!(out.len(), 3);
         // A string may not run on past its line's end.
         let text = "{\"a\": \"open\n\"}";
-        ends.mark(text.as_bytes(), 0..text.len());
-        assert!(!flat_values(text, 0..11, &ends, &names, &mut out));
+        scanner.ends.mark(text.as_bytes(), 0..text.len());
+        assert!(!flat_values(text, 0..11, &mut scanner, &names, &mut out));
         let text = "{\"a\": \"open\"}";
-        ends.mark(text.as_bytes(), 0..text.len());
-        assert!(!flat_values(text, 0..12, &ends, &names, &mut out));
+        scanner.ends.mark(text.as_bytes(), 0..text.len());
+        assert!(!flat_values(text, 0..12, &mut scanner, &names, &mut out));
     }
 }

@@ -81,8 +81,9 @@ pub struct JsonSource {
     parser: Parser,
     /// The columns' names, as a flat line's keys are matched against them.
     names: super::flat::Names,
-    /// A batch's string ends and flat lines' value ranges, kept for reuse.
-    string_ends: super::flat::StringEnds,
+    /// What reading flat lines keeps (string ends, the last shape), and
+    /// their value ranges, kept for reuse.
+    flat: super::flat::Scanner,
     flat_ranges: Vec<Option<(u32, u32)>>,
     input: BufReader<Box<dyn Read + Send>>,
     /// The line being read; between batches, the start of a line still
@@ -157,7 +158,7 @@ impl JsonSource {
             builders,
             parser: Parser::new(chrono_tz::UTC).with_dialect(TextDialect::Json),
             names,
-            string_ends: super::flat::StringEnds::default(),
+            flat: super::flat::Scanner::default(),
             flat_ranges: Vec::new(),
             input: BufReader::with_capacity(256 * 1024, file),
             partial: Vec::new(),
@@ -474,7 +475,7 @@ impl JsonSource {
         }
         let mut ranges = std::mem::take(&mut self.flat_ranges);
         ranges.clear();
-        let read = super::flat::flat_lines(lines, &mut self.string_ends, &self.names, &mut ranges)
+        let read = super::flat::flat_lines(lines, &mut self.flat, &self.names, &mut ranges)
             .then(|| self.append_flat(lines, &ranges));
         self.flat_ranges = ranges;
         let (first_bad, nulled) = read?;
@@ -891,9 +892,9 @@ mod tests {
     /// Each line's values as the flat reading finds them; None when a line
     /// is not taken.
     fn flat_texts(src: &JsonSource, lines: &Lines) -> Option<Vec<LineValues>> {
-        let mut ends = super::super::flat::StringEnds::default();
+        let mut scanner = super::super::flat::Scanner::default();
         let mut ranges = Vec::new();
-        if !super::super::flat::flat_lines(lines, &mut ends, &src.names, &mut ranges) {
+        if !super::super::flat::flat_lines(lines, &mut scanner, &src.names, &mut ranges) {
             return None;
         }
         let width = src.columns.len();
