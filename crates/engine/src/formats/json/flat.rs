@@ -442,6 +442,30 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
+/// The number of ASCII digits at `at` of `b`: eight bytes at a time while
+/// the line has them.
+#[inline(always)]
+fn digits(b: &[u8], at: usize) -> usize {
+    let mut n = 0;
+    while let Some(eight) = b.get(at + n..at + n + 8) {
+        let word = u64::from_le_bytes(eight.try_into().unwrap_or_default());
+        // A digit becomes 0-9 and anything else 10-255; adding 0x76 sets a
+        // byte's high bit from 10 on (or it was set), and a carry out of a
+        // byte only reaches the bytes after the first that is not a digit.
+        let values = word ^ 0x3030_3030_3030_3030;
+        let not_digits =
+            (values.wrapping_add(0x7676_7676_7676_7676) | values) & 0x8080_8080_8080_8080;
+        if not_digits != 0 {
+            return n + (not_digits.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + b[at + n..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count()
+}
+
 /// Only white space after the object.
 fn end_of_line(b: &[u8], at: usize) -> Option<()> {
     (skip_space(b, at) == b.len()).then_some(())
@@ -477,7 +501,6 @@ static ENDS_STRING: [bool; 256] = {
 /// ([eE] [+-]? [0-9]+)?`, followed by a byte that can end it.
 #[inline]
 fn number(b: &[u8], mut at: usize) -> Option<usize> {
-    let digits = |b: &[u8], at: usize| b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
     if b.get(at) == Some(&b'-') {
         at += 1;
     }
@@ -558,6 +581,32 @@ mod tests {
             }
             ends.mark(&base, 0..len);
             assert_eq!(ends.next(0, len), naive_next(&base, 0, len));
+        }
+    }
+
+    #[test]
+    fn digits_are_counted_as_byte_by_byte() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mostly digits, with bytes next to them in value and any byte.
+            let len = (state % 40) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|i| {
+                    let pick = state.rotate_left(i as u32 * 5);
+                    match pick % 8 {
+                        0 => b"/:\x00\x7f\xb0\xff9"[(pick >> 8) as usize % 7],
+                        1 => (pick >> 16) as u8,
+                        _ => b'0' + (pick >> 24) as u8 % 10,
+                    }
+                })
+                .collect();
+            for at in 0..=len {
+                let naive = text[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+                assert_eq!(digits(&text, at), naive, "{text:?} from {at}");
+            }
         }
     }
 
