@@ -384,7 +384,10 @@ impl JsonSource {
     /// Up to batch_size non-blank lines with their numbers; a line that
     /// is not UTF-8 is `Err` with its text made readable.
     fn read_lines(&mut self) -> Result<Lines> {
-        let mut bytes = Vec::with_capacity(self.last_batch_bytes);
+        // Room for a batch a little longer than the last: growing would
+        // copy all of it.
+        let mut bytes =
+            Vec::with_capacity(self.last_batch_bytes + self.last_batch_bytes / 8 + 4096);
         let mut spans = Vec::with_capacity(self.batch_size);
         while spans.len() < self.batch_size {
             // A streaming input sends what it has before a read that may
