@@ -580,13 +580,17 @@ impl JsonSource {
                     builder.append_null();
                     continue;
                 };
-                let text = &whole[start + from as usize..start + to as usize];
+                let range = start + from as usize..start + to as usize;
+                // Taken as bytes: the line is UTF-8 and the value a whole
+                // part of it, so no character boundary needs a look.
+                let bytes = &whole.as_bytes()[range.clone()];
                 let appended = if iso {
-                    builder.append_str(&iso_timestamp_text(text), &mut self.parser)
-                } else if integral && fractional(text) {
+                    builder.append_str(&iso_timestamp_text(&whole[range]), &mut self.parser)
+                } else if integral && fractional(bytes) {
+                    let text = &whole[range];
                     builder.append_str(&cut_to_integral(ty, text.into()), &mut self.parser)
                 } else {
-                    builder.append_str(text, &mut self.parser)
+                    builder.append_utf8(bytes, &mut self.parser)
                 };
                 if !appended {
                     builder.append_null();
@@ -703,7 +707,7 @@ fn text_end(line: &[u8]) -> Option<usize> {
 /// Jackson's `asInt`/`asLong` do for Flink. Other text is left alone.
 fn integral_text<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borrow::Cow<'t, str> {
     // Plain digits (nearly every value) are read as they are.
-    if !matches!(ty, SqlType::Int | SqlType::BigInt) || !fractional(&text) {
+    if !matches!(ty, SqlType::Int | SqlType::BigInt) || !fractional(text.as_bytes()) {
         return text;
     }
     cut_to_integral(ty, text)
@@ -711,10 +715,8 @@ fn integral_text<'t>(ty: &SqlType, text: std::borrow::Cow<'t, str>) -> std::borr
 
 /// Whether a number is written with a fraction or an exponent.
 #[inline]
-fn fractional(text: &str) -> bool {
-    text.as_bytes()
-        .iter()
-        .any(|&b| b == b'.' || b | 0x20 == b'e')
+fn fractional(text: &[u8]) -> bool {
+    text.iter().any(|&b| b == b'.' || b | 0x20 == b'e')
 }
 
 /// [`integral_text`] for a number with a fraction or an exponent.
