@@ -3,24 +3,30 @@
 //! over strings to their ends, a step per marked byte rather than per
 //! byte.
 
+use wide::u8x16;
+
 /// Bytes marked at once: one word of bits.
 pub(crate) const BLOCK: usize = 64;
 
-/// The bits of a block's marks, given as a 0 or 1 byte per position: bit
-/// `i` is byte `i`. Each 8 bytes are gathered into 8 bits by one multiply
-/// (the bit of byte `i` lands at bit 56 + `i`, and no two partial products
-/// meet), so that with the 0/1 bytes compared a vector at a time, the
-/// compiler marks a block without a branch.
+/// The bits of the bytes of a block that `hit` marks: bit `i` is byte `i`.
+/// `hit` is given the block 16 bytes at a time and answers with each byte
+/// all ones or all zeros, whose bits are then taken in one instruction
+/// where the machine has one (SSE2 on x86-64, NEON, WebAssembly SIMD).
 #[inline(always)]
-pub(crate) fn gather(hits: &[u8; BLOCK]) -> u64 {
+pub(crate) fn mark(bytes: &[u8; BLOCK], hit: impl Fn(u8x16) -> u8x16) -> u64 {
+    let (sixteens, _) = bytes.as_chunks::<16>();
     let mut bits = 0u64;
-    for (i, eight) in hits.chunks_exact(8).enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(eight);
-        let gathered = u64::from_le_bytes(word).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        bits |= gathered << (8 * i);
+    for (i, sixteen) in sixteens.iter().enumerate() {
+        bits |= u64::from(hit(u8x16::new(*sixteen)).to_bitmask()) << (16 * i);
     }
     bits
+}
+
+/// Whether every byte of a block is ASCII.
+#[inline(always)]
+pub(crate) fn ascii(bytes: &[u8; BLOCK]) -> bool {
+    // Each byte's high bit, as `mark` takes them.
+    mark(bytes, |sixteen| sixteen) == 0
 }
 
 #[cfg(test)]
@@ -28,16 +34,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_byte_is_its_bit() {
+    fn each_marked_byte_is_its_bit() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..1_000 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let hits: [u8; BLOCK] = std::array::from_fn(|i| u8::from(state >> i & 1 == 1));
-            assert_eq!(gather(&hits), state);
+            // Bytes of every kind, some of them the one marked.
+            let bytes: [u8; BLOCK] = std::array::from_fn(|i| {
+                let pick = state.rotate_left(i as u32);
+                if pick & 1 == 1 {
+                    b'"'
+                } else {
+                    (pick >> 8) as u8
+                }
+            });
+            let quotes = mark(&bytes, |v| v.simd_eq(u8x16::splat(b'"')));
+            let below = mark(&bytes, |v| v.simd_lt(u8x16::splat(0x20)));
+            for (i, &byte) in bytes.iter().enumerate() {
+                assert_eq!(quotes >> i & 1 == 1, byte == b'"', "{bytes:?} at {i}");
+                assert_eq!(below >> i & 1 == 1, byte < 0x20, "{bytes:?} at {i}");
+            }
+            assert_eq!(ascii(&bytes), bytes.iter().all(u8::is_ascii));
         }
-        assert_eq!(gather(&[1; BLOCK]), u64::MAX);
-        assert_eq!(gather(&[0; BLOCK]), 0);
+        assert!(ascii(&[b'a'; BLOCK]));
+        let mut one = [b'a'; BLOCK];
+        one[63] = 0x80;
+        assert!(!ascii(&one));
+        assert_eq!(mark(&one, |v| v.simd_eq(u8x16::splat(0x80))), 1 << 63);
     }
 }

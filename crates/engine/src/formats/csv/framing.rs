@@ -5,9 +5,10 @@
 //! go, for positions).
 
 use super::CsvOptions;
-use crate::formats::marks::{gather, BLOCK};
+use crate::formats::marks::{ascii, mark, BLOCK};
 use std::io::Read;
 use std::sync::Arc;
+use wide::u8x16;
 
 /// The bytes [`Input`] reads: its own buffer, refilled from the file, or
 /// a whole input already in memory (a piece of a file read on several
@@ -615,21 +616,16 @@ impl ByteClasses {
         }
     }
 
-    /// The marks of `bytes`, block `block` of the buffer: a 0/1 byte per
-    /// position, compared a vector at a time, then gathered into bits.
+    /// The marks of `bytes`, block `block` of the buffer.
     #[inline]
     fn marks(&self, block: usize, bytes: &[u8; BLOCK]) -> BlockMarks {
-        let [a, b, c, d, e] = self.marked;
-        let mut hits = [0u8; BLOCK];
-        let mut high = 0u8;
-        for (hit, &byte) in hits.iter_mut().zip(bytes) {
-            *hit = u8::from((byte == a) | (byte == b) | (byte == c) | (byte == d) | (byte == e));
-            high |= byte;
-        }
+        let [a, b, c, d, e] = self.marked.map(u8x16::splat);
         BlockMarks {
             block,
-            bits: gather(&hits),
-            ascii: high < 0x80,
+            bits: mark(bytes, |v| {
+                v.simd_eq(a) | v.simd_eq(b) | v.simd_eq(c) | v.simd_eq(d) | v.simd_eq(e)
+            }),
+            ascii: ascii(bytes),
         }
     }
 

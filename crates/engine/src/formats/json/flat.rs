@@ -25,8 +25,9 @@
 //! lines read alone.
 
 use super::lines::Lines;
-use crate::formats::marks::{gather, BLOCK};
+use crate::formats::marks::{mark, BLOCK};
 use std::ops::Range;
+use wide::u8x16;
 
 /// What reading flat lines keeps from batch to batch: the marks of the
 /// batch's string ends and the shape of the last line read key by key.
@@ -139,15 +140,14 @@ impl StringEnds {
     }
 }
 
-/// The string ends of one block, by bit: a 0/1 byte per position,
-/// compared a vector at a time, then gathered into bits.
+/// The string ends of one block, by bit.
 #[inline]
 fn block_ends(bytes: &[u8; BLOCK]) -> u64 {
-    let mut hits = [0u8; BLOCK];
-    for (hit, &c) in hits.iter_mut().zip(bytes) {
-        *hit = u8::from((c == b'"') | (c == b'\\') | (c < 0x20));
-    }
-    gather(&hits)
+    mark(bytes, |v| {
+        v.simd_eq(u8x16::splat(b'"'))
+            | v.simd_eq(u8x16::splat(b'\\'))
+            | v.simd_lt(u8x16::splat(0x20))
+    })
 }
 
 /// One line being read: the batch's text up to the line's end, all of
