@@ -587,11 +587,16 @@ impl JsonSource {
                 let bytes = &whole.as_bytes()[range.clone()];
                 let appended = if iso {
                     builder.append_str(&iso_timestamp_text(&whole[range]), &mut self.parser)
+                } else if builder.append_utf8(bytes, &mut self.parser) {
+                    true
                 } else if integral && fractional(bytes) {
+                    // Refused for its fraction or exponent (an integer is
+                    // digits alone): cut as Flink does. Looked for only
+                    // now, as nearly every integer is taken at once.
                     let text = &whole[range];
                     builder.append_str(&cut_to_integral(ty, text.into()), &mut self.parser)
                 } else {
-                    builder.append_utf8(bytes, &mut self.parser)
+                    false
                 };
                 if !appended {
                     builder.append_null();
