@@ -10,8 +10,9 @@ pub(crate) const BLOCK: usize = 64;
 
 /// The bits of the bytes of a block that `hit` marks: bit `i` is byte `i`.
 /// `hit` is given the block 16 bytes at a time and answers with each byte
-/// all ones or all zeros, whose bits are then taken in one instruction
-/// where the machine has one (SSE2 on x86-64, NEON, WebAssembly SIMD).
+/// all ones or all zeros, whose bits are then taken at once: one
+/// instruction on x86-64 (SSE2's byte mask), a few with NEON or
+/// WebAssembly SIMD, a byte at a time on a machine with none of them.
 #[inline(always)]
 pub(crate) fn mark(bytes: &[u8; BLOCK], hit: impl Fn(u8x16) -> u8x16) -> u64 {
     let (sixteens, _) = bytes.as_chunks::<16>();
