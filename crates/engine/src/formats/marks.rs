@@ -33,14 +33,13 @@ pub(crate) fn ascii(bytes: &[u8; BLOCK]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::testing::Rng;
 
     #[test]
     fn each_marked_byte_is_its_bit() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..1_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next();
             // Bytes of every kind, some of them the one marked.
             let bytes: [u8; BLOCK] = std::array::from_fn(|i| {
                 let pick = state.rotate_left(i as u32);

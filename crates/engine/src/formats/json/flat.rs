@@ -294,7 +294,7 @@ impl Line<'_> {
 
 /// A value of a line read key by key: where it starts and ends in the
 /// batch's text, and its column (None for a field no column names).
-pub(super) struct Found {
+struct Found {
     from: usize,
     to: usize,
     column: Option<u8>,
@@ -304,7 +304,7 @@ pub(super) struct Found {
 /// between and after its values (the first from the line's start, the
 /// last to its end), each with the column of the value after it.
 #[derive(Default)]
-pub(super) struct Shape {
+struct Shape {
     /// Every piece's bytes, one after another.
     text: Vec<u8>,
     pieces: Vec<Piece>,
@@ -536,6 +536,7 @@ fn number(b: &[u8], mut at: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::testing::Rng;
 
     /// The first string end at or after `from` and before `to`, byte by
     /// byte.
@@ -586,11 +587,9 @@ mod tests {
 
     #[test]
     fn digits_are_counted_as_byte_by_byte() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next();
             // Mostly digits, with bytes next to them in value and any byte.
             let len = (state % 40) as usize;
             let text: Vec<u8> = (0..len)
