@@ -9,7 +9,9 @@
 //! late. An outer `WHERE rownum <= N` keeps the top N; told of it (the
 //! spec's `limit`), a window forgets rows that can no longer rank within
 //! N as it goes (a row's rank only grows as rows arrive), keeping the
-//! first row of each partition, which orders the partitions.
+//! first row of each partition, which orders the partitions. Once it has
+//! forgotten, it knows where each full partition's N-th row stands, and a
+//! row arriving behind that is dropped as it comes, never held.
 
 use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
 use crate::ops::operator::StateSize;
@@ -17,12 +19,16 @@ use crate::ops::window_buffer::{by_window, drop_late};
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
 use crate::time::service::{EventTime, TimerHandler};
-use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, Scalar, UInt32Array,
+};
+use arrow::buffer::BooleanBuffer;
 use arrow::compute::{
-    lexsort_to_indices, take_record_batch, LexicographicalComparator, SortColumn, SortOptions,
+    filter_record_batch, lexsort_to_indices, take_record_batch, LexicographicalComparator,
+    SortColumn, SortOptions,
 };
 use arrow::datatypes::SchemaRef;
-use arrow::row::{RowConverter, SortField};
+use arrow::row::{OwnedRow, RowConverter, Rows, SortField};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
@@ -59,10 +65,56 @@ pub struct RankState {
     order_rows: RowConverter,
     /// Rows waiting for their window to end, by window end.
     windows: BTreeMap<i64, Vec<RecordBatch>>,
-    /// With a limit: by window end, the rows it held after it last forgot
-    /// some, and the rows it holds; it forgets again when it holds twice
-    /// as many as it kept.
-    kept: HashMap<i64, (usize, usize)>,
+    /// With a limit: by window end, what the window keeps.
+    kept: HashMap<i64, Kept>,
+}
+
+/// With a limit, what a window keeps.
+#[derive(Default)]
+struct Kept {
+    /// The rows it held after it last forgot some.
+    after_forget: usize,
+    /// The rows it holds; it forgets again at twice `after_forget`.
+    held: usize,
+    /// By partition key, for each partition that held at least N rows
+    /// ranked when the window last forgot: the ORDER BY values of its N-th
+    /// row then. A row arriving after those values (or, for ROW_NUMBER
+    /// with ties by arrival, at them) has N rows ranked before it for
+    /// good: it is dropped as it arrives. Cut-offs only move up the
+    /// ranking, so one dropped stays out of reach.
+    cutoffs: Cutoffs,
+    /// Rows of many partitions looked up against the cut-offs since the
+    /// window last forgot, and how many of them were dropped.
+    looked_up: usize,
+    dropped: usize,
+}
+
+impl Kept {
+    /// Whether rows of many partitions are still worth looking up one by
+    /// one: a key per row costs about what holding the row until the
+    /// window forgets does, so after a trial the look-ups go on only
+    /// while they drop at least half the rows (until the window forgets
+    /// again, with new cut-offs).
+    fn look_up(&self) -> bool {
+        self.looked_up < LOOK_UP_TRIAL || self.dropped * 2 >= self.looked_up
+    }
+}
+
+/// Rows of many partitions looked up before [`Kept::look_up`] judges.
+const LOOK_UP_TRIAL: usize = 1024;
+
+/// By partition key, the ORDER BY values of a row.
+type Cutoffs = HashMap<Box<[u8]>, OwnedRow, foldhash::fast::FixedState>;
+
+/// Whether `column` holds one value (or only NULLs) throughout; false for
+/// a type the comparison kernels do not take.
+fn same_throughout(column: &ArrayRef) -> bool {
+    if column.is_empty() {
+        return true;
+    }
+    let first = Scalar::new(column.slice(0, 1));
+    arrow::compute::kernels::cmp::not_distinct(column, &first)
+        .is_ok_and(|same| same.true_count() == column.len())
 }
 
 /// With a limit, a window forgets rows once it holds at least this many
@@ -146,7 +198,11 @@ impl WindowedState for RankState {
                 Vec::new()
             };
             let held = rows.iter().map(RecordBatch::num_rows).sum();
-            self.kept.insert(end, (0, held));
+            let kept = Kept {
+                held,
+                ..Kept::default()
+            };
+            self.kept.insert(end, kept);
             self.windows.insert(end, rows);
         }
         Ok(())
@@ -173,8 +229,14 @@ impl RankState {
     /// by `funcs[k]` is at most `n` now — a row's rank only grows as rows
     /// arrive, and one ranked within `n` at the end has every row ranked
     /// before it among these — and the first row of each partition, which
-    /// places its partition in the output.
-    fn forget(&self, rows: &RecordBatch, (k, n): (usize, i64)) -> Result<RecordBatch> {
+    /// places its partition in the output. With them, for ROW_NUMBER and
+    /// RANK, each partition's first row and its `n`-th in ranking order,
+    /// where it has `n` rows or more.
+    fn forget(
+        &self,
+        rows: &RecordBatch,
+        (k, n): (usize, i64),
+    ) -> Result<(RecordBatch, Vec<(u32, u32)>)> {
         let func = &self.spec.funcs[k];
         if matches!(func, AggregateFunction::DenseRank) {
             // Ranks count distinct values: the whole ranking decides.
@@ -188,7 +250,10 @@ impl RankState {
                 .map(|(row, _)| *row)
                 .collect();
             keep.sort_unstable();
-            return Ok(take_record_batch(rows, &UInt32Array::from(keep))?);
+            return Ok((
+                take_record_batch(rows, &UInt32Array::from(keep))?,
+                Vec::new(),
+            ));
         }
         // ROW_NUMBER and RANK: the n-th row of each partition in ranking
         // order is found without sorting the partition. ROW_NUMBER keeps
@@ -214,10 +279,11 @@ impl RankState {
         }
         let within = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
         let mut keep: Vec<u32> = Vec::new();
+        let mut nths = Vec::new();
         for mut members in by_partition {
             let first = members[0];
             let from = keep.len();
-            if members.len() <= within {
+            if members.len() < within {
                 keep.extend_from_slice(&members);
                 continue;
             }
@@ -229,6 +295,7 @@ impl RankState {
                 ranking.compare(*a as usize, *b as usize)
             });
             let nth = *nth;
+            nths.push((first, nth));
             match (func, &peers) {
                 (AggregateFunction::Rank, Some(peers)) => {
                     keep.extend(members.iter().copied().filter(|row| {
@@ -247,22 +314,58 @@ impl RankState {
             }
         }
         keep.sort_unstable();
-        Ok(take_record_batch(rows, &UInt32Array::from(keep))?)
+        Ok((take_record_batch(rows, &UInt32Array::from(keep))?, nths))
     }
 
-    /// Each row's partition, numbered by first arrival.
-    fn partitions(&self, rows: &RecordBatch) -> Result<Vec<u32>> {
-        let n = rows.num_rows();
+    /// Whether `rows` are all of one partition. A window's rows share
+    /// their window columns, so where those are the only partition columns
+    /// (a Top-N of the whole window) they always are, found by comparing
+    /// whole columns rather than converting every row's key.
+    fn one_partition(&self, rows: &RecordBatch) -> bool {
+        self.spec
+            .partition
+            .iter()
+            .all(|c| same_throughout(rows.column(*c)))
+    }
+
+    /// The partition key of `rows`' row `row`.
+    fn partition_key(&self, rows: &RecordBatch, row: usize) -> Result<Box<[u8]>> {
         let Some(conv) = &self.partition_rows else {
-            return Ok(vec![0; n]);
+            return Ok(Box::default());
         };
         let cols: Vec<ArrayRef> = self
             .spec
             .partition
             .iter()
-            .map(|c| rows.column(*c).clone())
+            .map(|c| rows.column(*c).slice(row, 1))
             .collect();
-        let keys = conv.convert_columns(&cols)?;
+        Ok(conv.convert_columns(&cols)?.row(0).data().into())
+    }
+
+    /// Each row's partition key, converted one by one (rows without
+    /// partition columns share theirs).
+    fn each_partition_key(&self, rows: &RecordBatch) -> Result<Rows> {
+        let Some(conv) = &self.partition_rows else {
+            return Err(Error::Internal("a ranking without partition keys".into()));
+        };
+        Ok(conv.convert_columns(&self.partition_columns(rows))?)
+    }
+
+    fn partition_columns(&self, rows: &RecordBatch) -> Vec<ArrayRef> {
+        self.spec
+            .partition
+            .iter()
+            .map(|c| rows.column(*c).clone())
+            .collect()
+    }
+
+    /// Each row's partition, numbered by first arrival.
+    fn partitions(&self, rows: &RecordBatch) -> Result<Vec<u32>> {
+        let n = rows.num_rows();
+        if self.one_partition(rows) {
+            return Ok(vec![0; n]);
+        }
+        let keys = self.each_partition_key(rows)?;
         let mut first: HashMap<&[u8], u32, _> =
             HashMap::with_hasher(foldhash::fast::FixedState::with_seed(0x7261_6e6b));
         Ok((0..n)
@@ -271,6 +374,20 @@ impl RankState {
                 *first.entry(keys.row(i).data()).or_insert(next)
             })
             .collect())
+    }
+
+    /// The ORDER BY columns of `rows`, as rows that compare in ranking
+    /// order (arrival aside).
+    fn order_keys(&self, rows: &RecordBatch) -> Result<Rows> {
+        Ok(self.order_rows.convert_columns(&self.order_arrays(rows))?)
+    }
+
+    fn order_arrays(&self, rows: &RecordBatch) -> Vec<ArrayRef> {
+        self.spec
+            .order
+            .iter()
+            .map(|(c, _, _)| rows.column(*c).clone())
+            .collect()
     }
 
     /// The ORDER BY columns of `rows`, as sort columns.
@@ -362,9 +479,9 @@ impl RankState {
     /// [`FORGET_FROM`]), so each row is ranked a bounded number of times
     /// on average.
     fn forget_in(&mut self, end: i64, added: usize, limit: (usize, i64)) -> Result<()> {
-        let counts = self.kept.entry(end).or_insert((0, 0));
-        counts.1 += added;
-        if counts.1 < FORGET_FROM.max(2 * counts.0) {
+        let kept = self.kept.entry(end).or_default();
+        kept.held += added;
+        if kept.held < FORGET_FROM.max(2 * kept.after_forget) {
             return Ok(());
         }
         let Some(parts) = self.windows.get(&end) else {
@@ -374,10 +491,102 @@ impl RankState {
             return Ok(());
         };
         let rows = arrow::compute::concat_batches(&first.schema(), parts)?;
-        let left = self.forget(&rows, limit)?;
-        self.kept.insert(end, (left.num_rows(), left.num_rows()));
+        let (left, nths) = self.forget(&rows, limit)?;
+        let kept = Kept {
+            after_forget: left.num_rows(),
+            held: left.num_rows(),
+            cutoffs: self.cutoffs(&rows, &nths)?,
+            ..Kept::default()
+        };
+        self.kept.insert(end, kept);
         self.windows.insert(end, vec![left]);
         Ok(())
+    }
+
+    /// [`Kept::cutoffs`] from `rows` (a window's, before it forgot) and,
+    /// for each partition of them holding N rows or more, its first row
+    /// and its N-th in ranking order.
+    fn cutoffs(&self, rows: &RecordBatch, nths: &[(u32, u32)]) -> Result<Cutoffs> {
+        let mut cutoffs = Cutoffs::with_hasher(foldhash::fast::FixedState::with_seed(0x6375_7473));
+        if nths.is_empty() {
+            return Ok(cutoffs);
+        }
+        // Only the rows and columns the cut-offs need.
+        let picked = |columns: Vec<ArrayRef>, rows: UInt32Array| -> Result<Vec<ArrayRef>> {
+            let pick = |column: &ArrayRef| arrow::compute::take(column, &rows, None);
+            Ok(columns
+                .iter()
+                .map(pick)
+                .collect::<std::result::Result<_, _>>()?)
+        };
+        let firsts = UInt32Array::from_iter_values(nths.iter().map(|(first, _)| *first));
+        let nth_rows = UInt32Array::from_iter_values(nths.iter().map(|(_, nth)| *nth));
+        let order = picked(self.order_arrays(rows), nth_rows)?;
+        let order = self.order_rows.convert_columns(&order)?;
+        let keys = match &self.partition_rows {
+            Some(conv) => {
+                Some(conv.convert_columns(&picked(self.partition_columns(rows), firsts)?)?)
+            }
+            None => None,
+        };
+        for i in 0..nths.len() {
+            let key = keys.as_ref().map_or(&[][..], |keys| keys.row(i).data());
+            cutoffs.insert(key.into(), order.row(i).owned());
+        }
+        Ok(cutoffs)
+    }
+
+    /// The rows of `rows` (arriving in window `end`) not ranked after
+    /// their partition's cut-off ([`Kept::cutoffs`]), in arrival order.
+    fn within_reach(
+        &mut self,
+        end: i64,
+        rows: RecordBatch,
+        (k, _): (usize, i64),
+    ) -> Result<RecordBatch> {
+        let Some(kept) = self.kept.get(&end).filter(|kept| !kept.cutoffs.is_empty()) else {
+            return Ok(rows);
+        };
+        if rows.num_rows() == 0 {
+            return Ok(rows);
+        }
+        // Rows of one partition (always, for a Top-N of the whole window)
+        // meet one cut-off; others each look theirs up.
+        let (shared, each) = match self.one_partition(&rows) {
+            true => match kept.cutoffs.get(&self.partition_key(&rows, 0)?) {
+                Some(cutoff) => (Some(cutoff), None),
+                None => return Ok(rows),
+            },
+            false if !kept.look_up() => return Ok(rows),
+            false => (None, Some(self.each_partition_key(&rows)?)),
+        };
+        // ROW_NUMBER ranks a row after an earlier one with its values,
+        // unless ties go latest first; RANK ranks them together.
+        let ties_out =
+            matches!(self.spec.funcs[k], AggregateFunction::RowNumber) && !self.spec.latest_first;
+        let order = self.order_keys(&rows)?;
+        let in_reach = |i: usize, cutoff: &OwnedRow| match ties_out {
+            true => order.row(i) < cutoff.row(),
+            false => order.row(i) <= cutoff.row(),
+        };
+        let n = rows.num_rows();
+        let keep = match (shared, &each) {
+            (Some(cutoff), _) => BooleanBuffer::collect_bool(n, |i| in_reach(i, cutoff)),
+            (None, Some(keys)) => BooleanBuffer::collect_bool(n, |i| {
+                let cutoff = kept.cutoffs.get(keys.row(i).data());
+                cutoff.is_none_or(|cutoff| in_reach(i, cutoff))
+            }),
+            (None, None) => return Ok(rows),
+        };
+        let kept_rows = keep.count_set_bits();
+        if let (Some(_), Some(kept)) = (each, self.kept.get_mut(&end)) {
+            kept.looked_up += n;
+            kept.dropped += n - kept_rows;
+        }
+        if kept_rows == n {
+            return Ok(rows);
+        }
+        Ok(filter_record_batch(&rows, &BooleanArray::new(keep, None))?)
     }
 }
 
@@ -409,7 +618,14 @@ impl TimerHandler for RankState {
             drop_late(chunk, (row, end), out)?;
         }
         for (end, rows) in run.windows {
+            let rows = match self.spec.limit {
+                Some(limit) => self.within_reach(end, rows, limit)?,
+                None => rows,
+            };
             let added = rows.num_rows();
+            if added == 0 {
+                continue;
+            }
             self.windows.entry(end).or_default().push(rows);
             if let Some(limit) = self.spec.limit {
                 self.forget_in(end, added, limit)?;
@@ -461,6 +677,16 @@ mod tests {
     /// [`top_n`] told that only ranks within `limit` are used, ties
     /// ranked latest first when `latest_first`.
     fn top_n_within(limit: Option<(usize, i64)>, latest_first: bool) -> Result<WindowRank> {
+        ranking(true, limit, latest_first)
+    }
+
+    /// [`top_n_within`], partitioned by `k` within each window when
+    /// `by_key`, else ranking each window's rows all together.
+    fn ranking(
+        by_key: bool,
+        limit: Option<(usize, i64)>,
+        latest_first: bool,
+    ) -> Result<WindowRank> {
         let mut fields: Vec<Field> = windowed_schema()
             .fields()
             .iter()
@@ -470,10 +696,15 @@ mod tests {
             fields.push(Field::new(name, DataType::Int64, true));
         }
         let ts = SqlType::Timestamp(3);
+        // window_start, window_end (, k)
+        let (mut partition, mut partition_types) = (vec![3, 4], vec![ts.clone(), ts]);
+        if by_key {
+            partition.push(0);
+            partition_types.push(SqlType::String);
+        }
         WindowRank::new(WindowRankSpec {
-            // window_start, window_end, k
-            partition: vec![3, 4, 0],
-            partition_types: vec![ts.clone(), ts, SqlType::String],
+            partition,
+            partition_types,
             // NULL is the smallest value: last, descending.
             order: vec![(
                 2,
@@ -607,14 +838,16 @@ mod tests {
     #[test]
     fn told_its_limit_a_ranking_forgets_rows_and_gives_the_same_top_rows() -> Result<()> {
         let chunk = crowded()?;
-        for latest_first in [false, true] {
+        for (by_key, latest_first) in [(true, false), (true, true), (false, false), (false, true)] {
+            let top_n_within = |limit, latest_first| ranking(by_key, limit, latest_first);
             for (k, n) in [(0, 1), (0, 3), (1, 1), (1, 2), (2, 1), (2, 2)] {
                 let all = run(
                     &mut top_n_within(None, latest_first)?,
                     vec![StreamItem::Chunk(chunk.clone())],
                 )?;
                 let want = within(rows_only(all), k, n);
-                assert!(want.iter().filter(|l| l.starts_with("+I")).count() > 6);
+                let ranked = want.iter().filter(|l| l.starts_with("+I")).count();
+                assert!(ranked > if by_key { 6 } else { 2 }, "{ranked}");
                 for batch in [1, 7, chunk.num_rows()] {
                     let mut limited = top_n_within(Some((k, n)), latest_first)?;
                     let got = within(
@@ -650,6 +883,46 @@ mod tests {
                     held.push(op.state().entries);
                 }
                 assert!(held[1] < held[0], "{held:?}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_row_ranked_behind_the_top_rows_is_dropped_as_it_arrives() -> Result<()> {
+        // One 5 s window, v 9, 8, 7, then 8 nine times (v descending ranks
+        // first). Told a limit of 2, the window forgets at its third row,
+        // keeping 9 and 8, the second its cut-off. Each later 8 ties with
+        // it: ROW_NUMBER ranks it third by arrival, so it is dropped as it
+        // arrives and the window holds two rows from then on (held until
+        // the next forget, it would hold three and four); RANK ranks it
+        // second, so every one is held. Told a limit of 1, the window holds
+        // 9 alone from its third row on.
+        let rows: Vec<(&str, i64, i64)> = [9, 8, 7, 8, 8, 8, 8, 8, 8, 8, 8, 8]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| ("a", 100 + i as i64, *v))
+            .collect();
+        let chunk = windowed(
+            WindowKind::Tumble {
+                size: s(5),
+                offset: 0,
+            },
+            events(&rows, s(60)),
+        )?;
+        for by_key in [true, false] {
+            for (k, n, held_from_third) in [(0, 2, Some(2)), (0, 1, Some(1)), (1, 2, None)] {
+                let mut op = ranking(by_key, Some((k, n)), false)?;
+                let mut held = Vec::new();
+                for item in in_chunks(&chunk, 1) {
+                    op.process(item, &mut Vec::new())?;
+                    held.push(op.state().entries);
+                }
+                let want: Vec<u64> = match held_from_third {
+                    Some(h) => vec![h; 10],
+                    None => (2..12).collect(),
+                };
+                assert_eq!(held[2..], want, "rank {k} <= {n}, by key {by_key}");
             }
         }
         Ok(())
