@@ -29,6 +29,11 @@ pub struct CsvSource {
     batch_size: usize,
     schema: SchemaRef,
     builders: Vec<ColumnBuilder>,
+    /// The columns decoded, in order (the others are left unread).
+    decoded: Vec<usize>,
+    /// Rows of ASCII lines since the batch began: the unread columns'
+    /// rows, counted once a row rather than once a column and row.
+    unread_rows: usize,
     parser: Parser,
     input: Input,
     stats: ReadStats,
@@ -68,6 +73,24 @@ impl CsvSource {
     /// the first batch only.
     pub fn leave_unread(&mut self, unread: &[bool]) {
         leave_unread(&mut self.builders, &self.columns, unread, self.batch_size);
+        self.decoded = (0..self.builders.len())
+            .filter(|i| !self.builders[*i].is_unread())
+            .collect();
+    }
+
+    /// Every column's values for the batch, the unread ones' rows of
+    /// ASCII lines added first.
+    fn finish_columns(&mut self) -> Result<Vec<ArrayRef>> {
+        let unread_rows = std::mem::take(&mut self.unread_rows);
+        self.builders
+            .iter_mut()
+            .map(|b| {
+                if b.is_unread() {
+                    b.append_nulls(unread_rows);
+                }
+                b.finish()
+            })
+            .collect()
     }
 
     /// Keep each row's text, and the rows skipped as malformed, so they
@@ -160,7 +183,9 @@ impl CsvSource {
             options,
             batch_size,
             schema,
+            decoded: (0..builders.len()).collect(),
             builders,
+            unread_rows: 0,
             parser: Parser::new(chrono_tz::UTC),
             input,
             stats: ReadStats::default(),
@@ -292,10 +317,10 @@ impl CsvSource {
             // bad row may have left values in some builders: cut them off.
             self.pending_error = Some(e);
             let arrays: Vec<ArrayRef> = self
-                .builders
-                .iter_mut()
-                .map(|b| Ok(b.finish()?.slice(0, lines.len())))
-                .collect::<Result<_>>()?;
+                .finish_columns()?
+                .iter()
+                .map(|array| array.slice(0, lines.len()))
+                .collect();
             let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
             self.stats.rows_read += lines.len() as u64;
             return Ok(Some(ReadBatch {
@@ -313,11 +338,7 @@ impl CsvSource {
             // Nothing new for now: hand back an empty batch at once; the
             // run waits on its clock while every input has nothing.
         }
-        let arrays = self
-            .builders
-            .iter_mut()
-            .map(ColumnBuilder::finish)
-            .collect::<Result<_>>()?;
+        let arrays = self.finish_columns()?;
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)?;
         self.stats.rows_read += lines.len() as u64;
         Ok(Some(ReadBatch {
@@ -410,12 +431,15 @@ impl CsvSource {
             return Ok(false);
         }
         let ascii = self.input.ascii;
-        for i in 0..found {
-            if ascii && self.builders[i].is_unread() {
-                // Not decoded, and valid UTF-8 as the whole line is.
-                self.builders[i].append_null();
-                continue;
-            }
+        // The fields of an ASCII line are valid UTF-8: only the decoded
+        // columns' are looked at, and the row is counted for the others
+        // once. Every field of another line is checked.
+        let all = 0..found;
+        let fields = match ascii {
+            true => &self.decoded[..self.decoded.partition_point(|i| *i < found)],
+            false => &[][..],
+        };
+        for i in fields.iter().copied().chain(all.filter(|_| !ascii)) {
             let text = self.input.field(i);
             let appended = |builder: &mut ColumnBuilder, parser: &mut Parser| {
                 // A field of an ASCII line is UTF-8: not checked again.
@@ -438,10 +462,13 @@ impl CsvSource {
         }
         if found < expected {
             for builder in &mut self.builders[found..] {
-                builder.append_null();
+                if !(ascii && builder.is_unread()) {
+                    builder.append_null();
+                }
             }
             self.stats.rows_padded += 1;
         }
+        self.unread_rows += usize::from(ascii);
         Ok(true)
     }
 }
