@@ -333,12 +333,8 @@ impl RankState {
         let Some(conv) = &self.partition_rows else {
             return Ok(Box::default());
         };
-        let cols: Vec<ArrayRef> = self
-            .spec
-            .partition
-            .iter()
-            .map(|c| rows.column(*c).slice(row, 1))
-            .collect();
+        let cols = self.partition_columns(rows);
+        let cols: Vec<ArrayRef> = cols.iter().map(|c| c.slice(row, 1)).collect();
         Ok(conv.convert_columns(&cols)?.row(0).data().into())
     }
 
