@@ -251,19 +251,6 @@ pub(crate) fn parse_i64(text: &[u8]) -> Option<i64> {
         }
         _ => {}
     }
-    // Up to 18 plain digits still cannot overflow.
-    if (17..=18).contains(&text.len()) {
-        let mut all_digits = true;
-        let mut value = 0u64;
-        for &b in text {
-            let digit = b.wrapping_sub(b'0');
-            all_digits &= digit < 10;
-            value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
-        }
-        if all_digits {
-            return i64::try_from(value).ok();
-        }
-    }
     parse_i64_in_full(text)
 }
 

@@ -388,13 +388,10 @@ impl RankState {
 
     /// The ORDER BY columns of `rows`, as sort columns.
     fn order_columns(&self, rows: &RecordBatch) -> Vec<SortColumn> {
-        self.spec
-            .order
-            .iter()
-            .map(|(c, options, _)| SortColumn {
-                values: rows.column(*c).clone(),
-                options: Some(*options),
-            })
+        let options = self.spec.order.iter().map(|(_, options, _)| Some(*options));
+        let columns = self.order_arrays(rows).into_iter().zip(options);
+        columns
+            .map(|(values, options)| SortColumn { values, options })
             .collect()
     }
 
@@ -565,15 +562,14 @@ impl RankState {
             true => order.row(i) < cutoff.row(),
             false => order.row(i) <= cutoff.row(),
         };
-        let n = rows.num_rows();
-        let keep = match (shared, &each) {
-            (Some(cutoff), _) => BooleanBuffer::collect_bool(n, |i| in_reach(i, cutoff)),
-            (None, Some(keys)) => BooleanBuffer::collect_bool(n, |i| {
-                let cutoff = kept.cutoffs.get(keys.row(i).data());
-                cutoff.is_none_or(|cutoff| in_reach(i, cutoff))
-            }),
-            (None, None) => return Ok(rows),
+        let cutoff_of = |i: usize| match &each {
+            Some(keys) => kept.cutoffs.get(keys.row(i).data()),
+            None => shared,
         };
+        let n = rows.num_rows();
+        let keep = BooleanBuffer::collect_bool(n, |i| {
+            cutoff_of(i).is_none_or(|cutoff| in_reach(i, cutoff))
+        });
         let kept_rows = keep.count_set_bits();
         if let (Some(_), Some(kept)) = (each, self.kept.get_mut(&end)) {
             kept.looked_up += n;
