@@ -17,6 +17,12 @@ pub const NEXMARK_MIN_EVENTS_PER_S: f64 = 1_000_000.0;
 /// TUMBLE on one thread may take at most this share of DuckDB's time for
 /// the same aggregation on one thread.
 pub const DUCKDB_MAX_TIME: f64 = 0.5;
+/// SESSION, OVER 10 rows and the window join on one thread may take at
+/// most this many times TUMBLE's time.
+pub const OPERATOR_MAX_TIME: f64 = 1.5;
+/// TUMBLE at parallelism 2 must run at least this many times as fast as
+/// on one thread.
+pub const PARALLEL_MIN_SPEED_UP: f64 = 1.8;
 /// Peak memory at full size over peak memory at a tenth of it: state that
 /// is freed as windows close does not grow with the input.
 pub const MEMORY_MAX_GROWTH: f64 = 1.2;
@@ -300,6 +306,27 @@ impl<'a> Report<'a> {
                 measured,
                 pass: failing.is_empty() && !queries.is_empty(),
             });
+            // Goals for one core, and for two against one.
+            if matches!(p, None | Some(1)) {
+                for query in [Query::Session, Query::Over, Query::WindowJoin] {
+                    checks.push(check(
+                        format!("{} ≤ {OPERATOR_MAX_TIME}x TUMBLE's time{at}", query.name()),
+                        self.find(query, p).and_then(|f| self.time_over_tumble(f)),
+                        |ratio| ratio <= OPERATOR_MAX_TIME,
+                        |ratio| format!("{ratio:.2}x"),
+                    ));
+                }
+            }
+            if p == Some(2) && self.parallelisms.contains(&Some(1)) {
+                let one = self.find(Query::Tumble, Some(1));
+                checks.push(check(
+                    format!("TUMBLE at p=2 ≥ {PARALLEL_MIN_SPEED_UP}x its speed at p=1"),
+                    one.zip(tumble)
+                        .and_then(|(one, two)| Some(one.median_wall_s? / two.median_wall_s?)),
+                    |speed_up| speed_up >= PARALLEL_MIN_SPEED_UP,
+                    |speed_up| format!("{speed_up:.2}x"),
+                ));
+            }
         }
         checks
     }
@@ -377,8 +404,8 @@ mod tests {
             fig(Query::Hop, p, m, 1.2, 12, 11),
             fig(Query::Cumulate, p, m, 1.5, 12, 11),
             fig(Query::Session, p, m, 1.0, 12, 11),
-            fig(Query::Over, p, m, 3.0, 12, 11),
-            fig(Query::WindowJoin, p, m, 2.0, 12, 11),
+            fig(Query::Over, p, m, 1.5, 12, 11),
+            fig(Query::WindowJoin, p, m, 1.4, 12, 11),
             fig(Query::Generator, p, e, 2.0, 12, 11),
             fig(Query::Q5, p, e, 5.0, 12, 11),
             fig(Query::Q8, p, e, 4.0, 12, 11),
@@ -399,18 +426,20 @@ mod tests {
     fn every_goal_met() {
         let figures = passing(None);
         let checks = Report::new(&figures).checks();
-        assert_eq!(checks.len(), 7);
+        assert_eq!(checks.len(), 10);
         assert!(checks.iter().all(|c| c.pass), "{checks:#?}");
         assert_eq!(checks[0].measured, "200 %");
         assert_eq!(checks[2].measured, "1.50x");
         assert_eq!(checks[5].measured, "1,010,101 events/s");
         assert_eq!(checks[6].measured, "11 of 11 within");
+        assert_eq!(checks[8].goal, "OVER 10 rows ≤ 1.5x TUMBLE's time");
+        assert_eq!(checks[8].measured, "1.50x");
     }
 
     #[test]
     fn each_goal_fails_on_its_own() {
         type Breaker = fn(&mut Vec<Figures>);
-        let cases: [(Breaker, &str); 6] = [
+        let cases: [(Breaker, &str); 9] = [
             (|f| f[1].median_wall_s = Some(3.4), "TUMBLE ≥ 60 %"),
             (
                 |f| f[2].median_wall_s = Some(1.51),
@@ -425,6 +454,12 @@ mod tests {
                 "nexmark q8 ≥ 1,000,000",
             ),
             (|f| f[5].peak_rss_kib = Some(14 * 1024), "peak RSS"),
+            (
+                |f| f[4].median_wall_s = Some(1.6),
+                "SESSION 30 s gap ≤ 1.5x",
+            ),
+            (|f| f[5].median_wall_s = Some(1.51), "OVER 10 rows ≤ 1.5x"),
+            (|f| f[6].median_wall_s = None, "window join 10 s ≤ 1.5x"),
             (|f| f[0].tenth_peak_rss_kib = None, "peak RSS"),
         ];
         for (breaker, goal) in cases {
@@ -442,7 +477,7 @@ mod tests {
         figures.insert(1, fig(Query::DuckDb, None, 5_000_000, 2.5, 900, 100));
         let checks = Report::new(&figures).checks();
         // Checked against TUMBLE, and not held to the memory goal.
-        assert_eq!(checks.len(), 8);
+        assert_eq!(checks.len(), 11);
         assert!(checks.iter().all(|c| c.pass), "{checks:#?}");
         assert_eq!(checks[3].goal, "TUMBLE ≤ 0.5x DuckDB's one-thread time");
         assert_eq!(checks[3].measured, "0.40x");
@@ -478,7 +513,40 @@ mod tests {
         let failed = failed_goals(&figures);
         assert_eq!(
             failed,
-            vec!["TUMBLE ≥ 60 % of the hand-written program's throughput (p=2)"]
+            vec![
+                "TUMBLE ≥ 60 % of the hand-written program's throughput (p=2)",
+                "TUMBLE at p=2 ≥ 1.8x its speed at p=1"
+            ]
+        );
+    }
+
+    #[test]
+    fn tumble_at_two_threads_is_held_to_its_speed_up() {
+        let mut figures = passing(Some(1));
+        let mut at_two = passing(Some(2));
+        at_two.remove(0);
+        // Every query at two threads in 0.55 of its time at one.
+        for f in &mut at_two {
+            f.median_wall_s = f.median_wall_s.map(|s| s * 0.55);
+        }
+        figures.extend(at_two.iter().cloned());
+        let checks = Report::new(&figures).checks();
+        let speed_up = checks
+            .iter()
+            .find(|c| c.goal.starts_with("TUMBLE at p=2"))
+            .unwrap_or_else(|| panic!("no speed-up goal in {checks:#?}"));
+        assert!(speed_up.pass, "{speed_up:?}");
+        assert_eq!(speed_up.measured, "1.82x");
+        // One core's goals are not checked again at two.
+        assert!(!checks
+            .iter()
+            .any(|c| c.goal.starts_with("OVER") && c.goal.ends_with("(p=2)")));
+        at_two[0].median_wall_s = Some(0.56);
+        let mut figures = passing(Some(1));
+        figures.extend(at_two);
+        assert_eq!(
+            failed_goals(&figures),
+            ["TUMBLE at p=2 ≥ 1.8x its speed at p=1"]
         );
     }
 
