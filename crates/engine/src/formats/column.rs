@@ -294,7 +294,11 @@ impl ColumnBuilder {
             ColumnBuilder::Decimal(b, ..) => finish_primitive(b),
             ColumnBuilder::String(b) => {
                 let bytes = b.finish();
-                *b = BinaryBuilder::with_capacity(bytes.len(), bytes.values().len());
+                // An eighth more text than this batch had: a batch with a
+                // little more would otherwise double the buffer, copying
+                // all it held.
+                let text = bytes.values().len();
+                *b = BinaryBuilder::with_capacity(bytes.len(), text + text / 8);
                 // Every field is UTF-8: checked, or known to be.
                 Arc::new(StringArray::try_from_binary(bytes)?)
             }
