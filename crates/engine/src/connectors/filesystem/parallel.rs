@@ -601,10 +601,10 @@ fn cut(
 /// The kernel copies a file into memory slowly (five times slower,
 /// measured on AMD EPYC) when the destination lies 1 to 31 bytes further
 /// into its page than the source: its `rep movsb` falls off its fast path
-/// for such short distances. Every piece after the first is read from
-/// one byte before a page boundary in the file (a piece size is a
-/// multiple of the page's), and its buffer starts at or just past one,
-/// so the two met at a distance of 1 to 31. A piece's bytes are
+/// for such short distances. With the default piece size (a multiple of
+/// a page), every piece after the first is read from one byte before a
+/// page boundary in the file, and its buffer starts at or just past one:
+/// the two met at a distance of 1 to 31. A piece's bytes are
 /// therefore read to this offset in its buffer, where they lie as far
 /// into a line of [`COPY_ALIGN`] bytes as they lie in the file.
 fn copy_friendly_start(buffer_at: usize, file_at: u64) -> usize {
