@@ -139,12 +139,6 @@ struct OverState {
     /// its runs (a run is mostly a row: the watermark reaches the next
     /// rowtime waiting at nearly every row).
     chunk_rows: Option<ChunkRows>,
-    /// The numbers of the chunk's keys, looked up together before its
-    /// runs (the lookups overlap rather than each wait behind a row's
-    /// work), or the key's hash for a key without one then. Empty when a
-    /// number may be given back while the chunk goes through (with a
-    /// ttl, or once one was): then each row looks its key up.
-    chunk_ids: Vec<std::result::Result<u32, u64>>,
     /// Rows seen so far: each row's arrival number.
     seen: u64,
     metrics: OperatorMetrics,
@@ -249,7 +243,6 @@ impl OverAggregate {
                 store: Store::default(),
                 frames,
                 chunk_rows: None,
-                chunk_ids: Vec::new(),
                 seen: 0,
                 metrics: OperatorMetrics::default(),
                 late: LateBook::new(NAME, LATE_REASON),
@@ -274,17 +267,12 @@ impl Operator for OverAggregate {
                 self.state.metrics.rows_in += chunk.num_rows() as u64;
                 self.state.store.add(&chunk);
                 let s = &mut self.state;
-                let rows = ChunkRows::new(
+                s.chunk_rows = Some(ChunkRows::new(
                     &chunk,
                     s.spec.time_column,
                     s.key_converter.as_ref(),
                     &s.spec.partition,
-                )?;
-                if s.spec.ttl.is_none() {
-                    let keys = (0..chunk.num_rows()).map(|i| rows.key(i));
-                    s.key_ids.find_each(keys, &mut s.chunk_ids);
-                }
-                s.chunk_rows = Some(rows);
+                )?);
                 let done = self.time.process_chunk(
                     &chunk,
                     &mut self.state,
@@ -292,7 +280,6 @@ impl Operator for OverAggregate {
                     |_, _, _| Ok(()),
                 );
                 self.state.chunk_rows = None;
-                self.state.chunk_ids.clear();
                 done?;
             }
             StreamItem::Watermark(w) => {
@@ -410,29 +397,12 @@ impl Operator for OverAggregate {
 }
 
 impl OverState {
-    /// The number of key `key`, row `row`'s of the chunk going through,
-    /// giving it one if it has none.
-    fn key_id(&mut self, key: &[u8], row: usize) -> u32 {
-        let id = match self.chunk_ids.get(row) {
-            Some(Ok(id)) => *id,
-            // Numbered by an earlier row of the chunk, or not yet.
-            Some(Err(hash)) => match self.key_ids.find_hashed(key, *hash) {
-                Some(id) => id,
-                None => self.key_ids.number(key, *hash),
-            },
-            None => self.key_ids.id(key),
-        };
+    fn key_id(&mut self, key: &[u8]) -> u32 {
+        let id = self.key_ids.id(key);
         if id as usize == self.keys.len() {
             self.keys.push(KeyState::EMPTY);
         }
         id
-    }
-
-    /// Key number `id` is given back; the chunk's numbers looked up before
-    /// may no longer hold.
-    fn forget_key(&mut self, id: u32) {
-        self.key_ids.forget(id);
-        self.chunk_ids.clear();
     }
 
     /// Drops row `row` of `chunk` as late into `book`, after the rows the
@@ -490,7 +460,7 @@ impl OverState {
             ..KeyState::EMPTY
         };
         if key.waiting == 0 {
-            self.forget_key(id);
+            self.key_ids.forget(id);
         }
         Ok(())
     }
@@ -643,7 +613,7 @@ impl OverState {
             }
             let rowtime = ts.value(at);
             let key = rows.key(at);
-            let id = self.key_id(key, at);
+            let id = self.key_id(key);
             let state = self.keys[id as usize];
             // A key without state takes a row as a first row, unless the
             // row is ttl or more behind the watermark (spec §10).
@@ -666,7 +636,7 @@ impl OverState {
                 self.drop_late(expired, chunk, at, rowtime)?;
                 if state.is_empty() {
                     // The number was given for nothing.
-                    self.forget_key(id);
+                    self.key_ids.forget(id);
                 }
                 continue;
             }
