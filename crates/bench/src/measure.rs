@@ -5,7 +5,11 @@
 //! `getrusage(RUSAGE_CHILDREN)`, whose `ru_maxrss` is then exactly the
 //! program's peak resident set (KiB on Linux), and prints it with the wall
 //! time. (The benchmark driver itself has several children, so its own
-//! `RUSAGE_CHILDREN` would only give the largest peak so far.)
+//! `RUSAGE_CHILDREN` would only give the largest peak so far.) Before
+//! each run its input files are read through once, outside the timing, so
+//! that it finds them in the page cache ([`measure`]). A filesystem
+//! source that names a directory is not read ahead: its files are left to
+//! the run.
 
 use anyhow::{bail, Context, Result};
 use nix::sys::resource::{getrusage, UsageWho};
