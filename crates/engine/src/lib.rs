@@ -40,7 +40,7 @@ pub use formats::print::{format_value, write_changelog, Changelog};
 pub use ops::accumulators::{new_accumulator, new_over_accumulator, Accumulator};
 pub use ops::emit::{key_converter, ChunkRows};
 pub use ops::keys::KeyIds;
-pub use ops::operator::{Operator, OperatorMetrics, StateSize};
+pub use ops::operator::{held_bytes, HeldBytes, Operator, OperatorMetrics, StateSize};
 pub use ops::partitioned::{
     auto_split, cores_to_split, partitionable, why_not_split, PartitionedWindowAggregate,
 };

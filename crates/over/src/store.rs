@@ -14,7 +14,7 @@ use arrow::datatypes::{
 use std::collections::VecDeque;
 use tidemark_common::{Error, Result};
 use tidemark_engine::snapshot::{get_batch, put_batch, Persist, StateReader, StateWriter};
-use tidemark_engine::Chunk;
+use tidemark_engine::{held_bytes, Chunk};
 
 /// A row of a stored batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -216,11 +216,7 @@ impl Store {
 
     /// The bytes of the batches kept.
     pub fn state_bytes(&self) -> u64 {
-        self.batches
-            .iter()
-            .flatten()
-            .map(|stored| stored.batch.get_array_memory_size() as u64)
-            .sum()
+        held_bytes(self.batches.iter().flatten().map(|stored| &stored.batch))
     }
 
     /// Stores the chunk's batch; its rows are referred to until the next

@@ -7,7 +7,7 @@
 //! [`crate::time::merging`].
 
 use crate::ops::emit::{key_converter, ChunkRows, Emitter, Windowed, WindowedState};
-use crate::ops::operator::StateSize;
+use crate::ops::operator::{HeldBytes, StateSize};
 use crate::runtime::snapshot::{
     corrupt, get_batch, get_keys, put_batch, put_keys, StateReader, StateWriter,
 };
@@ -104,15 +104,17 @@ impl WindowedState for RowsState {
 
     fn state(&self) -> StateSize {
         let mut size = StateSize::default();
+        let mut rows = HeldBytes::default();
         for (key, sessions) in &self.sessions {
             size.bytes += (key.len() + 64) as u64;
             for held in sessions.values() {
                 for batch in &held.rows {
                     size.entries += batch.num_rows() as u64;
-                    size.bytes += batch.get_array_memory_size() as u64;
+                    rows.add(batch);
                 }
             }
         }
+        size.bytes += rows.bytes();
         size
     }
 

@@ -11,7 +11,7 @@
 
 use crate::expr::eval::{predicate_mask, EvalContext};
 use crate::ops::emit::{key_converter, row_keys, Emitter, Windowed, WindowedState};
-use crate::ops::operator::StateSize;
+use crate::ops::operator::{held_bytes, StateSize};
 use crate::ops::window_buffer::{by_window, drop_late};
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
@@ -103,12 +103,12 @@ impl WindowedState for JoinState {
     const LATE_REASON: &'static str = LATE_REASON;
 
     fn state(&self) -> StateSize {
-        let mut size = StateSize::default();
-        for batch in self.windows.values().flatten().flatten() {
-            size.entries += batch.num_rows() as u64;
-            size.bytes += batch.get_array_memory_size() as u64;
+        let batches = || self.windows.values().flatten().flatten();
+        StateSize {
+            entries: batches().map(|b| b.num_rows() as u64).sum(),
+            bytes: held_bytes(batches()),
+            windows: 0,
         }
-        size
     }
 
     fn save(&self, w: &mut StateWriter) -> Result<()> {

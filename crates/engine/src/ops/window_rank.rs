@@ -14,7 +14,7 @@
 //! row arriving behind that is dropped as it comes, never held.
 
 use crate::ops::emit::{key_converter, Emitter, Windowed, WindowedState};
-use crate::ops::operator::StateSize;
+use crate::ops::operator::{held_bytes, StateSize};
 use crate::ops::window_buffer::{by_window, drop_late};
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
@@ -161,12 +161,12 @@ impl WindowedState for RankState {
     const LATE_REASON: &'static str = LATE_REASON;
 
     fn state(&self) -> StateSize {
-        let mut size = StateSize::default();
-        for batch in self.windows.values().flatten() {
-            size.entries += batch.num_rows() as u64;
-            size.bytes += batch.get_array_memory_size() as u64;
+        let batches = || self.windows.values().flatten();
+        StateSize {
+            entries: batches().map(|b| b.num_rows() as u64).sum(),
+            bytes: held_bytes(batches()),
+            windows: 0,
         }
-        size
     }
 
     fn save(&self, w: &mut StateWriter) -> Result<()> {
