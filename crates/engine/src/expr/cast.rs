@@ -231,6 +231,13 @@ enum Number {
 /// to DECIMAL rounds half up and is NULL when it does not fit; BOOLEAN is
 /// 1 or 0, and a number is TRUE when it is not zero.
 fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> {
+    // DECIMAL to DOUBLE (`SUM(CAST(price AS DOUBLE))`) a column at a time.
+    if let (SqlType::Decimal(_, scale), SqlType::Double) = (from, to) {
+        let values = v.as_primitive::<Decimal128Type>();
+        return Ok(Arc::new(
+            values.unary::<_, Float64Type>(|x| decimal_to_f64(x, *scale)),
+        ));
+    }
     let read: Box<dyn Fn(usize) -> Number> = match from {
         SqlType::Boolean => {
             let a = v.as_boolean().clone();
@@ -304,10 +311,7 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                     valid(i).then(|| match read(i) {
                         Number::Int(x) => x as f32,
                         Number::Float(x) => x as f32,
-                        // Correctly rounded, as BigDecimal.floatValue().
-                        Number::Decimal(x, s) => {
-                            decimal_text(x, s).parse::<f32>().unwrap_or(f32::NAN)
-                        }
+                        Number::Decimal(x, s) => decimal_to_f32(x, s),
                     })
                 })
                 .collect::<Float32Array>(),
@@ -323,10 +327,7 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                     valid(i).then(|| match read(i) {
                         Number::Int(x) => x as f64,
                         Number::Float(x) => x,
-                        // Correctly rounded, as BigDecimal.doubleValue().
-                        Number::Decimal(x, s) => {
-                            decimal_text(x, s).parse::<f64>().unwrap_or(f64::NAN)
-                        }
+                        Number::Decimal(x, s) => decimal_to_f64(x, s),
                     })
                 })
                 .collect::<arrow::array::Float64Array>(),
@@ -380,6 +381,35 @@ fn to_i64(n: Number) -> i64 {
             whole as i64
         }
     }
+}
+
+/// `unscaled / 10^scale` correctly rounded to a double, as
+/// BigDecimal.doubleValue() gives it. When the unscaled value and the
+/// power of ten are both exact doubles (up to 2^53 and 10^22), one IEEE
+/// division of the two is correctly rounded by definition; only other
+/// values go through the decimal's text, which the float parser rounds
+/// correctly (formatting and parsing cost some 200 ns a value, doubling a
+/// TUMBLE's time).
+fn decimal_to_f64(unscaled: i128, scale: i8) -> f64 {
+    const EXACT: u128 = 1 << f64::MANTISSA_DIGITS;
+    if (0..=22).contains(&scale) && unscaled.unsigned_abs() <= EXACT {
+        return unscaled as f64 / POW10[scale as usize] as f64;
+    }
+    decimal_text(unscaled, scale)
+        .parse::<f64>()
+        .unwrap_or(f64::NAN)
+}
+
+/// [`decimal_to_f64`] to a float, as BigDecimal.floatValue(): exact
+/// operands up to 2^24 and 10^10.
+fn decimal_to_f32(unscaled: i128, scale: i8) -> f32 {
+    const EXACT: u128 = 1 << f32::MANTISSA_DIGITS;
+    if (0..=10).contains(&scale) && unscaled.unsigned_abs() <= EXACT {
+        return unscaled as f32 / POW10[scale as usize] as f32;
+    }
+    decimal_text(unscaled, scale)
+        .parse::<f32>()
+        .unwrap_or(f32::NAN)
 }
 
 fn decimal_text(unscaled: i128, scale: i8) -> String {
@@ -453,10 +483,46 @@ fn parse_strings(s: &arrow::array::StringArray, to: &SqlType) -> Result<ArrayRef
 
 #[cfg(test)]
 mod tests {
+    use super::{decimal_text, decimal_to_f32, decimal_to_f64};
     use crate::expr::eval::tests::{lit, show};
+    use crate::ops::testing::Rng;
     use datafusion_common::ScalarValue;
     use tidemark_common::expr::Expr;
     use tidemark_common::{Error, Result, SqlType};
+
+    #[test]
+    fn decimals_become_the_correctly_rounded_double_and_float() {
+        let mut rng = Rng(0x6465_6369_6d61_6c73);
+        let edge = 1i128 << 53;
+        let mut values = vec![0, 1, -1, 5, 15, 25, 105, edge, edge + 1, -edge, -edge - 1];
+        values.extend([1 << 24, (1 << 24) + 1, i128::MAX, i128::MIN + 1]);
+        for _ in 0..20_000 {
+            // Digits of every length, around both fast paths' limits too.
+            let digits = rng.below(39) as u32;
+            let mut x = (rng.next() as i128) << 64 | rng.next() as i128;
+            x %= 10i128.pow(digits.min(38)).max(1);
+            values.push(if rng.below(2) == 0 { x } else { -x });
+            values.push(edge - 50 + rng.below(100) as i128);
+            values.push((1 << 24) - 50 + rng.below(100) as i128);
+        }
+        for x in values {
+            for scale in [0, 1, 2, 3, 5, 9, 10, 11, 17, 22, 23, 30, 38] {
+                let text = decimal_text(x, scale);
+                let double = text.parse::<f64>().unwrap_or(f64::NAN);
+                assert_eq!(
+                    decimal_to_f64(x, scale).to_bits(),
+                    double.to_bits(),
+                    "{text}"
+                );
+                let float = text.parse::<f32>().unwrap_or(f32::NAN);
+                assert_eq!(
+                    decimal_to_f32(x, scale).to_bits(),
+                    float.to_bits(),
+                    "{text}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn casts_fail_with_the_value_and_try_cast_gives_null() -> Result<()> {
