@@ -177,7 +177,9 @@ impl HeldBytes {
     pub fn add(&mut self, batch: &RecordBatch) {
         for column in batch.columns() {
             // The array itself, beside its buffers.
-            let own = column.get_array_memory_size() - column.get_buffer_memory_size();
+            let own = column
+                .get_array_memory_size()
+                .saturating_sub(column.get_buffer_memory_size());
             self.bytes += own as u64;
             self.add_data(&column.to_data());
         }

@@ -11,7 +11,7 @@
 use crate::ops::accumulators::{new_accumulator, Accumulator};
 use crate::ops::emit::{key_converter, ChunkRows, Emitter, Windowed, WindowedState};
 use crate::ops::keys::KeyIds;
-use crate::ops::operator::{HeldBytes, StateSize};
+use crate::ops::operator::StateSize;
 use crate::ops::window_agg::WindowAggregateSpec;
 use crate::runtime::snapshot::{get_batch, put_batch, StateReader, StateWriter};
 use crate::runtime::stream::Chunk;
@@ -435,20 +435,18 @@ impl WindowedState for SessionState {
             bytes: self.groups.state_bytes(),
             ..StateSize::default()
         };
-        // A session's last result is a row of the batch it was emitted in.
-        let mut emitted = HeldBytes::default();
         for (id, sessions) in self.keys.sessions.iter().enumerate() {
             size.bytes += (self.keys.key(id as u32).len() + 64) as u64;
             for session in sessions.values() {
                 size.entries += 1;
                 size.windows += 1;
-                size.bytes += 64;
-                if let Some(batch) = &session.emitted {
-                    emitted.add(batch);
-                }
+                size.bytes += 64
+                    + session
+                        .emitted
+                        .as_ref()
+                        .map_or(0, |b| b.get_array_memory_size() as u64);
             }
         }
-        size.bytes += emitted.bytes();
         size
     }
 
