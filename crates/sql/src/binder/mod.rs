@@ -149,7 +149,15 @@ impl<'a> QueryBinder<'a> {
             }
             None => {
                 let relation = match select.from.as_slice() {
-                    [] => return Err(Error::plan("a query needs a FROM clause", span)),
+                    [] => {
+                        return Err(Error::plan(
+                            "a SELECT without FROM is not supported: tidemark queries read tables",
+                            span,
+                        )
+                        .with_hint(
+                            "for rows of constants, select them from a table, e.g. one with 'connector' = 'datagen' and 'number-of-rows' = '1'",
+                        ))
+                    }
                     [one] => match one.joins.as_slice() {
                         [] => self.bind_relation(&one.relation)?,
                         [join] => Relation::plain(self.bind_window_join(&one.relation, join)?),
