@@ -327,6 +327,7 @@ fn numeric_cast(v: &ArrayRef, from: &SqlType, to: &SqlType) -> Result<ArrayRef> 
                     valid(i).then(|| match read(i) {
                         Number::Int(x) => x as f64,
                         Number::Float(x) => x,
+                        // Not met: DECIMAL to DOUBLE returned above.
                         Number::Decimal(x, s) => decimal_to_f64(x, s),
                     })
                 })
@@ -388,8 +389,8 @@ fn to_i64(n: Number) -> i64 {
 /// power of ten are both exact doubles (up to 2^53 and 10^22), one IEEE
 /// division of the two is correctly rounded by definition; only other
 /// values go through the decimal's text, which the float parser rounds
-/// correctly (formatting and parsing cost some 200 ns a value, doubling a
-/// TUMBLE's time).
+/// correctly (formatting and parsing each value took a quarter of a
+/// TUMBLE's time with `SUM(CAST(price AS DOUBLE))` over DECIMAL(10, 2)).
 fn decimal_to_f64(unscaled: i128, scale: i8) -> f64 {
     const EXACT: u128 = 1 << f64::MANTISSA_DIGITS;
     if (0..=22).contains(&scale) && unscaled.unsigned_abs() <= EXACT {

@@ -6,9 +6,9 @@
 //! piece's bounds itself, reading the file where the piece lies into a
 //! buffer of its own (placed so that the kernel's copy stays on its fast
 //! path: [`copy_friendly_start`]), and turns it into batches, numbering
-//! its lines from one. Piece k runs from the line start after byte k·size − 1 to the line
-//! start after byte (k+1)·size − 1, so readers agree on every cut without
-//! telling each other. Of N readers, N − 1 are threads of their own; the
+//! its lines from one. Piece k runs from the line start after byte
+//! k·size − 1 to the line start after byte (k+1)·size − 1, so readers
+//! agree on every cut without telling each other. Of N readers, N − 1 are threads of their own; the
 //! last is the query's thread, which reads a piece whenever the one it
 //! waits for is not ready rather than sleep (left to the scheduler, a
 //! sleeping query's core stayed idle while two parser threads took turns
